@@ -1,0 +1,49 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Command } from 'commander';
+import { fromError, isHandoffError, success, type Envelope } from '../../../protocol/index.js';
+import { isProcessAlive } from '../../store/index.js';
+import { action, parseInteger, usage, type CommandContext } from '../context.js';
+
+const STOP_WAIT_MS = 10_000;
+
+async function run(ctx: CommandContext, port: number): Promise<Envelope> {
+  // Loaded only here: the hooks and short commands never pay for fastify, pino and xstate.
+  const { runForeground } = await import('../../main.js');
+  try {
+    await runForeground({ stateDir: ctx.stateDir, port }, (daemon) => {
+      const { pid, port: bound, state_dir } = daemon.info;
+      // stderr, so that stdout keeps exactly one JSON object (the final Envelope) under --json.
+      ctx.output.err(`handoff daemon listening on 127.0.0.1:${bound} (pid ${pid}, state dir ${state_dir})`);
+    });
+    return success('daemon_stopping', { pid: process.pid });
+  } catch (error) {
+    if (isHandoffError(error)) return fromError(error);
+    throw error;
+  }
+}
+
+async function stop(ctx: CommandContext): Promise<Envelope> {
+  const answer = await ctx.call({ method: 'POST', path: '/v1/daemon/stop' });
+  const pid = (answer.data as { pid?: number } | null)?.pid;
+  if (answer.error || pid === undefined) return answer;
+  for (const deadline = Date.now() + STOP_WAIT_MS; Date.now() < deadline; await sleep(50)) {
+    if (!isProcessAlive(pid)) return answer;
+  }
+  return { ...answer, code: 'internal_error', error: { message: `daemon pid ${pid} is still running ${STOP_WAIT_MS / 1000} s after stop`, hint: `kill ${pid}` } };
+}
+
+export function registerDaemon(program: Command): void {
+  program
+    .command('daemon')
+    .description('run the daemon in the foreground (`handoff daemon stop` stops it)')
+    .argument('[action]', '`stop` to stop the running daemon')
+    .option('--port <n>', 'port on 127.0.0.1; 0 picks a free one (recorded in daemon.json)', (v) => parseInteger('--port', v), 0)
+    .action(
+      action(async (ctx, verb: string | undefined, options: { port: number }) => {
+        if (verb === 'stop') return stop(ctx);
+        if (verb !== undefined) usage(`unknown daemon action '${verb}'`, 'use `handoff daemon` or `handoff daemon stop`');
+        if (options.port > 65535) usage(`--port ${options.port} is out of range`, 'give 0–65535');
+        return run(ctx, options.port);
+      }),
+    );
+}

@@ -1,0 +1,61 @@
+import type { Command } from 'commander';
+import type { StatusView } from '../../../protocol/index.js';
+import { action, parseEpochSeconds, parsePercent, usage } from '../context.js';
+import { renderStatus } from '../output.js';
+
+interface SignalOptions {
+  source?: string;
+  metric?: string;
+  usedPercent?: string;
+  resetsAt?: number;
+  warning?: string;
+  kind?: string;
+  executor?: string;
+}
+
+export function registerObserve(program: Command): void {
+  program
+    .command('status')
+    .description('state, each reading with its source and age, the lease, the cycle, pause and blocked reason')
+    .action(
+      action((ctx) => ctx.call({ method: 'GET', path: '/v1/status', query: { repo: ctx.repo } }), (data: StatusView) => renderStatus(data)),
+    );
+
+  program
+    .command('signal')
+    .description('report one reading (--metric, --used-percent) or a provider near-limit warning (--warning)')
+    .option('--source <adapter>', 'the adapter the number was read from, e.g. claude-statusline')
+    .option('--metric <metric>', 'context, five_hour, seven_day, weekly, monthly, requests or tokens')
+    // Parsed in the action: commander turns a parser's null into ''.
+    .option('--used-percent <percent>', 'percent used as reported (0–100+), or `unknown`')
+    .option('--resets-at <epoch>', 'when the window resets, Unix epoch seconds', parseEpochSeconds)
+    .option('--executor <id>', 'the agent session that reported it')
+    .option('--warning <text>', 'a provider near-limit warning instead of a reading')
+    .option('--kind <kind>', 'warning kind: rate_limit, spend_cap, insufficient_quota, overloaded, other')
+    .action(
+      action((ctx, options: SignalOptions) => {
+        if (options.source === undefined) usage('--source is required', 'name the adapter, e.g. --source claude-statusline');
+        if (options.warning !== undefined) {
+          if (options.metric !== undefined || options.usedPercent !== undefined) usage('--warning does not take --metric or --used-percent', 'send the reading and the warning separately');
+          return ctx.call({
+            method: 'POST',
+            path: '/v1/warnings',
+            body: { repo: ctx.repo, source: options.source, text: options.warning, ...(options.kind && { kind: options.kind }), ...(options.executor && { executor: options.executor }) },
+          });
+        }
+        if (options.metric === undefined || options.usedPercent === undefined) usage('a reading needs --metric and --used-percent', 'e.g. --metric five_hour --used-percent 82 (or `unknown`)');
+        return ctx.call({
+          method: 'POST',
+          path: '/v1/signals',
+          body: {
+            repo: ctx.repo,
+            source: options.source,
+            metric: options.metric,
+            used_percent: parsePercent(options.usedPercent),
+            ...(options.resetsAt !== undefined && { resets_at: options.resetsAt }),
+            ...(options.executor && { executor: options.executor }),
+          },
+        });
+      }),
+    );
+}

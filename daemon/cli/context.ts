@@ -1,0 +1,72 @@
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { HandoffError, type Envelope } from '../../protocol/index.js';
+import { resolveStateDir } from '../store/index.js';
+import { callDaemon, type CallOptions } from './client.js';
+import { emit, processOutput, type Output } from './output.js';
+
+export interface GlobalOptions {
+  readonly json?: boolean;
+  readonly repo?: string;
+  readonly stateDir?: string;
+}
+
+/** What every command gets: where the daemon is, which repository, and how to print. */
+export interface CommandContext {
+  readonly stateDir: string;
+  readonly repo: string;
+  readonly output: Output;
+  call(options: CallOptions): Promise<Envelope>;
+}
+
+export function contextOf(command: Command): CommandContext {
+  const options = command.optsWithGlobals<GlobalOptions>();
+  const stateDir = resolve(options.stateDir ?? resolveStateDir(process.env, homedir()));
+  return {
+    stateDir,
+    repo: resolve(options.repo ?? process.cwd()),
+    output: processOutput(options.json === true),
+    call: (call) => callDaemon(stateDir, call),
+  };
+}
+
+/**
+ * Runs one command's body and sets the exit code from its Envelope. Only here and in the entry do
+ * exit codes exist; commands return Envelopes.
+ */
+export function action<A extends unknown[]>(
+  body: (context: CommandContext, ...args: A) => Promise<Envelope>,
+  human?: (data: never) => string,
+): (...args: [...A, Command]) => Promise<void> {
+  return async (...args) => {
+    const command = args[args.length - 1] as Command;
+    const context = contextOf(command);
+    const envelope = await body(context, ...(args.slice(0, -1) as A));
+    process.exitCode = emit(context.output, envelope, human);
+  };
+}
+
+export function usage(message: string, hint: string): never {
+  throw new HandoffError('usage_error', message, hint);
+}
+
+/** `--used-percent 82.5`, or `unknown` / `null` for a number the agent did not report. */
+export function parsePercent(value: string): number | null {
+  if (value === 'unknown' || value === 'null') return null;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) usage(`--used-percent '${value}' is not a percent`, 'give a number ≥ 0 (values above 100 are kept), or `unknown`');
+  return n;
+}
+
+export function parseInteger(flag: string, value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) usage(`${flag} '${value}' is not a whole number`, `give ${flag} as digits only`);
+  return n;
+}
+
+export function parseEpochSeconds(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) usage(`--resets-at '${value}' is not epoch seconds`, 'give the reset time as Unix epoch seconds, as the agent reports it');
+  return n;
+}

@@ -1,0 +1,29 @@
+import { Command } from 'commander';
+import { registerDaemon } from './commands/daemon.js';
+import { registerLease } from './commands/lease.js';
+import { registerObserve } from './commands/observe.js';
+import { registerPause } from './commands/pause.js';
+import { registerStages } from './commands/stages.js';
+
+export function buildProgram(version: string): Command {
+  const program = new Command('handoff')
+    .description('session-handoff: hand a dying coding-agent session over with a verified checkpoint and one lease')
+    .version(version)
+    .option('--json', 'print exactly one JSON object (the Envelope) on stdout')
+    .option('--repo <dir>', 'the repository (default: the git root of the current directory)')
+    .option('--state-dir <dir>', 'the daemon state dir (default: $HANDOFF_STATE_DIR, $XDG_STATE_HOME/session-handoff, ~/.local/state/session-handoff)')
+    .showHelpAfterError()
+    .exitOverride();
+  registerDaemon(program);
+  registerObserve(program);
+  registerStages(program);
+  registerLease(program);
+  registerPause(program);
+  for (const command of program.commands) inheritExit(command);
+  return program;
+}
+
+function inheritExit(command: Command): void {
+  command.exitOverride();
+  for (const child of command.commands) inheritExit(child);
+}

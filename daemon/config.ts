@@ -1,0 +1,44 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { HandoffError } from '../protocol/index.js';
+import { ConfigSchema, type Config } from '../schemas/index.js';
+import { createAjv, describeErrors } from './validation.js';
+
+export const CONFIG_FILE = 'config.json';
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Read → defaults → validate → freeze. A missing file means all defaults; a bad one stops the daemon. */
+export async function loadConfig(stateDir: string): Promise<Config> {
+  const path = join(stateDir, CONFIG_FILE);
+  let raw: unknown = {};
+  try {
+    raw = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new HandoffError('invalid_config', `${path} is not readable JSON: ${(error as Error).message}`, `fix or remove ${path}; every key is optional`);
+    }
+  }
+  return parseConfig(raw, path);
+}
+
+export function parseConfig(raw: unknown, origin: string): Config {
+  const validate = createAjv().compile<Config>(ConfigSchema);
+  if (!validate(raw)) {
+    throw new HandoffError('invalid_config', `${origin}: ${describeErrors(validate.errors, 'config')}`, 'see docs/configuration.md for the keys and their ranges');
+  }
+  const { prepare_percent, evacuate_percent, hysteresis_percent } = raw.pressure;
+  if (prepare_percent >= evacuate_percent) {
+    throw new HandoffError('invalid_config', `${origin}: pressure.prepare_percent (${prepare_percent}) must be below evacuate_percent (${evacuate_percent})`, 'PREPARE comes before EVACUATE');
+  }
+  if (hysteresis_percent >= prepare_percent) {
+    throw new HandoffError('invalid_config', `${origin}: pressure.hysteresis_percent (${hysteresis_percent}) must be below prepare_percent (${prepare_percent})`, 'the fall-back line is prepare − hysteresis');
+  }
+  return deepFreeze(raw);
+}

@@ -1,0 +1,35 @@
+import { realpath, stat } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
+import { HandoffError } from '../../protocol/index.js';
+import { gitClient } from './git-client.js';
+
+function notARepository(dir: string, why: string): HandoffError {
+  return new HandoffError('not_a_repository', `${dir} is not inside a git repository (${why})`, 'run the command inside a git work tree, or pass --repo DIR');
+}
+
+/** The workspace key: the realpath of `git rev-parse --show-toplevel` for a directory inside it. */
+export async function resolveRepoRoot(dir: string): Promise<string> {
+  if (!isAbsolute(dir)) throw notARepository(dir, 'the path must be absolute');
+  let real: string;
+  try {
+    real = await realpath(dir);
+    if (!(await stat(real)).isDirectory()) throw notARepository(dir, 'not a directory');
+  } catch (error) {
+    if (error instanceof HandoffError) throw error;
+    throw notARepository(dir, (error as NodeJS.ErrnoException).code ?? 'unreadable');
+  }
+  let top: string;
+  try {
+    top = (await gitClient(real).revparse(['--show-toplevel'])).trim();
+  } catch (error) {
+    throw notARepository(dir, (error as Error).message.split('\n')[0] ?? 'git failed');
+  }
+  if (top === '') throw notARepository(dir, 'a bare repository has no work tree');
+  return realpath(top);
+}
+
+/** `.git/info/exclude` of the repository (the common dir's, for linked worktrees). */
+export async function infoExcludePath(root: string): Promise<string> {
+  const path = (await gitClient(root).revparse(['--path-format=absolute', '--git-path', 'info/exclude'])).trim();
+  return path;
+}

@@ -1,0 +1,43 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from '../logger.js';
+import type { Service } from '../service.js';
+import { createAjv } from '../validation.js';
+import { registerErrorHandling } from './errors.js';
+import { daemonRoutes } from './routes/daemon.js';
+import { leaseRoutes } from './routes/lease.js';
+import { pauseRoutes } from './routes/pause.js';
+import { signalRoutes } from './routes/signals.js';
+import { stageRoutes } from './routes/stages.js';
+import { statusRoutes } from './routes/status.js';
+import { registerSecurity } from './security.js';
+
+export interface ServerDeps {
+  readonly service: Service;
+  readonly token: string;
+  readonly port: () => number;
+  readonly logger: Logger;
+  readonly bodyLimit: number;
+}
+
+/** Builds the API without listening: tests use `inject()`, only the composition root binds. */
+export function buildServer(deps: ServerDeps): FastifyInstance {
+  const app = Fastify({
+    // pino's Logger is a FastifyBaseLogger; the cast keeps fastify's default instance type.
+    loggerInstance: deps.logger.child({ module: 'http' }) as FastifyBaseLogger,
+    bodyLimit: deps.bodyLimit,
+    // One line per request would drown the log: the status-line hook posts after every message.
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: true,
+  });
+  const ajv = createAjv({ coerceTypes: false });
+  app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
+  registerErrorHandling(app);
+  registerSecurity(app, { token: deps.token, port: deps.port });
+  statusRoutes(app, deps.service);
+  signalRoutes(app, deps.service);
+  stageRoutes(app, deps.service);
+  leaseRoutes(app, deps.service);
+  pauseRoutes(app, deps.service);
+  daemonRoutes(app, deps.service);
+  return app;
+}

@@ -1,0 +1,135 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  CODES,
+  HandoffError,
+  outcomeEnvelope,
+  statusView,
+  success,
+  type Envelope,
+  type PauseInfo,
+} from '../protocol/index.js';
+import type {
+  LeaseAcquireBody,
+  LeaseBreakBody,
+  LeaseTokenBody,
+  PauseBody,
+  SignalBody,
+  StageBody,
+  WarningBody,
+} from '../schemas/index.js';
+import type { Clock } from './clock.js';
+import { resolveRepoRoot } from './git/index.js';
+import { writeFileAtomic } from './store/index.js';
+import type { WorkspaceRegistry } from './workspaces/registry.js';
+import { PAUSE_FILE, workspacePauseFile } from './workspaces/workspace-dir.js';
+
+export interface DaemonInfo {
+  readonly pid: number;
+  readonly port: number;
+  readonly protocol_version: number;
+  readonly started_at: string;
+  readonly state_dir: string;
+}
+
+export interface ServiceDeps {
+  readonly registry: WorkspaceRegistry;
+  readonly clock: Clock;
+  readonly stateDir: string;
+  readonly info: () => DaemonInfo;
+  readonly requestStop: () => void;
+  readonly resolveRoot?: (dir: string) => Promise<string>;
+}
+
+/** Remembered directory → git root lookups; the status-line hook asks many times a minute. */
+const ROOT_CACHE_LIMIT = 1024;
+
+/**
+ * What the HTTP handlers call: find the workspace, turn a request into an event stamped with time
+ * and entropy, and map the machine's outcome to an Envelope. No rule lives here; they are in protocol/.
+ */
+export function createService(deps: ServiceDeps) {
+  const { registry, clock } = deps;
+  const resolve = deps.resolveRoot ?? resolveRepoRoot;
+  const roots = new Map<string, string>();
+
+  async function rootOf(dir: string): Promise<string> {
+    const cached = roots.get(dir);
+    if (cached !== undefined) return cached;
+    const root = await resolve(dir);
+    if (roots.size >= ROOT_CACHE_LIMIT) roots.clear();
+    roots.set(dir, root);
+    return root;
+  }
+
+  const iso = () => new Date(clock.now()).toISOString();
+
+  async function send(repo: string, body: Parameters<WorkspaceRegistry['dispatch']>[1]): Promise<Envelope> {
+    const { outcome, snapshot } = await registry.dispatch(await rootOf(repo), body);
+    return outcomeEnvelope(outcome, snapshot);
+  }
+
+  async function pauseFile(body: PauseBody): Promise<{ path: string; root: string | null }> {
+    if (body.scope === 'global') return { path: join(deps.stateDir, PAUSE_FILE), root: null };
+    if (body.repo === undefined) {
+      throw new HandoffError('usage_error', 'a workspace pause needs the repository', 'pass --repo DIR, or --global to pause every workspace');
+    }
+    const root = await rootOf(body.repo);
+    await registry.open(root);
+    return { path: workspacePauseFile(root), root };
+  }
+
+  return {
+    async status(repo: string): Promise<Envelope> {
+      const workspace = await registry.open(await rootOf(repo));
+      return success('status', { ...statusView(workspace.snapshot(), clock.now()), daemon: deps.info() });
+    },
+
+    async lease(repo: string): Promise<Envelope> {
+      const workspace = await registry.open(await rootOf(repo));
+      const { lease, root } = workspace.snapshot().context;
+      return success('lease_shown', { workspace: root, ...lease });
+    },
+
+    signal(body: SignalBody): Promise<Envelope> {
+      const { repo, source, metric, used_percent, resets_at = null, observed_at = iso(), executor = null } = body;
+      return send(repo, { type: 'READING', reading: { source, metric, used_percent, resets_at, observed_at, raw_sha256: null, executor } });
+    },
+
+    warning(body: WarningBody): Promise<Envelope> {
+      const { repo, source, text, kind = 'other', recovers = null, retry_after_seconds = null, executor = null } = body;
+      return send(repo, { type: 'WARNING', warning: { source, kind, text, recovers, retry_after_seconds, observed_at: iso(), raw_sha256: null, executor } });
+    },
+
+    prepare: (body: StageBody) => send(body.repo, { type: 'PREPARE', reason: body.reason ?? null }),
+    now: (body: StageBody) => send(body.repo, { type: 'NOW', reason: body.reason ?? null }),
+    acquire: (body: LeaseAcquireBody) => send(body.repo, { type: 'LEASE_ACQUIRE', executor: body.as }),
+    renew: (body: LeaseTokenBody) => send(body.repo, { type: 'LEASE_RENEW', token: body.token }),
+    release: (body: LeaseTokenBody) => send(body.repo, { type: 'LEASE_RELEASE', token: body.token }),
+    breakLease: (body: LeaseBreakBody) => send(body.repo, { type: 'LEASE_BREAK', reason: body.reason }),
+
+    /** The file is the switch; it is written first so that the daemon's own restart sees it too. */
+    async pause(body: PauseBody): Promise<Envelope> {
+      const { path, root } = await pauseFile(body);
+      await writeFileAtomic(path, `${body.reason ?? ''}\n`, 0o600);
+      const pause: PauseInfo = { reason: body.reason ?? null, since: iso(), path };
+      await registry.setPause(body.scope, root, pause);
+      return success('paused', { scope: body.scope, workspace: root, ...pause });
+    },
+
+    async unpause(body: PauseBody): Promise<Envelope> {
+      const { path, root } = await pauseFile(body);
+      await rm(path, { force: true });
+      await registry.setPause(body.scope, root, null);
+      return success('unpaused', { scope: body.scope, workspace: root, path });
+    },
+
+    stop(): Envelope {
+      deps.requestStop();
+      return success('daemon_stopping', { pid: deps.info().pid });
+    },
+  };
+}
+
+export type Service = ReturnType<typeof createService>;
+export const statusOf = (envelope: Envelope): number => CODES[envelope.code].status;

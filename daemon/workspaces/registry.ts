@@ -1,0 +1,140 @@
+import {
+  HandoffError,
+  initialSnapshot,
+  restoreSnapshot,
+  samePolicy,
+  STATES,
+  type PauseInfo,
+  type WorkspaceEvent,
+  type workspaceMachine,
+} from '../../protocol/index.js';
+import type { Config } from '../../schemas/index.js';
+import type { Logger } from '../logger.js';
+import { Workspace, type Handled, type WorkspaceRecord } from './workspace.js';
+
+export interface RegistryDeps {
+  readonly machine: typeof workspaceMachine;
+  readonly config: Config;
+  readonly append: (record: WorkspaceRecord) => Promise<void>;
+  readonly meta: () => { at: number; entropy: string };
+  readonly log: Logger;
+  /** Called once per workspace, after it exists: directories, watchers. */
+  readonly onOpen: (root: string) => Promise<void>;
+}
+
+type EventBody = WorkspaceEvent extends infer E ? (E extends WorkspaceEvent ? Omit<E, 'at' | 'entropy'> : never) : never;
+
+function isRecord(value: unknown): value is WorkspaceRecord {
+  if (typeof value !== 'object' || value === null) return false;
+  const r = value as Partial<WorkspaceRecord>;
+  return (
+    r.kind === 'workspace' &&
+    typeof r.root === 'string' &&
+    typeof r.state === 'string' &&
+    (STATES as readonly string[]).includes(r.state) &&
+    typeof r.context === 'object' &&
+    r.context !== null &&
+    r.context.root === r.root &&
+    typeof r.event === 'object'
+  );
+}
+
+/** One workspace per git root, created on first use, restored from the journal on start. */
+export class WorkspaceRegistry {
+  private readonly workspaces = new Map<string, Workspace>();
+  private readonly opening = new Map<string, Promise<Workspace>>();
+  private globalPause: PauseInfo | null = null;
+
+  constructor(private readonly deps: RegistryDeps) {}
+
+  /** The last record of each root is its state; earlier ones are history. */
+  restore(records: readonly unknown[]): void {
+    const latest = new Map<string, WorkspaceRecord>();
+    records.forEach((record, index) => {
+      if (!isRecord(record)) {
+        throw new HandoffError('corrupt_record', `journal record ${index + 1} is not a workspace record`, 'inspect the journal in the state dir; nothing was deleted', { record: index + 1 });
+      }
+      latest.set(record.root, record);
+    });
+    for (const [root, record] of latest) {
+      this.workspaces.set(root, new Workspace(root, restoreSnapshot(record), this.workspaceDeps()));
+    }
+  }
+
+  all(): Workspace[] {
+    return [...this.workspaces.values()];
+  }
+
+  find(root: string): Workspace | undefined {
+    return this.workspaces.get(root);
+  }
+
+  /** Bring every restored workspace in line with today's config and the PAUSE files on disk. */
+  async reconcile(): Promise<void> {
+    for (const workspace of this.all()) {
+      await this.deps.onOpen(workspace.root);
+      await this.alignConfig(workspace);
+    }
+  }
+
+  async open(root: string): Promise<Workspace> {
+    const existing = this.workspaces.get(root);
+    if (existing) return existing;
+    let pending = this.opening.get(root);
+    if (!pending) {
+      pending = this.create(root).finally(() => this.opening.delete(root));
+      this.opening.set(root, pending);
+    }
+    return pending;
+  }
+
+  async dispatch(root: string, body: EventBody): Promise<Handled> {
+    const workspace = await this.open(root);
+    return workspace.handle({ ...body, ...this.deps.meta() } as WorkspaceEvent);
+  }
+
+  async setPause(scope: 'global' | 'workspace', root: string | null, pause: PauseInfo | null): Promise<void> {
+    if (scope === 'global') {
+      this.globalPause = pause;
+      for (const workspace of this.all()) await this.dispatch(workspace.root, { type: 'PAUSE_SET', scope, pause });
+    } else if (root !== null) {
+      await this.dispatch(root, { type: 'PAUSE_SET', scope, pause });
+    }
+  }
+
+  isGloballyPaused(): boolean {
+    return this.globalPause !== null;
+  }
+
+  stop(): void {
+    for (const workspace of this.all()) workspace.stop();
+  }
+
+  private async create(root: string): Promise<Workspace> {
+    const { config } = this.deps;
+    const snapshot = initialSnapshot({ root, policy: config.pressure, profile: config.profile, at: this.deps.meta().at });
+    const workspace = new Workspace(root, snapshot, this.workspaceDeps());
+    this.workspaces.set(root, workspace);
+    this.deps.log.info({ workspace: root }, 'workspace opened');
+    if (this.globalPause !== null) await this.dispatch(root, { type: 'PAUSE_SET', scope: 'global', pause: this.globalPause });
+    try {
+      await this.deps.onOpen(root);
+    } catch (error) {
+      // A read-only checkout still gets status and readings; only its PAUSE file goes unwatched.
+      this.deps.log.warn({ workspace: root, err: error }, 'could not prepare the workspace directory');
+    }
+    return workspace;
+  }
+
+  private async alignConfig(workspace: Workspace): Promise<void> {
+    const { policy, profile } = workspace.snapshot().context;
+    const { pressure, profile: wanted } = this.deps.config;
+    if (!samePolicy(policy, pressure) || profile !== wanted) {
+      await this.dispatch(workspace.root, { type: 'CONFIG_SET', policy: pressure, profile: wanted });
+    }
+  }
+
+  private workspaceDeps() {
+    return { machine: this.deps.machine, append: this.deps.append, log: this.deps.log.child({ module: 'workspace' }) };
+  }
+}

@@ -1,0 +1,27 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.strict,
+  {
+    rules: {
+      'no-empty': ['error', { allowEmptyCatch: false }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // The pure core must not reach for effects: no fs, net, clock, git, logger.
+    files: ['protocol/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: ['node:*', 'fs', 'net', 'http', 'child_process', 'pino', 'simple-git', 'chokidar', 'fastify', '../daemon/*', '../adapters/*'],
+      }],
+      'no-restricted-properties': ['error',
+        { object: 'Date', property: 'now', message: 'the core takes time from events' },
+        { object: 'Math', property: 'random', message: 'the core takes entropy from events' },
+      ],
+    },
+  },
+);

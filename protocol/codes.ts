@@ -1,0 +1,79 @@
+/**
+ * The one registry of result and error codes. Each key equals its `code`, so a code can be looked up
+ * by the string that travels in the Envelope. `status` is the HTTP status the API answers with, `exit`
+ * the CLI exit code of CONTRACT.md. docs/codes.md is tested against this table.
+ */
+export interface CodeSpec<C extends string = string> {
+  readonly code: C;
+  readonly status: number;
+  readonly exit: number;
+  readonly summary: string;
+}
+
+function registry<T extends { [K in keyof T]: CodeSpec<K & string> }>(table: T): Readonly<T> {
+  return Object.freeze(table);
+}
+
+export const CODES = registry({
+  // Results (2xx, exit 0)
+  ok: { code: 'ok', status: 200, exit: 0, summary: 'done' },
+  status: { code: 'status', status: 200, exit: 0, summary: 'the state of a workspace' },
+  reading_recorded: { code: 'reading_recorded', status: 200, exit: 0, summary: 'a credible reading was recorded' },
+  reading_not_credible: {
+    code: 'reading_not_credible', status: 200, exit: 0,
+    summary: 'the reading was not credible (unknown percent, stale, window already reset) and changed nothing',
+  },
+  warning_recorded: { code: 'warning_recorded', status: 200, exit: 0, summary: 'a provider near-limit warning was recorded' },
+  prepare_entered: { code: 'prepare_entered', status: 200, exit: 0, summary: 'the workspace is in PREPARE' },
+  evacuation_started: { code: 'evacuation_started', status: 200, exit: 0, summary: 'the workspace is in EVACUATE' },
+  lease_shown: { code: 'lease_shown', status: 200, exit: 0, summary: 'the lease of a workspace' },
+  lease_acquired: { code: 'lease_acquired', status: 200, exit: 0, summary: 'the lease was taken; data.token fences every later call' },
+  lease_renewed: { code: 'lease_renewed', status: 200, exit: 0, summary: 'the holder renewed its lease' },
+  lease_released: { code: 'lease_released', status: 200, exit: 0, summary: 'the holder released its lease' },
+  lease_broken: { code: 'lease_broken', status: 200, exit: 0, summary: 'an operator broke the lease; recorded in the journal' },
+  paused: { code: 'paused', status: 200, exit: 0, summary: 'the kill switch is on' },
+  unpaused: { code: 'unpaused', status: 200, exit: 0, summary: 'the kill switch is off' },
+  daemon_stopping: { code: 'daemon_stopping', status: 200, exit: 0, summary: 'the daemon is shutting down' },
+
+  // Inspect-only outcomes
+  wrong_state: { code: 'wrong_state', status: 409, exit: 10, summary: 'the workspace is not in a state that allows this' },
+
+  // Input rejected
+  usage_error: { code: 'usage_error', status: 400, exit: 64, summary: 'the command line is wrong' },
+  not_a_repository: { code: 'not_a_repository', status: 400, exit: 64, summary: 'the directory is not inside a git repository' },
+  not_found: { code: 'not_found', status: 404, exit: 64, summary: 'no such API route' },
+  malformed_json: { code: 'malformed_json', status: 400, exit: 65, summary: 'the body is not valid JSON' },
+  invalid_body: { code: 'invalid_body', status: 400, exit: 65, summary: 'the body or query does not match its schema' },
+  body_too_large: { code: 'body_too_large', status: 413, exit: 65, summary: 'the body is over the size limit' },
+  invalid_config: { code: 'invalid_config', status: 500, exit: 65, summary: 'the config file does not match its schema' },
+  unsupported_media_type: { code: 'unsupported_media_type', status: 415, exit: 65, summary: 'the body is not application/json' },
+
+  // Daemon unreachable
+  daemon_unreachable: { code: 'daemon_unreachable', status: 503, exit: 69, summary: 'no daemon answers for this state dir' },
+
+  // Corrupt records
+  corrupt_record: { code: 'corrupt_record', status: 500, exit: 74, summary: 'a stored record failed its checksum or does not parse; nothing was deleted' },
+
+  // Temporary failures
+  daemon_already_running: { code: 'daemon_already_running', status: 409, exit: 75, summary: 'another daemon already serves this state dir' },
+  internal_error: { code: 'internal_error', status: 500, exit: 75, summary: 'the daemon failed unexpectedly; it logged the cause' },
+
+  // Denied
+  unauthorized: { code: 'unauthorized', status: 401, exit: 77, summary: 'missing or wrong bearer token' },
+  forbidden_host: { code: 'forbidden_host', status: 403, exit: 77, summary: 'the Host header is not a loopback name of this port' },
+  forbidden_origin: { code: 'forbidden_origin', status: 403, exit: 77, summary: 'requests with an Origin header (browsers) are refused' },
+  lease_held: { code: 'lease_held', status: 409, exit: 77, summary: 'another executor holds the lease' },
+  stale_token: { code: 'stale_token', status: 409, exit: 77, summary: 'the lease token is not the current one' },
+  paused_denied: { code: 'paused_denied', status: 423, exit: 77, summary: 'the kill switch is on; unpause first' },
+  insecure_state_dir: { code: 'insecure_state_dir', status: 500, exit: 77, summary: 'the state dir or token file is accessible to others' },
+});
+
+export type Code = keyof typeof CODES;
+
+export function codeSpec(code: Code): CodeSpec {
+  return CODES[code];
+}
+
+export function isSuccess(code: Code): boolean {
+  return CODES[code].status < 300;
+}

@@ -1,0 +1,13 @@
+export * from './codes.js';
+export * from './cycle-id.js';
+export * from './envelope.js';
+export * from './errors.js';
+export * as leaseRules from './lease-rules.js';
+export type { LeaseBreak, LeaseHolder, LeaseState } from './lease-rules.js';
+export * from './pressure-policy.js';
+export * from './workspace-events.js';
+export * from './workspace-machine.js';
+export * from './workspace-step.js';
+export const PROTOCOL_VERSION = 1;
+export * from './status-view.js';
+export * from './outcome-envelope.js';

@@ -1,0 +1,102 @@
+import type { PressurePolicy } from '../schemas/config.schema.js';
+import { SOURCES, type Reading } from '../schemas/telemetry.schema.js';
+
+export type { PressurePolicy } from '../schemas/config.schema.js';
+
+export type NotCredibleReason = 'unknown_source' | 'unknown_percent' | 'stale_observation' | 'observed_in_future' | 'window_reset_passed';
+
+export type Credibility = { credible: true } | { credible: false; reason: NotCredibleReason; message: string };
+
+/** A clock ahead of ours by more than this is not a reading we can place in time. */
+const FUTURE_SKEW_MS = 5 * 60_000;
+
+const KNOWN_SOURCES: ReadonlySet<string> = new Set(SOURCES);
+
+/**
+ * CONTRACT.md: a credible reading comes from a named adapter, has a numeric percent, was observed
+ * within the freshness window, and its window (when it has one) has not reset yet.
+ */
+export function credibility(reading: Reading, nowMs: number, policy: PressurePolicy): Credibility {
+  if (!KNOWN_SOURCES.has(reading.source)) {
+    return { credible: false, reason: 'unknown_source', message: `source '${reading.source}' is not a named adapter` };
+  }
+  if (reading.used_percent === null || !Number.isFinite(reading.used_percent)) {
+    return { credible: false, reason: 'unknown_percent', message: `${reading.metric} percent is unknown` };
+  }
+  const observedMs = Date.parse(reading.observed_at);
+  if (observedMs - nowMs > FUTURE_SKEW_MS) {
+    return { credible: false, reason: 'observed_in_future', message: `observed_at ${reading.observed_at} lies in the future` };
+  }
+  if (nowMs - observedMs > policy.freshness_seconds * 1000) {
+    return {
+      credible: false,
+      reason: 'stale_observation',
+      message: `observed at ${reading.observed_at}, older than the ${policy.freshness_seconds} s freshness window`,
+    };
+  }
+  if (reading.resets_at !== null && reading.resets_at * 1000 <= nowMs) {
+    return {
+      credible: false,
+      reason: 'window_reset_passed',
+      message: `its window reset at ${new Date(reading.resets_at * 1000).toISOString()}, which has passed`,
+    };
+  }
+  return { credible: true };
+}
+
+/** One slot per reporter and metric: two sessions in one repository each have their own context window. */
+export function readingKey(reading: Reading): string {
+  return `${reading.source}/${reading.metric}/${reading.executor ?? '-'}`;
+}
+
+export interface Assessment {
+  /** The worst credible reading, or null when pressure is unknown. */
+  readonly worst: Reading | null;
+  readonly level: 'none' | 'prepare' | 'evacuate';
+  /** Readings at or above the PREPARE line: the ones that justify staying in (or entering) PREPARE. */
+  readonly pressing: readonly Reading[];
+  /**
+   * PREPARE may fall back to NORMAL: some reading is credible, every credible one is below
+   * prepare − hysteresis, and no reading that was above that line has merely gone silent.
+   */
+  readonly canRelax: boolean;
+}
+
+export function assess(readings: readonly Reading[], nowMs: number, policy: PressurePolicy): Assessment {
+  const relaxLine = policy.prepare_percent - policy.hysteresis_percent;
+  let worst: Reading | null = null;
+  let anyCredible = false;
+  let blocked = false;
+  const pressing: Reading[] = [];
+  for (const reading of readings) {
+    const verdict = credibility(reading, nowMs, policy);
+    const percent = reading.used_percent;
+    if (verdict.credible && percent !== null) {
+      anyCredible = true;
+      if (worst === null || percent > (worst.used_percent ?? -Infinity)) worst = reading;
+      if (percent >= policy.prepare_percent) pressing.push(reading);
+      if (percent >= relaxLine) blocked = true;
+    } else if (percent !== null && percent >= relaxLine && verdict.credible === false && verdict.reason !== 'window_reset_passed') {
+      // Telemetry going quiet is not evidence that pressure went away; a window the provider said
+      // would reset, and has, is.
+      blocked = true;
+    }
+  }
+  const top = worst?.used_percent ?? null;
+  const level = top === null ? 'none' : top >= policy.evacuate_percent ? 'evacuate' : top >= policy.prepare_percent ? 'prepare' : 'none';
+  return { worst, level, pressing, canRelax: anyCredible && !blocked };
+}
+
+export function describeReading(reading: Reading): string {
+  const percent = reading.used_percent === null ? 'unknown' : `${reading.used_percent} %`;
+  return `${reading.metric} ${percent} from ${reading.source}`;
+}
+
+export function samePolicy(a: PressurePolicy, b: PressurePolicy): boolean {
+  return (
+    a.prepare_percent === b.prepare_percent &&
+    a.evacuate_percent === b.evacuate_percent &&
+    a.hysteresis_percent === b.hysteresis_percent &&
+    a.freshness_seconds === b.freshness_seconds
+  );
+}

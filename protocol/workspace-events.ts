@@ -1,0 +1,48 @@
+import type { ProviderWarning, Reading } from '../schemas/telemetry.schema.js';
+import type { PressurePolicy, Profile } from '../schemas/config.schema.js';
+
+/**
+ * Every event carries its time and six base32 characters of entropy, both made at the edge, so the
+ * machine never reads a clock or a random source and a replayed event yields the same snapshot.
+ */
+export interface EventMeta {
+  readonly at: number;
+  readonly entropy: string;
+}
+
+export interface PauseInfo {
+  readonly reason: string | null;
+  readonly since: string;
+  /** The file whose presence is the kill switch. */
+  readonly path: string;
+}
+
+export type CheckpointMechanism = 'handoff_branch' | 'local_ref' | 'capsule_only';
+
+export interface VerifiedCheckpoint {
+  readonly mechanism: CheckpointMechanism;
+  readonly ref: string | null;
+  readonly commit: string | null;
+  /** true only when the receiver can recover the work from what the mechanism says. */
+  readonly verified: boolean;
+}
+
+export type WorkspaceEvent =
+  | (EventMeta & { type: 'READING'; reading: Reading })
+  | (EventMeta & { type: 'WARNING'; warning: ProviderWarning })
+  | (EventMeta & { type: 'PREPARE'; reason: string | null })
+  | (EventMeta & { type: 'NOW'; reason: string | null })
+  | (EventMeta & { type: 'PAUSE_SET'; scope: 'global' | 'workspace'; pause: PauseInfo | null })
+  | (EventMeta & { type: 'CONFIG_SET'; policy: PressurePolicy; profile: Profile })
+  | (EventMeta & { type: 'LEASE_ACQUIRE'; executor: string })
+  | (EventMeta & { type: 'LEASE_RENEW'; token: number })
+  | (EventMeta & { type: 'LEASE_RELEASE'; token: number })
+  | (EventMeta & { type: 'LEASE_BREAK'; reason: string })
+  | (EventMeta & { type: 'DRAIN_BLOCKED'; reason: string })
+  | (EventMeta & { type: 'CHECKPOINT_VERIFIED'; checkpoint: VerifiedCheckpoint })
+  | (EventMeta & { type: 'HANDOFF_ACCEPTED'; executor: string })
+  | (EventMeta & { type: 'RETURN_READY'; token: number; checkpoint: VerifiedCheckpoint })
+  | (EventMeta & { type: 'RETURN_ACCEPTED'; executor: string })
+  | (EventMeta & { type: 'CLOSE_ONE_WAY'; token: number });
+
+export type WorkspaceEventType = WorkspaceEvent['type'];

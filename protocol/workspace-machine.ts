@@ -1,0 +1,404 @@
+import { and, assertEvent, assign, not, setup } from 'xstate';
+import type { Profile } from '../schemas/config.schema.js';
+import type { ProviderWarning, Reading } from '../schemas/telemetry.schema.js';
+import type { Code } from './codes.js';
+import { formatCycleId } from './cycle-id.js';
+import * as leaseRules from './lease-rules.js';
+import { assess, credibility, describeReading, readingKey, type PressurePolicy } from './pressure-policy.js';
+import type { PauseInfo, VerifiedCheckpoint, WorkspaceEvent, WorkspaceEventType } from './workspace-events.js';
+
+export const STATES = [
+  'NORMAL',
+  'PREPARE',
+  'EVACUATE',
+  'HANDOFF_READY',
+  'TAKEOVER',
+  'RETURN_HANDOFF_READY',
+  'CLOSED',
+] as const;
+export type WorkspaceState = (typeof STATES)[number];
+
+export type { Profile } from '../schemas/config.schema.js';
+
+export interface Trigger {
+  readonly kind: 'telemetry' | 'provider_warning' | 'manual';
+  readonly reason: string;
+  /** Only observed readings, never an estimate. */
+  readonly readings: readonly Reading[];
+}
+
+export interface Cycle {
+  readonly id: string;
+  readonly started_at: string;
+  readonly trigger: Trigger;
+  readonly profile: Profile;
+  readonly checkpoint: VerifiedCheckpoint | null;
+  readonly return_checkpoint: VerifiedCheckpoint | null;
+}
+
+/** What the last event did, for the caller: a registry code and whether anything changed. */
+export interface Outcome {
+  readonly code: Code;
+  readonly message: string | null;
+  readonly hint: string | null;
+  readonly data: Readonly<Record<string, unknown>> | null;
+  /** false: the event is refused or moot; the daemon neither journals nor applies it. */
+  readonly changed: boolean;
+}
+
+export interface WorkspaceContext {
+  readonly root: string;
+  readonly policy: PressurePolicy;
+  readonly profile: Profile;
+  /** Time and entropy of the event being handled: the machine's only clock and dice. */
+  readonly now: number;
+  readonly entropy: string;
+  readonly stage_since: string;
+  readonly readings: Readonly<Record<string, Reading>>;
+  readonly warnings: readonly ProviderWarning[];
+  readonly paused: { readonly global: PauseInfo | null; readonly workspace: PauseInfo | null };
+  readonly cycle: Cycle | null;
+  readonly blocked: string | null;
+  readonly lease: leaseRules.LeaseState;
+  readonly outcome: Outcome;
+}
+
+export interface WorkspaceInput {
+  readonly root: string;
+  readonly policy: PressurePolicy;
+  readonly profile: Profile;
+  readonly at: number;
+}
+
+/** Kept for status and the manifest; older warnings live in the journal. */
+const WARNINGS_KEPT = 20;
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+function done(code: Code, data: Record<string, unknown> | null = null, changed = true): Outcome {
+  return { code, message: null, hint: null, data, changed };
+}
+
+function refused(code: Code, message: string, hint: string): Outcome {
+  return { code, message, hint, data: null, changed: false };
+}
+
+const readingList = (context: WorkspaceContext): Reading[] => Object.values(context.readings);
+const assessNow = (context: WorkspaceContext) => assess(readingList(context), context.now, context.policy);
+
+function newCycle(context: WorkspaceContext, trigger: Trigger): Cycle {
+  return {
+    id: formatCycleId(context.now, context.entropy),
+    started_at: iso(context.now),
+    trigger,
+    profile: context.profile,
+    checkpoint: null,
+    return_checkpoint: null,
+  };
+}
+
+function telemetryTrigger(context: WorkspaceContext, line: number): Trigger {
+  const { worst, pressing } = assessNow(context);
+  const what = worst === null ? 'pressure' : describeReading(worst);
+  return { kind: 'telemetry', reason: `${what} reached the ${line} % line`, readings: pressing.filter((r) => (r.used_percent ?? 0) >= line) };
+}
+
+/** Per state, the events that make no sense there: answered with `wrong_state`, nothing changes. */
+function refuse(state: WorkspaceState, types: readonly WorkspaceEventType[]) {
+  return Object.fromEntries(types.map((type) => [type, { actions: { type: 'replyWrongState' as const, params: { state } } }]));
+}
+
+const HANDOFF_EVENTS = ['DRAIN_BLOCKED', 'CHECKPOINT_VERIFIED', 'HANDOFF_ACCEPTED', 'RETURN_READY', 'RETURN_ACCEPTED', 'CLOSE_ONE_WAY'] as const;
+
+const HINT_BY_STATE: Record<WorkspaceState, string> = {
+  NORMAL: 'nothing to hand off yet: `handoff now` starts an evacuation',
+  PREPARE: 'refresh the capsule; `handoff now` starts an evacuation',
+  EVACUATE: 'wait for the drain to finish, or see `handoff status` for its blocked reason',
+  HANDOFF_READY: 'a receiver takes over with `handoff accept CYCLE --as EXECUTOR`',
+  TAKEOVER: 'the lease holder hands back with `handoff return`',
+  RETURN_HANDOFF_READY: 'the primary takes the work back with `handoff accept CYCLE --return --as EXECUTOR`',
+  CLOSED: 'the cycle is closed; the next reading or `handoff now` starts a new one',
+};
+
+export const workspaceMachine = setup({
+  types: {} as { context: WorkspaceContext; events: WorkspaceEvent; input: WorkspaceInput },
+  guards: {
+    paused: ({ context }) => context.paused.global !== null || context.paused.workspace !== null,
+    atEvacuateLine: ({ context }) => assessNow(context).level === 'evacuate',
+    atPrepareLine: ({ context }) => assessNow(context).level === 'prepare',
+    canRelax: ({ context }) => assessNow(context).canRelax,
+    checkpointVerified: ({ event }) => {
+      assertEvent(event, ['CHECKPOINT_VERIFIED', 'RETURN_READY']);
+      return event.checkpoint.verified;
+    },
+    holdsLease: ({ context, event }) => {
+      assertEvent(event, ['RETURN_READY', 'CLOSE_ONE_WAY']);
+      return context.lease.holder?.token === event.token;
+    },
+    oneWay: ({ context }) => context.cycle?.profile === 'one-way',
+  },
+  actions: {
+    stamp: assign(({ event }) => ({ now: event.at, entropy: event.entropy })),
+    enterStage: assign(({ context }) => ({ stage_since: iso(context.now) })),
+    recordReading: assign(({ context, event }) => {
+      assertEvent(event, 'READING');
+      const reading = event.reading;
+      const verdict = credibility(reading, context.now, context.policy);
+      if (!verdict.credible) {
+        return { outcome: { ...done('reading_not_credible', { reason: verdict.reason }, false), message: `${verdict.message}; nothing changed` } };
+      }
+      const key = readingKey(reading);
+      const previous = context.readings[key];
+      if (previous !== undefined && Date.parse(previous.observed_at) > Date.parse(reading.observed_at)) {
+        return {
+          outcome: { ...done('reading_not_credible', { reason: 'superseded' }, false), message: `a newer ${reading.metric} reading from ${reading.source} is already recorded; nothing changed` },
+        };
+      }
+      return { readings: { ...context.readings, [key]: reading }, outcome: done('reading_recorded', { key }) };
+    }),
+    recordWarning: assign(({ context, event }) => {
+      assertEvent(event, 'WARNING');
+      return { warnings: [...context.warnings, event.warning].slice(-WARNINGS_KEPT), outcome: done('warning_recorded') };
+    }),
+    startTelemetryCycle: assign(({ context }) => ({
+      cycle: newCycle(context, telemetryTrigger(context, context.policy.evacuate_percent)),
+      blocked: null,
+    })),
+    startWarningCycle: assign(({ context, event }) => {
+      assertEvent(event, 'WARNING');
+      const w = event.warning;
+      return { cycle: newCycle(context, { kind: 'provider_warning', reason: `${w.kind} from ${w.source}: ${w.text}`, readings: [] }), blocked: null };
+    }),
+    startManualCycle: assign(({ context, event }) => {
+      assertEvent(event, 'NOW');
+      return {
+        cycle: newCycle(context, { kind: 'manual', reason: event.reason ?? 'handoff now', readings: assessNow(context).pressing }),
+        blocked: null,
+        outcome: done('evacuation_started'),
+      };
+    }),
+    replyPrepareEntered: assign({ outcome: done('prepare_entered') }),
+    replyAlreadyPrepare: assign({ outcome: done('prepare_entered', null, false) }),
+    replyAlreadyEvacuating: assign({ outcome: done('evacuation_started', null, false) }),
+    replyPaused: assign(({ context }) => {
+      const pause = context.paused.workspace ?? context.paused.global;
+      return {
+        outcome: refused(
+          'paused_denied',
+          `paused by ${pause?.path ?? 'the kill switch'}${pause?.reason ? ` (${pause.reason})` : ''}`,
+          'run `handoff unpause` (or remove the PAUSE file) first',
+        ),
+      };
+    }),
+    replyWrongState: assign(({ event }, params: { state: WorkspaceState }) => ({
+      outcome: refused('wrong_state', `${event.type.toLowerCase()} is not possible in ${params.state}`, HINT_BY_STATE[params.state]),
+    })),
+    clearCycle: assign({ cycle: null, blocked: null }),
+    setPause: assign(({ context, event }) => {
+      assertEvent(event, 'PAUSE_SET');
+      const code = event.pause === null ? 'unpaused' : 'paused';
+      // The API writes the PAUSE file and the watcher then sees it: the second report is moot.
+      const current = context.paused[event.scope];
+      if ((current === null) === (event.pause === null) && current?.path === event.pause?.path) return { outcome: done(code, null, false) };
+      return { paused: { ...context.paused, [event.scope]: event.pause }, outcome: done(code) };
+    }),
+    setPolicy: assign(({ event }) => {
+      assertEvent(event, 'CONFIG_SET');
+      return { policy: event.policy, profile: event.profile, outcome: done('ok') };
+    }),
+    leaseAcquire: assign(({ context, event }) => {
+      assertEvent(event, 'LEASE_ACQUIRE');
+      const decision = leaseRules.acquire(context.lease, event.executor, iso(context.now));
+      if (!decision.ok) return { outcome: refused(decision.code, decision.message, decision.hint) };
+      return { lease: decision.lease, outcome: done('lease_acquired', { token: decision.lease.last_token }) };
+    }),
+    leaseRenew: assign(({ context, event }) => {
+      assertEvent(event, 'LEASE_RENEW');
+      const decision = leaseRules.renew(context.lease, event.token, iso(context.now));
+      if (!decision.ok) return { outcome: refused(decision.code, decision.message, decision.hint) };
+      return { lease: decision.lease, outcome: done('lease_renewed', { token: event.token }) };
+    }),
+    leaseRelease: assign(({ context, event }) => {
+      assertEvent(event, 'LEASE_RELEASE');
+      const decision = leaseRules.release(context.lease, event.token);
+      if (!decision.ok) return { outcome: refused(decision.code, decision.message, decision.hint) };
+      return { lease: decision.lease, outcome: done('lease_released', { token: event.token }) };
+    }),
+    leaseBreak: assign(({ context, event }) => {
+      assertEvent(event, 'LEASE_BREAK');
+      const lease = leaseRules.breakLease(context.lease, event.reason, iso(context.now));
+      return { lease, outcome: done('lease_broken', { last_break: lease.last_break }) };
+    }),
+    recordBlocked: assign(({ event }) => {
+      assertEvent(event, 'DRAIN_BLOCKED');
+      return { blocked: event.reason, outcome: done('ok', { blocked: event.reason }) };
+    }),
+    recordUnverified: assign({
+      blocked: 'the checkpoint is not verified recoverable',
+      outcome: refused('wrong_state', 'the checkpoint is not verified recoverable', 'readiness is never claimed for an unverified checkpoint'),
+    }),
+    offerLease: assign(({ context, event }) => {
+      assertEvent(event, 'CHECKPOINT_VERIFIED');
+      return {
+        lease: { ...context.lease, offered: true },
+        cycle: context.cycle === null ? null : { ...context.cycle, checkpoint: event.checkpoint },
+        blocked: null,
+        outcome: done('ok'),
+      };
+    }),
+    grantAccepted: assign(({ context, event }) => {
+      assertEvent(event, ['HANDOFF_ACCEPTED', 'RETURN_ACCEPTED']);
+      const lease = leaseRules.grant(context.lease, event.executor, iso(context.now));
+      return { lease, outcome: done('lease_acquired', { token: lease.last_token }) };
+    }),
+    offerReturn: assign(({ context, event }) => {
+      assertEvent(event, 'RETURN_READY');
+      return {
+        lease: { ...context.lease, offered: true },
+        cycle: context.cycle === null ? null : { ...context.cycle, return_checkpoint: event.checkpoint },
+        blocked: null,
+        outcome: done('ok'),
+      };
+    }),
+    replyStaleToken: assign(({ context }) => ({
+      outcome: refused(
+        'stale_token',
+        'the token is not the current lease token',
+        context.lease.holder === null ? 'nobody holds the lease' : `the lease is held by '${context.lease.holder.executor}'`,
+      ),
+    })),
+    replyClosed: assign({ outcome: done('ok') }),
+    // The drain is an effect: the daemon supplies it with `machine.provide` at the composition root.
+    startDrain: () => undefined,
+  },
+}).createMachine({
+  id: 'workspace',
+  initial: 'NORMAL',
+  context: ({ input }) => ({
+    root: input.root,
+    policy: input.policy,
+    profile: input.profile,
+    now: input.at,
+    entropy: 'aaaaaa',
+    stage_since: iso(input.at),
+    readings: {},
+    warnings: [],
+    paused: { global: null, workspace: null },
+    cycle: null,
+    blocked: null,
+    lease: leaseRules.FREE_LEASE,
+    outcome: done('ok', null, false),
+  }),
+  // Events that mean the same in every state; states override where they move.
+  on: {
+    READING: { actions: ['stamp', 'recordReading'] },
+    WARNING: { actions: ['stamp', 'recordWarning'] },
+    PAUSE_SET: { actions: ['stamp', 'setPause'] },
+    CONFIG_SET: { actions: ['stamp', 'setPolicy'] },
+    LEASE_ACQUIRE: { actions: ['stamp', 'leaseAcquire'] },
+    LEASE_RENEW: { actions: ['stamp', 'leaseRenew'] },
+    LEASE_RELEASE: { actions: ['stamp', 'leaseRelease'] },
+    LEASE_BREAK: { actions: ['stamp', 'leaseBreak'] },
+  },
+  states: {
+    NORMAL: {
+      entry: 'enterStage',
+      always: [
+        { guard: and([not('paused'), 'atEvacuateLine']), target: 'EVACUATE', actions: 'startTelemetryCycle' },
+        { guard: and([not('paused'), 'atPrepareLine']), target: 'PREPARE' },
+      ],
+      on: {
+        ...refuse('NORMAL', HANDOFF_EVENTS),
+        WARNING: [
+          { guard: 'paused', actions: ['stamp', 'recordWarning'] },
+          { target: 'EVACUATE', actions: ['stamp', 'recordWarning', 'startWarningCycle'] },
+        ],
+        PREPARE: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { target: 'PREPARE', actions: ['stamp', 'replyPrepareEntered'] }],
+        NOW: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { target: 'EVACUATE', actions: ['stamp', 'startManualCycle'] }],
+      },
+    },
+    PREPARE: {
+      entry: 'enterStage',
+      always: [
+        { guard: and([not('paused'), 'atEvacuateLine']), target: 'EVACUATE', actions: 'startTelemetryCycle' },
+        { guard: and([not('paused'), 'canRelax']), target: 'NORMAL' },
+      ],
+      on: {
+        ...refuse('PREPARE', HANDOFF_EVENTS),
+        WARNING: [
+          { guard: 'paused', actions: ['stamp', 'recordWarning'] },
+          { target: 'EVACUATE', actions: ['stamp', 'recordWarning', 'startWarningCycle'] },
+        ],
+        PREPARE: { actions: ['stamp', 'replyAlreadyPrepare'] },
+        NOW: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { target: 'EVACUATE', actions: ['stamp', 'startManualCycle'] }],
+      },
+    },
+    EVACUATE: {
+      entry: ['enterStage', 'startDrain'],
+      on: {
+        ...refuse('EVACUATE', ['PREPARE', 'HANDOFF_ACCEPTED', 'RETURN_READY', 'RETURN_ACCEPTED', 'CLOSE_ONE_WAY']),
+        NOW: { actions: ['stamp', 'replyAlreadyEvacuating'] },
+        DRAIN_BLOCKED: { actions: ['stamp', 'recordBlocked'] },
+        CHECKPOINT_VERIFIED: [
+          { guard: 'checkpointVerified', target: 'HANDOFF_READY', actions: ['stamp', 'offerLease'] },
+          { actions: ['stamp', 'recordUnverified'] },
+        ],
+      },
+    },
+    HANDOFF_READY: {
+      entry: 'enterStage',
+      on: {
+        ...refuse('HANDOFF_READY', ['PREPARE', 'NOW', 'DRAIN_BLOCKED', 'CHECKPOINT_VERIFIED', 'RETURN_READY', 'RETURN_ACCEPTED', 'CLOSE_ONE_WAY']),
+        HANDOFF_ACCEPTED: [
+          { guard: 'paused', actions: ['stamp', 'replyPaused'] },
+          { target: 'TAKEOVER', actions: ['stamp', 'grantAccepted'] },
+        ],
+      },
+    },
+    TAKEOVER: {
+      entry: 'enterStage',
+      on: {
+        ...refuse('TAKEOVER', ['PREPARE', 'NOW', 'CHECKPOINT_VERIFIED', 'HANDOFF_ACCEPTED', 'RETURN_ACCEPTED']),
+        // The return leg's drain reports here when it cannot finish.
+        DRAIN_BLOCKED: { actions: ['stamp', 'recordBlocked'] },
+        RETURN_READY: [
+          { guard: not('holdsLease'), actions: ['stamp', 'replyStaleToken'] },
+          { guard: 'checkpointVerified', target: 'RETURN_HANDOFF_READY', actions: ['stamp', 'offerReturn'] },
+          { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
+        ],
+        CLOSE_ONE_WAY: [
+          { guard: not('holdsLease'), actions: ['stamp', 'replyStaleToken'] },
+          { guard: 'oneWay', target: 'CLOSED', actions: ['stamp', 'replyClosed'] },
+          { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
+        ],
+      },
+    },
+    RETURN_HANDOFF_READY: {
+      entry: 'enterStage',
+      on: {
+        ...refuse('RETURN_HANDOFF_READY', ['PREPARE', 'NOW', 'DRAIN_BLOCKED', 'CHECKPOINT_VERIFIED', 'HANDOFF_ACCEPTED', 'RETURN_READY', 'CLOSE_ONE_WAY']),
+        RETURN_ACCEPTED: [
+          { guard: 'paused', actions: ['stamp', 'replyPaused'] },
+          { target: 'CLOSED', actions: ['stamp', 'grantAccepted'] },
+        ],
+      },
+    },
+    CLOSED: {
+      entry: 'enterStage',
+      on: {
+        ...refuse('CLOSED', HANDOFF_EVENTS),
+        // A closed cycle stays visible until something starts the next one.
+        READING: { target: 'NORMAL', actions: ['stamp', 'clearCycle', 'recordReading'] },
+        WARNING: [
+          { guard: 'paused', actions: ['stamp', 'recordWarning'] },
+          { target: 'EVACUATE', actions: ['stamp', 'recordWarning', 'startWarningCycle'] },
+        ],
+        PREPARE: [
+          { guard: 'paused', actions: ['stamp', 'replyPaused'] },
+          { target: 'PREPARE', actions: ['stamp', 'clearCycle', 'replyPrepareEntered'] },
+        ],
+        NOW: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { target: 'EVACUATE', actions: ['stamp', 'startManualCycle'] }],
+      },
+    },
+  },
+});

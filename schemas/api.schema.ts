@@ -1,0 +1,53 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { literals } from './literals.js';
+import { ExecutorIdSchema, LeaseTokenSchema } from './lease.schema.js';
+import { EpochSecondsSchema, IsoTimeSchema, MetricSchema, SourceSchema, WarningKindSchema } from './telemetry.schema.js';
+
+/** Request bodies and queries of the HTTP API: one schema each, used by fastify and for the TS types. */
+
+const Repo = Type.String({ minLength: 1, maxLength: 4096, description: 'a directory inside the git repository' });
+const Reason = Type.String({ minLength: 1, maxLength: 2000 });
+const body = <T extends Parameters<typeof Type.Object>[0]>(properties: T) => Type.Object(properties, { additionalProperties: false });
+
+export const RepoQuerySchema = body({ repo: Repo });
+
+export const SignalBodySchema = body({
+  repo: Repo,
+  source: SourceSchema,
+  metric: MetricSchema,
+  used_percent: Type.Union([Type.Number({ minimum: 0, maximum: 100_000 }), Type.Null()]),
+  resets_at: Type.Optional(Type.Union([EpochSecondsSchema, Type.Null()])),
+  observed_at: Type.Optional(IsoTimeSchema),
+  executor: Type.Optional(Type.Union([ExecutorIdSchema, Type.Null()])),
+});
+
+export const WarningBodySchema = body({
+  repo: Repo,
+  source: SourceSchema,
+  text: Type.String({ minLength: 1, maxLength: 2000 }),
+  kind: Type.Optional(WarningKindSchema),
+  recovers: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  retry_after_seconds: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()])),
+  executor: Type.Optional(Type.Union([ExecutorIdSchema, Type.Null()])),
+});
+
+export const StageBodySchema = body({ repo: Repo, reason: Type.Optional(Reason) });
+
+export const LeaseAcquireBodySchema = body({ repo: Repo, as: ExecutorIdSchema });
+export const LeaseTokenBodySchema = body({ repo: Repo, token: LeaseTokenSchema });
+export const LeaseBreakBodySchema = body({ repo: Repo, reason: Reason });
+
+export const PauseBodySchema = body({
+  scope: literals(['workspace', 'global']),
+  repo: Type.Optional(Repo),
+  reason: Type.Optional(Reason),
+});
+
+export type RepoQuery = Static<typeof RepoQuerySchema>;
+export type SignalBody = Static<typeof SignalBodySchema>;
+export type WarningBody = Static<typeof WarningBodySchema>;
+export type StageBody = Static<typeof StageBodySchema>;
+export type LeaseAcquireBody = Static<typeof LeaseAcquireBodySchema>;
+export type LeaseTokenBody = Static<typeof LeaseTokenBodySchema>;
+export type LeaseBreakBody = Static<typeof LeaseBreakBodySchema>;
+export type PauseBody = Static<typeof PauseBodySchema>;

@@ -1,0 +1,30 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { literals } from './literals.js';
+
+export const PressurePolicySchema = Type.Object(
+  {
+    prepare_percent: Type.Number({ exclusiveMinimum: 0, maximum: 1000, default: 80 }),
+    evacuate_percent: Type.Number({ exclusiveMinimum: 0, maximum: 1000, default: 90 }),
+    hysteresis_percent: Type.Number({ minimum: 0, maximum: 100, default: 5 }),
+    freshness_seconds: Type.Integer({ minimum: 1, maximum: 86_400, default: 600 }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+export const PROFILES = ['emergency-return', 'one-way'] as const;
+export const ProfileSchema = literals(PROFILES, { default: 'emergency-return' });
+
+/** `<state dir>/config.json`; every key optional, defaults filled in by ajv, then frozen. */
+export const ConfigSchema = Type.Object(
+  {
+    pressure: PressurePolicySchema,
+    profile: ProfileSchema,
+    drain_timeout_seconds: Type.Integer({ minimum: 0, maximum: 3600, default: 60 }),
+    body_limit_bytes: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 65_536 }),
+  },
+  { additionalProperties: false },
+);
+
+export type PressurePolicy = Static<typeof PressurePolicySchema>;
+export type Config = Static<typeof ConfigSchema>;
+export type Profile = Static<typeof ProfileSchema>;

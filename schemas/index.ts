@@ -1,0 +1,4 @@
+export * from './api.schema.js';
+export * from './config.schema.js';
+export * from './lease.schema.js';
+export * from './telemetry.schema.js';

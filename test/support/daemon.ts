@@ -1,0 +1,148 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { tempDir } from './git.js';
+
+export const CLI = fileURLToPath(new URL('../../dist/daemon/cli/main.js', import.meta.url));
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** The Envelope when --json was given. */
+  readonly json: { code: string; data: Record<string, unknown> | null; authority: string; error?: { message: string; hint: string } };
+}
+
+/** Runs the built `handoff` CLI as a user would, with the state dir pinned. */
+export function cli(stateDir: string, args: readonly string[], cwd?: string): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, '--state-dir', stateDir, ...args], { cwd, encoding: 'utf8', timeout: 20_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      let json: CliResult['json'] = { code: '', data: null, authority: '' };
+      if (args.includes('--json')) json = JSON.parse(stdout) as CliResult['json'];
+      resolve({ code, stdout, stderr, json });
+    });
+  });
+}
+
+export interface DaemonProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  readonly port: number;
+  readonly token: string;
+  readonly stateDir: string;
+  stderr(): string;
+  kill9(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+export function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/** Spawns `handoff daemon` on an ephemeral loopback port and waits for its daemon.json. */
+export async function startDaemon(stateDir: string = tempDir('state'), env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
+  const child = spawn(process.execPath, [CLI, 'daemon', '--state-dir', stateDir, '--port', '0'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout?.resume();
+  const info = await waitFor('daemon.json', () => {
+    if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode}: ${stderr}`);
+    const path = join(stateDir, 'daemon.json');
+    if (!existsSync(path)) return undefined;
+    const parsed = JSON.parse(readFileSync(path, 'utf8')) as { pid: number; port: number };
+    return parsed.pid === child.pid ? parsed : undefined;
+  });
+  const token = readFileSync(join(stateDir, 'token'), 'utf8').trim();
+  return {
+    child,
+    pid: info.pid,
+    port: info.port,
+    token,
+    stateDir,
+    stderr: () => stderr,
+    async kill9() {
+      child.kill('SIGKILL');
+      await exited(child);
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      await exited(child);
+    },
+  };
+}
+
+export interface RawResponse {
+  readonly status: number;
+  readonly body: { code: string; data: unknown; authority: string; error?: { message: string; hint: string } };
+  readonly text: string;
+}
+
+/** A raw HTTP request to the daemon, with full control over headers, for the security tests. */
+export function rawRequest(
+  port: number,
+  options: { method?: string; path: string; headers?: Record<string, string | number>; body?: string | Buffer },
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers: options.headers, setHost: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: RawResponse['body'] = { code: '', data: null, authority: '' };
+        try {
+          body = JSON.parse(text) as RawResponse['body'];
+        } catch {
+          body = { code: '<not json>', data: text, authority: '' };
+        }
+        resolve({ status: res.statusCode ?? 0, body, text });
+      });
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** A well-formed authenticated request; tests then break one thing at a time. */
+export function api(daemon: DaemonProcess, method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string | number> = {}) {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return rawRequest(daemon.port, {
+    method,
+    path,
+    body: payload,
+    headers: {
+      host: `127.0.0.1:${daemon.port}`,
+      authorization: `Bearer ${daemon.token}`,
+      ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+      ...headers,
+    },
+  });
+}
+
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}

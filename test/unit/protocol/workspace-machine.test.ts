@@ -1,0 +1,240 @@
+import { describe, expect, it } from 'vitest';
+import { isCycleId, STATES } from '../../../protocol/index.js';
+import { Harness, T0 } from './machine-harness.js';
+
+const verified = { mechanism: 'handoff_branch' as const, ref: 'refs/heads/handoff/x', commit: 'abc', verified: true };
+
+describe('pressure transitions', () => {
+  it('moves NORMAL → PREPARE at 80 and PREPARE → EVACUATE at 90, with a telemetry trigger', () => {
+    const h = new Harness();
+    expect(h.reading('five_hour', 79.9).code).toBe('reading_recorded');
+    expect(h.state).toBe('NORMAL');
+    h.reading('five_hour', 82);
+    expect(h.state).toBe('PREPARE');
+    h.reading('five_hour', 93);
+    expect(h.state).toBe('EVACUATE');
+    const cycle = h.context.cycle;
+    expect(cycle?.trigger.kind).toBe('telemetry');
+    expect(cycle?.trigger.readings.map((r) => r.used_percent)).toEqual([93]);
+    expect(isCycleId(cycle?.id ?? '')).toBe(true);
+    expect(cycle?.id).toBe('20260820T100000Z-k3f7qa');
+  });
+
+  it('jumps from NORMAL straight to EVACUATE on a reading at the evacuate line', () => {
+    const h = new Harness();
+    h.reading('seven_day', 90);
+    expect(h.state).toBe('EVACUATE');
+  });
+
+  it('keeps values above 100 and uses the maximum over credible readings of all metrics', () => {
+    const h = new Harness();
+    h.reading('context', 40);
+    h.reading('seven_day', 105);
+    expect(h.state).toBe('EVACUATE');
+    expect(h.context.readings['claude-statusline/seven_day/session-1']?.used_percent).toBe(105);
+  });
+
+  it.each([
+    ['unknown percent', { used_percent: null }, 'unknown_percent'],
+    ['a past resets_at', { resets_at: T0 / 1000 - 1 }, 'window_reset_passed'],
+    ['a stale observation', { observed_at: new Date(T0 - 601_000).toISOString() }, 'stale_observation'],
+    ['an observation from the future', { observed_at: new Date(T0 + 3_600_000).toISOString() }, 'observed_in_future'],
+  ])('ignores a reading with %s and says why', (_name, extra, reason) => {
+    const h = new Harness();
+    const before = h.snapshot;
+    const outcome = h.reading('five_hour', 95, extra);
+    expect(outcome.code).toBe('reading_not_credible');
+    expect(outcome.changed).toBe(false);
+    expect(outcome.data).toEqual({ reason });
+    expect(outcome.message).toMatch(/nothing changed/);
+    expect(h.snapshot).toBe(before);
+  });
+
+  it('ignores an unknown source even if it bypassed the schema', () => {
+    const h = new Harness();
+    const outcome = h.reading('five_hour', 95, { source: 'guesswork' as never });
+    expect(outcome.data).toEqual({ reason: 'unknown_source' });
+    expect(h.state).toBe('NORMAL');
+  });
+
+  it('does not let an older reading replace a newer one', () => {
+    const h = new Harness();
+    h.reading('five_hour', 70);
+    const outcome = h.reading('five_hour', 10, { observed_at: new Date(T0 - 60_000).toISOString() });
+    expect(outcome.data).toEqual({ reason: 'superseded' });
+    expect(h.context.readings['claude-statusline/five_hour/session-1']?.used_percent).toBe(70);
+  });
+});
+
+describe('PREPARE → NORMAL hysteresis', () => {
+  it('stays in PREPARE between 75 and 80 and falls back only below 75', () => {
+    const h = new Harness();
+    h.reading('five_hour', 85);
+    expect(h.state).toBe('PREPARE');
+    h.reading('five_hour', 76);
+    expect(h.state).toBe('PREPARE');
+    h.reading('five_hour', 75);
+    expect(h.state).toBe('PREPARE');
+    h.reading('five_hour', 74.9);
+    expect(h.state).toBe('NORMAL');
+  });
+
+  it('needs every credible reading below the line', () => {
+    const h = new Harness();
+    h.reading('five_hour', 85);
+    h.reading('context', 78);
+    h.reading('five_hour', 10);
+    expect(h.state).toBe('PREPARE');
+    h.reading('context', 20);
+    expect(h.state).toBe('NORMAL');
+  });
+
+  it('never falls back because telemetry went missing', () => {
+    const h = new Harness();
+    h.reading('five_hour', 85);
+    h.advance(3600);
+    // The 85 % reading is now stale; a fresh low reading from another metric is not enough.
+    h.reading('context', 5);
+    expect(h.state).toBe('PREPARE');
+    // An unknown percent changes nothing either.
+    h.reading('five_hour', null);
+    expect(h.state).toBe('PREPARE');
+    // A fresh low reading of the same metric is the evidence that pressure went away.
+    h.reading('five_hour', 30);
+    expect(h.state).toBe('NORMAL');
+  });
+
+  it('lets a window that really reset stop blocking the fall back', () => {
+    const h = new Harness();
+    h.reading('five_hour', 85, { resets_at: T0 / 1000 + 60 });
+    h.advance(120);
+    h.reading('context', 5);
+    expect(h.state).toBe('NORMAL');
+  });
+
+  it('uses the configured thresholds', () => {
+    const h = new Harness({ prepare_percent: 50, evacuate_percent: 60, hysteresis_percent: 10, freshness_seconds: 60 });
+    h.reading('context', 55);
+    expect(h.state).toBe('PREPARE');
+    h.reading('context', 41);
+    expect(h.state).toBe('PREPARE');
+    h.reading('context', 39);
+    expect(h.state).toBe('NORMAL');
+    h.reading('context', 61);
+    expect(h.state).toBe('EVACUATE');
+  });
+});
+
+describe('manual and provider triggers', () => {
+  it('handoff prepare and handoff now', () => {
+    const h = new Harness();
+    expect(h.send({ type: 'PREPARE', reason: 'long task ahead' }).code).toBe('prepare_entered');
+    expect(h.state).toBe('PREPARE');
+    expect(h.send({ type: 'PREPARE', reason: null }).changed).toBe(false);
+    expect(h.send({ type: 'NOW', reason: 'leaving' }).code).toBe('evacuation_started');
+    expect(h.state).toBe('EVACUATE');
+    expect(h.context.cycle?.trigger).toEqual({ kind: 'manual', reason: 'leaving', readings: [] });
+    expect(h.send({ type: 'NOW', reason: null }).changed).toBe(false);
+    expect(h.send({ type: 'PREPARE', reason: null }).code).toBe('wrong_state');
+  });
+
+  it('a provider warning goes straight to EVACUATE from NORMAL', () => {
+    const h = new Harness();
+    h.send({
+      type: 'WARNING',
+      warning: { source: 'claude-hook', kind: 'rate_limit', text: 'rate_limit', recovers: true, retry_after_seconds: null, observed_at: new Date(T0).toISOString(), raw_sha256: null, executor: null },
+    });
+    expect(h.state).toBe('EVACUATE');
+    expect(h.context.cycle?.trigger.kind).toBe('provider_warning');
+    expect(h.context.warnings).toHaveLength(1);
+  });
+});
+
+describe('pause', () => {
+  const pause = { reason: 'lunch', since: new Date(T0).toISOString(), path: '/repo/.session-handoff/PAUSE' };
+
+  it('records readings but moves nothing while paused, and moves on unpause', () => {
+    const h = new Harness();
+    h.send({ type: 'PAUSE_SET', scope: 'workspace', pause });
+    expect(h.reading('five_hour', 95).code).toBe('reading_recorded');
+    expect(h.state).toBe('NORMAL');
+    expect(h.send({ type: 'NOW', reason: null }).code).toBe('paused_denied');
+    expect(h.send({ type: 'PREPARE', reason: null }).code).toBe('paused_denied');
+    h.send({ type: 'PAUSE_SET', scope: 'workspace', pause: null });
+    expect(h.state).toBe('EVACUATE');
+  });
+
+  it('a global pause holds until it is lifted, independently of the workspace one', () => {
+    const h = new Harness();
+    h.send({ type: 'PAUSE_SET', scope: 'global', pause });
+    h.send({ type: 'PAUSE_SET', scope: 'workspace', pause });
+    h.reading('five_hour', 85);
+    h.send({ type: 'PAUSE_SET', scope: 'workspace', pause: null });
+    expect(h.state).toBe('NORMAL');
+    h.send({ type: 'PAUSE_SET', scope: 'global', pause: null });
+    expect(h.state).toBe('PREPARE');
+  });
+});
+
+describe('the handoff path', () => {
+  function ready(profile: 'emergency-return' | 'one-way' = 'emergency-return') {
+    const h = new Harness(undefined, profile);
+    h.send({ type: 'LEASE_ACQUIRE', executor: 'primary' });
+    h.send({ type: 'NOW', reason: null });
+    return h;
+  }
+
+  it('never reaches HANDOFF_READY without a verified checkpoint', () => {
+    const h = ready();
+    const outcome = h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: { ...verified, verified: false } });
+    expect(outcome.changed).toBe(false);
+    expect(h.state).toBe('EVACUATE');
+    h.send({ type: 'DRAIN_BLOCKED', reason: 'push rejected' });
+    expect(h.context.blocked).toBe('push rejected');
+  });
+
+  it('walks NORMAL → … → CLOSED → NORMAL with the lease moving by accept and return only', () => {
+    const h = ready();
+    h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified });
+    expect(h.state).toBe('HANDOFF_READY');
+    expect(h.context.lease.offered).toBe(true);
+    expect(h.send({ type: 'LEASE_ACQUIRE', executor: 'sneaky' }).code).toBe('lease_held');
+    expect(h.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency' }).code).toBe('lease_acquired');
+    expect(h.state).toBe('TAKEOVER');
+    expect(h.context.lease.holder).toMatchObject({ executor: 'emergency', token: 2 });
+    expect(h.send({ type: 'LEASE_RENEW', token: 1 }).code).toBe('stale_token');
+    expect(h.send({ type: 'RETURN_READY', token: 1, checkpoint: verified }).code).toBe('stale_token');
+    expect(h.send({ type: 'CLOSE_ONE_WAY', token: 2 }).code).toBe('wrong_state');
+    h.send({ type: 'RETURN_READY', token: 2, checkpoint: verified });
+    expect(h.state).toBe('RETURN_HANDOFF_READY');
+    h.send({ type: 'RETURN_ACCEPTED', executor: 'primary' });
+    expect(h.state).toBe('CLOSED');
+    expect(h.context.lease.holder).toMatchObject({ executor: 'primary', token: 3 });
+    h.reading('context', 10);
+    expect(h.state).toBe('NORMAL');
+    expect(h.context.cycle).toBeNull();
+  });
+
+  it('closes a one-way cycle from TAKEOVER with the holder token', () => {
+    const h = ready('one-way');
+    h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified });
+    h.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency' });
+    expect(h.send({ type: 'CLOSE_ONE_WAY', token: 1 }).code).toBe('stale_token');
+    h.send({ type: 'CLOSE_ONE_WAY', token: 2 });
+    expect(h.state).toBe('CLOSED');
+  });
+
+  it('refuses events that make no sense in a state, changing nothing', () => {
+    const h = new Harness();
+    for (const type of ['CHECKPOINT_VERIFIED', 'HANDOFF_ACCEPTED', 'RETURN_ACCEPTED'] as const) {
+      const outcome = type === 'CHECKPOINT_VERIFIED' ? h.send({ type, checkpoint: verified }) : h.send({ type, executor: 'x' });
+      expect(outcome.code).toBe('wrong_state');
+      expect(outcome.hint).toMatch(/handoff now/);
+    }
+    expect(h.state).toBe('NORMAL');
+  });
+
+  it('declares all seven states', () => {
+    expect(STATES).toEqual(['NORMAL', 'PREPARE', 'EVACUATE', 'HANDOFF_READY', 'TAKEOVER', 'RETURN_HANDOFF_READY', 'CLOSED']);
+  });
+});
