@@ -124,9 +124,12 @@ export function createService(deps: ServiceDeps) {
       return success('unpaused', { scope: body.scope, workspace: root, path });
     },
 
-    stop(): Envelope {
-      deps.requestStop();
+    stopping(): Envelope {
       return success('daemon_stopping', { pid: deps.info().pid });
+    },
+
+    stop(): void {
+      deps.requestStop();
     },
   };
 }

@@ -28,9 +28,13 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     // One line per request would drown the log: the status-line hook posts after every message.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
+    // A client that stalls mid-body must not hold a shutdown hostage.
+    forceCloseConnections: true,
   });
   const ajv = createAjv({ coerceTypes: false });
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
+  // JSON only: fastify would otherwise hand a text/plain body to the schema as a string.
+  app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
   registerSecurity(app, { token: deps.token, port: deps.port });
   statusRoutes(app, deps.service);
