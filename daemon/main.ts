@@ -1,12 +1,15 @@
 import { join } from 'node:path';
 import pino, { type DestinationStream } from 'pino';
-import { HandoffError, PROTOCOL_VERSION, stateOf, workspaceMachine } from '../protocol/index.js';
+import { DRAIN_STEPS, HandoffError, PROTOCOL_VERSION, stateOf, workspaceMachine, type DrainStep } from '../protocol/index.js';
 import { eventMeta, systemClock, type Clock } from './clock.js';
 import { loadConfig } from './config.js';
-import { createDrain } from './evacuation/index.js';
+import { createDrainRunner } from './evacuation/index.js';
+import { resolveRepoRoot } from './git/index.js';
 import { buildServer } from './http/index.js';
+import { cachedRootResolver, createIngestService, startCodexWatch } from './ingest/index.js';
 import { createLogger, type Logger } from './logger.js';
-import { PauseWatcher } from './pause-watch.js';
+import { readCapsule } from './capsule/capsule-file.js';
+import { WorkspaceFilesWatcher } from './workspace-files-watch.js';
 import { createService, type DaemonInfo } from './service.js';
 import { acquireInstanceGuard, Journal, openStateDir, removeDaemonInfo, writeDaemonInfo } from './store/index.js';
 import { WorkspaceRegistry } from './workspaces/registry.js';
@@ -21,6 +24,17 @@ export interface DaemonOptions {
   readonly clock?: Clock;
   /** Where log lines go; the log file in the state dir by default. */
   readonly logDestination?: DestinationStream;
+  /** Test-only fault point (HANDOFF_TEST_KILL_AFTER_STEP): SIGKILL right after this drain step's effect. */
+  readonly killAfterStep?: DrainStep | null;
+}
+
+/** Reads the test-only fault point; anything that is not a step name is refused, not ignored. */
+export function killAfterStepFromEnv(value: string | undefined): DrainStep | null {
+  if (value === undefined || value === '') return null;
+  if (!(DRAIN_STEPS as readonly string[]).includes(value)) {
+    throw new HandoffError('usage_error', `HANDOFF_TEST_KILL_AFTER_STEP='${value}' is not a drain step`, `use one of ${DRAIN_STEPS.join(', ')}, or unset it`);
+  }
+  return value as DrainStep;
 }
 
 export interface RunningDaemon {
@@ -59,29 +73,49 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       if (registry === null) throw new Error('the registry is used before it exists');
       return registry;
     };
-    const drain = createDrain(liveRegistry, log.child({ module: 'drain' }));
-    const pauses = new PauseWatcher(dir, { setPause: (...args) => liveRegistry().setPause(...args) }, clock, log.child({ module: 'pause' }));
+    const drain = createDrainRunner({
+      registry: liveRegistry,
+      stateDir: dir,
+      config,
+      clock,
+      log: log.child({ module: 'drain' }),
+      killAfter: options.killAfterStep ?? null,
+    });
+    const files = new WorkspaceFilesWatcher(
+      dir,
+      {
+        setPause: (...args) => liveRegistry().setPause(...args),
+        capsuleChanged: async (root) => {
+          const { sha256, error } = await readCapsule(root);
+          await liveRegistry().dispatch(root, { type: 'CAPSULE_SET', capsule: { sha256, updated_at: new Date(clock.now()).toISOString(), error } });
+        },
+      },
+      clock,
+      log.child({ module: 'files' }),
+    );
     registry = new WorkspaceRegistry({
-      machine: workspaceMachine.provide({ actions: { startDrain: ({ context }) => drain.start(context.root) } }),
+      // After the transition has settled, so the drain reads the snapshot that entered EVACUATE.
+      machine: workspaceMachine.provide({ actions: { startDrain: ({ context }) => void setImmediate(() => drain.start(context.root)) } }),
       config,
       append: (record) => journal.append(record),
       meta: () => eventMeta(clock),
       log,
       onOpen: async (root) => {
         await ensureWorkspaceDir(root);
-        await pauses.watchWorkspace(root);
+        await files.watchWorkspace(root);
       },
     });
     registry.restore(records);
     undo.push(async () => liveRegistry().stop());
-    await pauses.start();
-    undo.push(() => pauses.close());
+    await files.start();
+    undo.push(() => files.close());
     await registry.reconcile();
     for (const workspace of registry.all()) {
       const snapshot = workspace.snapshot();
-      // A crash between entering EVACUATE and the drain's first report: start it again.
+      // A drain interrupted by a crash resumes by itself (a paused one records where it stopped).
       if (stateOf(snapshot) === 'EVACUATE' && snapshot.context.blocked === null) drain.start(workspace.root);
     }
+    undo.push(() => drain.idle());
 
     let port = options.port;
     const startedAt = new Date(clock.now()).toISOString();
@@ -98,8 +132,11 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       })();
       return stopping;
     };
-    const service = createService({ registry, clock, stateDir: dir, info, requestStop: () => void stop() });
-    const server = buildServer({ service, token, port: () => port, logger, bodyLimit: config.body_limit_bytes });
+    const service = createService({ registry, drain, clock, stateDir: dir, info, requestStop: () => void stop() });
+    const ingest = createIngestService({ registry, clock, resolveRoot: cachedRootResolver(resolveRepoRoot), log: log.child({ module: 'ingest' }) });
+    const codex = await startCodexWatch({ stateDir: dir, env: process.env, ingest, clock, log: log.child({ module: 'codex' }) });
+    undo.push(() => codex.close());
+    const server = buildServer({ service, ingest, token, port: () => port, logger, bodyLimit: config.body_limit_bytes });
     undo.push(() => server.close());
 
     await server.listen({ host: LOOPBACK, port: options.port });
@@ -120,7 +157,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 
 /** `handoff daemon`: run in the foreground until SIGINT, SIGTERM or `handoff daemon stop`. */
 export async function runForeground(options: DaemonOptions, announce: (daemon: RunningDaemon) => void): Promise<void> {
-  const daemon = await startDaemon(options);
+  const daemon = await startDaemon({ ...options, killAfterStep: options.killAfterStep ?? killAfterStepFromEnv(process.env['HANDOFF_TEST_KILL_AFTER_STEP']) });
   const onSignal = (signal: NodeJS.Signals) => {
     daemon.logger.info({ signal }, 'signal received');
     void daemon.stop();

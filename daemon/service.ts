@@ -1,9 +1,11 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  checkCode,
   CODES,
   HandoffError,
   outcomeEnvelope,
+  stateOf,
   statusView,
   success,
   type Envelope,
@@ -15,10 +17,14 @@ import type {
   LeaseTokenBody,
   PauseBody,
   SignalBody,
+  NowBody,
   StageBody,
   WarningBody,
+  CapsuleBody,
 } from '../schemas/index.js';
+import { parseCapsule, readCapsule, writeCapsule } from './capsule/capsule-file.js';
 import type { Clock } from './clock.js';
+import type { DrainRunner } from './evacuation/index.js';
 import { resolveRepoRoot } from './git/index.js';
 import { writeFileAtomic } from './store/index.js';
 import type { WorkspaceRegistry } from './workspaces/registry.js';
@@ -34,6 +40,7 @@ export interface DaemonInfo {
 
 export interface ServiceDeps {
   readonly registry: WorkspaceRegistry;
+  readonly drain: DrainRunner;
   readonly clock: Clock;
   readonly stateDir: string;
   readonly info: () => DaemonInfo;
@@ -102,7 +109,44 @@ export function createService(deps: ServiceDeps) {
     },
 
     prepare: (body: StageBody) => send(body.repo, { type: 'PREPARE', reason: body.reason ?? null }),
-    now: (body: StageBody) => send(body.repo, { type: 'NOW', reason: body.reason ?? null }),
+    now: (body: NowBody) => send(body.repo, { type: 'NOW', reason: body.reason ?? null, wait: body.wait ?? true }),
+
+    /** The source agent finished its atomic step: the drain need not wait any longer. */
+    async drained(repo: string): Promise<Envelope> {
+      const root = await rootOf(repo);
+      const envelope = await send(repo, { type: 'DRAINED' });
+      deps.drain.start(root);
+      return envelope;
+    },
+
+    /** Clears a blocked reason and runs the drain again from its first unfinished step. */
+    async resume(repo: string): Promise<Envelope> {
+      const root = await rootOf(repo);
+      const envelope = await send(repo, { type: 'DRAIN_RESUME' });
+      if (!envelope.error) deps.drain.start(root);
+      return envelope;
+    },
+
+    async check(repo: string): Promise<Envelope> {
+      const workspace = await registry.open(await rootOf(repo));
+      const snapshot = workspace.snapshot();
+      return success(checkCode(snapshot, deps.drain.isRunning(workspace.root)), { ...statusView(snapshot, clock.now()), running: deps.drain.isRunning(workspace.root) });
+    },
+
+    async setCapsule(body: CapsuleBody): Promise<Envelope> {
+      const root = await rootOf(body.repo);
+      await registry.open(root);
+      const capsule = parseCapsule(body.capsule);
+      const sha256 = await writeCapsule(root, capsule);
+      const { outcome, snapshot } = await registry.dispatch(root, { type: 'CAPSULE_SET', capsule: { sha256, updated_at: iso(), error: null } });
+      return success('capsule_saved', { workspace: root, state: stateOf(snapshot), sha256, changed: outcome.changed, capsule });
+    },
+
+    async showCapsule(repo: string): Promise<Envelope> {
+      const root = await rootOf(repo);
+      const read = await readCapsule(root);
+      return success('capsule_shown', { workspace: root, ...read });
+    },
     acquire: (body: LeaseAcquireBody) => send(body.repo, { type: 'LEASE_ACQUIRE', executor: body.as }),
     renew: (body: LeaseTokenBody) => send(body.repo, { type: 'LEASE_RENEW', token: body.token }),
     release: (body: LeaseTokenBody) => send(body.repo, { type: 'LEASE_RELEASE', token: body.token }),

@@ -24,8 +24,18 @@ export const CODES = registry({
     summary: 'the reading was not credible (unknown percent, stale, window already reset) and changed nothing',
   },
   warning_recorded: { code: 'warning_recorded', status: 200, exit: 0, summary: 'a provider near-limit warning was recorded' },
+  ingested: {
+    code: 'ingested', status: 200, exit: 0,
+    summary: 'a raw payload was read by its adapter; data lists the readings recorded, unchanged or not credible, unknown metrics, warnings and events',
+  },
   prepare_entered: { code: 'prepare_entered', status: 200, exit: 0, summary: 'the workspace is in PREPARE' },
   evacuation_started: { code: 'evacuation_started', status: 200, exit: 0, summary: 'the workspace is in EVACUATE' },
+  handoff_ready: { code: 'handoff_ready', status: 200, exit: 0, summary: 'the work is recoverable from a verified checkpoint and the lease is on offer' },
+  capsule_saved: { code: 'capsule_saved', status: 200, exit: 0, summary: 'the capsule was validated and written to .session-handoff/capsule.json' },
+  capsule_shown: { code: 'capsule_shown', status: 200, exit: 0, summary: 'the capsule on disk, or null when there is none' },
+  check_clear: { code: 'check_clear', status: 200, exit: 0, summary: '`handoff check`: nothing is interrupted' },
+  resume_needed: { code: 'resume_needed', status: 200, exit: 1, summary: '`handoff check`: an evacuation stopped before it finished; run `handoff resume`' },
+  cycle_completed: { code: 'cycle_completed', status: 200, exit: 2, summary: '`handoff check`: the last cycle completed its evacuation (or closed)' },
   lease_shown: { code: 'lease_shown', status: 200, exit: 0, summary: 'the lease of a workspace' },
   lease_acquired: { code: 'lease_acquired', status: 200, exit: 0, summary: 'the lease was taken; data.token fences every later call' },
   lease_renewed: { code: 'lease_renewed', status: 200, exit: 0, summary: 'the holder renewed its lease' },
@@ -57,6 +67,8 @@ export const CODES = registry({
   // Temporary failures
   daemon_already_running: { code: 'daemon_already_running', status: 409, exit: 75, summary: 'another daemon already serves this state dir' },
   internal_error: { code: 'internal_error', status: 500, exit: 75, summary: 'the daemon failed unexpectedly; it logged the cause' },
+
+  drain_blocked: { code: 'drain_blocked', status: 409, exit: 75, summary: 'a drain step failed; nothing of the user was changed; fix the cause and run `handoff resume`' },
 
   // Denied
   unauthorized: { code: 'unauthorized', status: 401, exit: 77, summary: 'missing or wrong bearer token' },

@@ -1,5 +1,6 @@
 import type { ProviderWarning, Reading } from '../schemas/telemetry.schema.js';
 import type { PressurePolicy, Profile } from '../schemas/config.schema.js';
+import type { DrainStep, StepRecord } from './drain-plan.js';
 
 /**
  * Every event carries its time and six base32 characters of entropy, both made at the edge, so the
@@ -17,6 +18,14 @@ export interface PauseInfo {
   readonly path: string;
 }
 
+/** What the daemon knows of the agent's capsule file: when it last changed and whether it is valid. */
+export interface CapsuleState {
+  readonly sha256: string | null;
+  readonly updated_at: string;
+  /** null when valid; otherwise why the file was rejected (the previous valid content still counts). */
+  readonly error: string | null;
+}
+
 export type CheckpointMechanism = 'handoff_branch' | 'local_ref' | 'capsule_only';
 
 export interface VerifiedCheckpoint {
@@ -31,14 +40,20 @@ export type WorkspaceEvent =
   | (EventMeta & { type: 'READING'; reading: Reading })
   | (EventMeta & { type: 'WARNING'; warning: ProviderWarning })
   | (EventMeta & { type: 'PREPARE'; reason: string | null })
-  | (EventMeta & { type: 'NOW'; reason: string | null })
+  | (EventMeta & { type: 'NOW'; reason: string | null; wait: boolean })
   | (EventMeta & { type: 'PAUSE_SET'; scope: 'global' | 'workspace'; pause: PauseInfo | null })
   | (EventMeta & { type: 'CONFIG_SET'; policy: PressurePolicy; profile: Profile })
   | (EventMeta & { type: 'LEASE_ACQUIRE'; executor: string })
   | (EventMeta & { type: 'LEASE_RENEW'; token: number })
   | (EventMeta & { type: 'LEASE_RELEASE'; token: number })
   | (EventMeta & { type: 'LEASE_BREAK'; reason: string })
-  | (EventMeta & { type: 'DRAIN_BLOCKED'; reason: string })
+  | (EventMeta & { type: 'DRAIN_BLOCKED'; reason: string; step: DrainStep | null })
+  | (EventMeta & { type: 'DRAINED' })
+  | (EventMeta & { type: 'DRAIN_WAITED'; why: 'drained' | 'timeout' | 'no_wait' })
+  | (EventMeta & { type: 'DRAIN_STEP_DONE'; step: DrainStep; record: StepRecord })
+  | (EventMeta & { type: 'DRAIN_REVISION'; reason: string; previous_commit: string })
+  | (EventMeta & { type: 'DRAIN_RESUME' })
+  | (EventMeta & { type: 'CAPSULE_SET'; capsule: CapsuleState })
   | (EventMeta & { type: 'CHECKPOINT_VERIFIED'; checkpoint: VerifiedCheckpoint })
   | (EventMeta & { type: 'HANDOFF_ACCEPTED'; executor: string })
   | (EventMeta & { type: 'RETURN_READY'; token: number; checkpoint: VerifiedCheckpoint })

@@ -5,7 +5,8 @@ import type { Code } from './codes.js';
 import { formatCycleId } from './cycle-id.js';
 import * as leaseRules from './lease-rules.js';
 import { assess, credibility, describeReading, readingKey, type PressurePolicy } from './pressure-policy.js';
-import type { PauseInfo, VerifiedCheckpoint, WorkspaceEvent, WorkspaceEventType } from './workspace-events.js';
+import { newDrain, REVISION_STEPS, type DrainProgress } from './drain-plan.js';
+import type { CapsuleState, PauseInfo, VerifiedCheckpoint, WorkspaceEvent, WorkspaceEventType } from './workspace-events.js';
 
 export const STATES = [
   'NORMAL',
@@ -34,6 +35,7 @@ export interface Cycle {
   readonly profile: Profile;
   readonly checkpoint: VerifiedCheckpoint | null;
   readonly return_checkpoint: VerifiedCheckpoint | null;
+  readonly drain: DrainProgress;
 }
 
 /** What the last event did, for the caller: a registry code and whether anything changed. */
@@ -60,6 +62,7 @@ export interface WorkspaceContext {
   readonly cycle: Cycle | null;
   readonly blocked: string | null;
   readonly lease: leaseRules.LeaseState;
+  readonly capsule: CapsuleState | null;
   readonly outcome: Outcome;
 }
 
@@ -86,7 +89,7 @@ function refused(code: Code, message: string, hint: string): Outcome {
 const readingList = (context: WorkspaceContext): Reading[] => Object.values(context.readings);
 const assessNow = (context: WorkspaceContext) => assess(readingList(context), context.now, context.policy);
 
-function newCycle(context: WorkspaceContext, trigger: Trigger): Cycle {
+function newCycle(context: WorkspaceContext, trigger: Trigger, noWait = false): Cycle {
   return {
     id: formatCycleId(context.now, context.entropy),
     started_at: iso(context.now),
@@ -94,7 +97,13 @@ function newCycle(context: WorkspaceContext, trigger: Trigger): Cycle {
     profile: context.profile,
     checkpoint: null,
     return_checkpoint: null,
+    drain: newDrain('out', noWait),
   };
+}
+
+/** Applies `change` to the drain of the current cycle; the machine only calls it where a cycle exists. */
+function withDrain(context: WorkspaceContext, change: (drain: DrainProgress) => DrainProgress): Cycle | null {
+  return context.cycle === null ? null : { ...context.cycle, drain: change(context.cycle.drain) };
 }
 
 function telemetryTrigger(context: WorkspaceContext, line: number): Trigger {
@@ -108,7 +117,8 @@ function refuse(state: WorkspaceState, types: readonly WorkspaceEventType[]) {
   return Object.fromEntries(types.map((type) => [type, { actions: { type: 'replyWrongState' as const, params: { state } } }]));
 }
 
-const HANDOFF_EVENTS = ['DRAIN_BLOCKED', 'CHECKPOINT_VERIFIED', 'HANDOFF_ACCEPTED', 'RETURN_READY', 'RETURN_ACCEPTED', 'CLOSE_ONE_WAY'] as const;
+const DRAIN_EVENTS = ['DRAIN_BLOCKED', 'DRAINED', 'DRAIN_WAITED', 'DRAIN_STEP_DONE', 'DRAIN_REVISION', 'DRAIN_RESUME', 'CHECKPOINT_VERIFIED'] as const;
+const HANDOFF_EVENTS = [...DRAIN_EVENTS, 'HANDOFF_ACCEPTED', 'RETURN_READY', 'RETURN_ACCEPTED', 'CLOSE_ONE_WAY'] as const;
 
 const HINT_BY_STATE: Record<WorkspaceState, string> = {
   NORMAL: 'nothing to hand off yet: `handoff now` starts an evacuation',
@@ -172,7 +182,7 @@ export const workspaceMachine = setup({
     startManualCycle: assign(({ context, event }) => {
       assertEvent(event, 'NOW');
       return {
-        cycle: newCycle(context, { kind: 'manual', reason: event.reason ?? 'handoff now', readings: assessNow(context).pressing }),
+        cycle: newCycle(context, { kind: 'manual', reason: event.reason ?? 'handoff now', readings: assessNow(context).pressing }, !event.wait),
         blocked: null,
         outcome: done('evacuation_started'),
       };
@@ -231,7 +241,44 @@ export const workspaceMachine = setup({
     }),
     recordBlocked: assign(({ event }) => {
       assertEvent(event, 'DRAIN_BLOCKED');
-      return { blocked: event.reason, outcome: done('ok', { blocked: event.reason }) };
+      return { blocked: event.reason, outcome: done('drain_blocked', { blocked: event.reason, step: event.step }) };
+    }),
+    recordDrained: assign(({ context }) => ({
+      cycle: withDrain(context, (drain) => ({ ...drain, drained_at: drain.drained_at ?? iso(context.now) })),
+      outcome: done('ok', null, context.cycle?.drain.drained_at == null),
+    })),
+    recordWaited: assign(({ context, event }) => {
+      assertEvent(event, 'DRAIN_WAITED');
+      return { cycle: withDrain(context, (drain) => ({ ...drain, waited: { at: iso(context.now), why: event.why }, revision_at: iso(context.now) })), outcome: done('ok') };
+    }),
+    recordStep: assign(({ context, event }) => {
+      assertEvent(event, 'DRAIN_STEP_DONE');
+      const cycle = withDrain(context, (drain) => ({
+        ...drain,
+        steps: { ...drain.steps, [event.step]: event.record },
+        manifests: event.step === 'package' && event.record.sha256 !== null ? [...drain.manifests, event.record.sha256] : drain.manifests,
+      }));
+      return { cycle, blocked: null, outcome: done('ok', { step: event.step }) };
+    }),
+    startRevision: assign(({ context, event }) => {
+      assertEvent(event, 'DRAIN_REVISION');
+      const cycle = withDrain(context, (drain) => ({
+        ...drain,
+        revision: drain.revision + 1,
+        revision_at: iso(context.now),
+        previous_commit: event.previous_commit,
+        steps: Object.fromEntries(Object.entries(drain.steps).filter(([step]) => !(REVISION_STEPS as readonly string[]).includes(step))),
+      }));
+      return { cycle, outcome: done('ok', { reason: event.reason }) };
+    }),
+    clearBlocked: assign(({ context }) => ({
+      blocked: null,
+      outcome: { ...done('ok', { was_blocked: context.blocked }, context.blocked !== null), message: context.blocked === null ? 'nothing was blocked' : null },
+    })),
+    recordCapsule: assign(({ context, event }) => {
+      assertEvent(event, 'CAPSULE_SET');
+      const same = context.capsule?.sha256 === event.capsule.sha256 && context.capsule?.error === event.capsule.error;
+      return { capsule: event.capsule, outcome: done('ok', null, !same) };
     }),
     recordUnverified: assign({
       blocked: 'the checkpoint is not verified recoverable',
@@ -287,6 +334,7 @@ export const workspaceMachine = setup({
     cycle: null,
     blocked: null,
     lease: leaseRules.FREE_LEASE,
+    capsule: null,
     outcome: done('ok', null, false),
   }),
   // Events that mean the same in every state; states override where they move.
@@ -299,6 +347,7 @@ export const workspaceMachine = setup({
     LEASE_RENEW: { actions: ['stamp', 'leaseRenew'] },
     LEASE_RELEASE: { actions: ['stamp', 'leaseRelease'] },
     LEASE_BREAK: { actions: ['stamp', 'leaseBreak'] },
+    CAPSULE_SET: { actions: ['stamp', 'recordCapsule'] },
   },
   states: {
     NORMAL: {
@@ -339,6 +388,11 @@ export const workspaceMachine = setup({
         ...refuse('EVACUATE', ['PREPARE', 'HANDOFF_ACCEPTED', 'RETURN_READY', 'RETURN_ACCEPTED', 'CLOSE_ONE_WAY']),
         NOW: { actions: ['stamp', 'replyAlreadyEvacuating'] },
         DRAIN_BLOCKED: { actions: ['stamp', 'recordBlocked'] },
+        DRAINED: { actions: ['stamp', 'recordDrained'] },
+        DRAIN_WAITED: { actions: ['stamp', 'recordWaited'] },
+        DRAIN_STEP_DONE: { actions: ['stamp', 'recordStep'] },
+        DRAIN_REVISION: { actions: ['stamp', 'startRevision'] },
+        DRAIN_RESUME: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { actions: ['stamp', 'clearBlocked'] }],
         CHECKPOINT_VERIFIED: [
           { guard: 'checkpointVerified', target: 'HANDOFF_READY', actions: ['stamp', 'offerLease'] },
           { actions: ['stamp', 'recordUnverified'] },
@@ -348,7 +402,7 @@ export const workspaceMachine = setup({
     HANDOFF_READY: {
       entry: 'enterStage',
       on: {
-        ...refuse('HANDOFF_READY', ['PREPARE', 'NOW', 'DRAIN_BLOCKED', 'CHECKPOINT_VERIFIED', 'RETURN_READY', 'RETURN_ACCEPTED', 'CLOSE_ONE_WAY']),
+        ...refuse('HANDOFF_READY', ['PREPARE', 'NOW', ...DRAIN_EVENTS, 'RETURN_READY', 'RETURN_ACCEPTED', 'CLOSE_ONE_WAY']),
         HANDOFF_ACCEPTED: [
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { target: 'TAKEOVER', actions: ['stamp', 'grantAccepted'] },
@@ -358,7 +412,7 @@ export const workspaceMachine = setup({
     TAKEOVER: {
       entry: 'enterStage',
       on: {
-        ...refuse('TAKEOVER', ['PREPARE', 'NOW', 'CHECKPOINT_VERIFIED', 'HANDOFF_ACCEPTED', 'RETURN_ACCEPTED']),
+        ...refuse('TAKEOVER', ['PREPARE', 'NOW', 'DRAINED', 'DRAIN_WAITED', 'DRAIN_STEP_DONE', 'DRAIN_REVISION', 'DRAIN_RESUME', 'CHECKPOINT_VERIFIED', 'HANDOFF_ACCEPTED', 'RETURN_ACCEPTED']),
         // The return leg's drain reports here when it cannot finish.
         DRAIN_BLOCKED: { actions: ['stamp', 'recordBlocked'] },
         RETURN_READY: [
@@ -376,7 +430,7 @@ export const workspaceMachine = setup({
     RETURN_HANDOFF_READY: {
       entry: 'enterStage',
       on: {
-        ...refuse('RETURN_HANDOFF_READY', ['PREPARE', 'NOW', 'DRAIN_BLOCKED', 'CHECKPOINT_VERIFIED', 'HANDOFF_ACCEPTED', 'RETURN_READY', 'CLOSE_ONE_WAY']),
+        ...refuse('RETURN_HANDOFF_READY', ['PREPARE', 'NOW', ...DRAIN_EVENTS, 'HANDOFF_ACCEPTED', 'RETURN_READY', 'CLOSE_ONE_WAY']),
         RETURN_ACCEPTED: [
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { target: 'CLOSED', actions: ['stamp', 'grantAccepted'] },

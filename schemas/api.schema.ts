@@ -32,6 +32,9 @@ export const WarningBodySchema = body({
 });
 
 export const StageBodySchema = body({ repo: Repo, reason: Type.Optional(Reason) });
+/** `wait: false` is `handoff now --no-wait`: do not wait for the agent's `handoff drained`. */
+export const NowBodySchema = body({ repo: Repo, reason: Type.Optional(Reason), wait: Type.Optional(Type.Boolean()) });
+export const CapsuleBodySchema = body({ repo: Repo, capsule: Type.Unknown() });
 
 export const LeaseAcquireBodySchema = body({ repo: Repo, as: ExecutorIdSchema });
 export const LeaseTokenBodySchema = body({ repo: Repo, token: LeaseTokenSchema });
@@ -47,6 +50,8 @@ export type RepoQuery = Static<typeof RepoQuerySchema>;
 export type SignalBody = Static<typeof SignalBodySchema>;
 export type WarningBody = Static<typeof WarningBodySchema>;
 export type StageBody = Static<typeof StageBodySchema>;
+export type NowBody = Static<typeof NowBodySchema>;
+export type CapsuleBody = Static<typeof CapsuleBodySchema>;
 export type LeaseAcquireBody = Static<typeof LeaseAcquireBodySchema>;
 export type LeaseTokenBody = Static<typeof LeaseTokenBodySchema>;
 export type LeaseBreakBody = Static<typeof LeaseBreakBodySchema>;

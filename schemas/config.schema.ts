@@ -20,6 +20,15 @@ export const ConfigSchema = Type.Object(
     pressure: PressurePolicySchema,
     profile: ProfileSchema,
     drain_timeout_seconds: Type.Integer({ minimum: 0, maximum: 3600, default: 60 }),
+    validation: Type.Object(
+      {
+        /** The minimal check the drain runs (`sh -c`); null: recorded as not_run, never as passed. */
+        command: Type.Union([Type.String({ minLength: 1, maxLength: 4000 }), Type.Null()], { default: null }),
+        timeout_seconds: Type.Integer({ minimum: 1, maximum: 3600, default: 300 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    git_timeout_seconds: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
     body_limit_bytes: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 65_536 }),
   },
   { additionalProperties: false },

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerCapsule } from './commands/capsule.js';
 import { registerDaemon } from './commands/daemon.js';
 import { registerLease } from './commands/lease.js';
 import { registerObserve } from './commands/observe.js';
@@ -17,6 +18,7 @@ export function buildProgram(version: string): Command {
   registerDaemon(program);
   registerObserve(program);
   registerStages(program);
+  registerCapsule(program);
   registerLease(program);
   registerPause(program);
   for (const command of program.commands) inheritExit(command);

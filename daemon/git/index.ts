@@ -1,2 +1,5 @@
-export { gitClient, NON_INTERACTIVE_ENV } from './git-client.js';
-export { infoExcludePath, resolveRepoRoot } from './repo-root.js';
+export { chooseRemote, inspectRepository, parseStatus } from './inspect.js';
+export { publishRef, type PublishResult } from './publish.js';
+export { gitPath, resolveRepoRoot } from './repo-root.js';
+export { git, gitEnv, GitError, NO_PROMPT_CONFIG, runGit, type GitResult } from './run-git.js';
+export { currentRef, snapshotWorkTree, workTreeTree, type SnapshotResult } from './snapshot.js';

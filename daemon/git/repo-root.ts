@@ -1,7 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { HandoffError } from '../../protocol/index.js';
-import { gitClient } from './git-client.js';
+import { git, GitError } from './run-git.js';
 
 function notARepository(dir: string, why: string): HandoffError {
   return new HandoffError('not_a_repository', `${dir} is not inside a git repository (${why})`, 'run the command inside a git work tree, or pass --repo DIR');
@@ -20,16 +20,16 @@ export async function resolveRepoRoot(dir: string): Promise<string> {
   }
   let top: string;
   try {
-    top = (await gitClient(real).revparse(['--show-toplevel'])).trim();
+    top = await git(['rev-parse', '--show-toplevel'], { cwd: real, timeoutMs: 10_000 });
   } catch (error) {
-    throw notARepository(dir, (error as Error).message.split('\n')[0] ?? 'git failed');
+    if (!(error instanceof GitError)) throw error;
+    throw notARepository(dir, error.result.stderr.trim().split('\n')[0] ?? 'git failed');
   }
   if (top === '') throw notARepository(dir, 'a bare repository has no work tree');
   return realpath(top);
 }
 
-/** `.git/info/exclude` of the repository (the common dir's, for linked worktrees). */
-export async function infoExcludePath(root: string): Promise<string> {
-  const path = (await gitClient(root).revparse(['--path-format=absolute', '--git-path', 'info/exclude'])).trim();
-  return path;
+/** A path inside the git dir (the common dir's for linked worktrees), e.g. `info/exclude`. */
+export async function gitPath(root: string, name: string): Promise<string> {
+  return git(['rev-parse', '--path-format=absolute', '--git-path', name], { cwd: root, timeoutMs: 10_000 });
 }

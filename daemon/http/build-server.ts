@@ -1,9 +1,12 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { IngestService } from '../ingest/index.js';
 import type { Logger } from '../logger.js';
 import type { Service } from '../service.js';
 import { createAjv } from '../validation.js';
 import { registerErrorHandling } from './errors.js';
+import { capsuleRoutes } from './routes/capsule.js';
 import { daemonRoutes } from './routes/daemon.js';
+import { ingestRoutes } from './routes/ingest.js';
 import { leaseRoutes } from './routes/lease.js';
 import { pauseRoutes } from './routes/pause.js';
 import { signalRoutes } from './routes/signals.js';
@@ -13,6 +16,7 @@ import { registerSecurity } from './security.js';
 
 export interface ServerDeps {
   readonly service: Service;
+  readonly ingest: IngestService;
   readonly token: string;
   readonly port: () => number;
   readonly logger: Logger;
@@ -40,8 +44,10 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   statusRoutes(app, deps.service);
   signalRoutes(app, deps.service);
   stageRoutes(app, deps.service);
+  capsuleRoutes(app, deps.service);
   leaseRoutes(app, deps.service);
   pauseRoutes(app, deps.service);
   daemonRoutes(app, deps.service);
+  ingestRoutes(app, deps.ingest);
   return app;
 }

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { HandoffError, isHandoffError } from '../../protocol/errors.js';
 import { fsyncDir, writeFileAtomic } from './atomic-write.js';
 import { isErrno } from './errno.js';
-import { shellQuote } from './shell-quote.js';
+import { shellQuote } from '../../protocol/shell-quote.js';
 
 export const DAEMON_INFO_FILE = 'daemon.json';
 const INFO_MODE = 0o600;

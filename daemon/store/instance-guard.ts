@@ -6,7 +6,7 @@ import { HandoffError } from '../../protocol/errors.js';
 import { AlreadyExistsError, fsyncDir, siblingTempPath, writeFileCreateOnce } from './atomic-write.js';
 import { isErrno } from './errno.js';
 import { isProcessAlive } from './process-liveness.js';
-import { shellQuote } from './shell-quote.js';
+import { shellQuote } from '../../protocol/shell-quote.js';
 
 export const LOCK_FILE = 'daemon.lock';
 const LOCK_MODE = 0o600;

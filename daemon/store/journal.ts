@@ -5,7 +5,7 @@ import { HandoffError } from '../../protocol/errors.js';
 import { fsyncDir } from './atomic-write.js';
 import { isErrno } from './errno.js';
 import { encodeLine, scanJournal, type TornTail } from './journal-format.js';
-import { shellQuote } from './shell-quote.js';
+import { shellQuote } from '../../protocol/shell-quote.js';
 
 export const DEFAULT_MAX_RECORD_BYTES = 256 * 1024;
 const FILE_MODE = 0o600;

@@ -1,6 +1,6 @@
 import type { BigIntStats, Stats } from 'node:fs';
 import { HandoffError } from '../../protocol/errors.js';
-import { shellQuote } from './shell-quote.js';
+import { shellQuote } from '../../protocol/shell-quote.js';
 
 /** Bits that give the group or others any access; the state dir and token must have none. */
 const SHARED_BITS = 0o077;

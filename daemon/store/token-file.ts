@@ -5,7 +5,7 @@ import { HandoffError } from '../../protocol/errors.js';
 import { AlreadyExistsError, writeFileCreateOnce } from './atomic-write.js';
 import { isErrno } from './errno.js';
 import { assertPrivate } from './private-path.js';
-import { shellQuote } from './shell-quote.js';
+import { shellQuote } from '../../protocol/shell-quote.js';
 
 const TOKEN_BYTES = 32;
 const TOKEN_MODE = 0o600;

@@ -1,6 +1,6 @@
 import { mkdir, readFile, appendFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { infoExcludePath } from '../git/index.js';
+import { gitPath } from '../git/index.js';
 
 export const WORKSPACE_DIR = '.session-handoff';
 export const PAUSE_FILE = 'PAUSE';
@@ -15,7 +15,7 @@ export const workspacePauseFile = (root: string): string => join(root, WORKSPACE
  */
 export async function ensureWorkspaceDir(root: string): Promise<void> {
   await mkdir(workspaceDir(root), { recursive: true, mode: 0o700 });
-  const exclude = await infoExcludePath(root);
+  const exclude = await gitPath(root, 'info/exclude');
   let current = '';
   try {
     current = await readFile(exclude, 'utf8');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
+import { cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
 import { tempRepo } from '../support/git.js';
 
 let daemon: DaemonProcess;
@@ -85,31 +85,35 @@ describe('handoff status and signals against a real daemon', () => {
     expect(await state(repo)).toBe('NORMAL');
   });
 
-  it('a provider warning goes straight to EVACUATE and the drain says it is not available', async () => {
+  it('a provider warning goes straight to EVACUATE, where the drain waits for `handoff drained`', async () => {
     const repo = tempRepo();
     const result = await cli(daemon.stateDir, ['signal', '--json', '--source', 'claude-hook', '--warning', '429 rate limited', '--kind', 'rate_limit'], repo);
     expect(result.json).toMatchObject({ code: 'warning_recorded', data: { state: 'EVACUATE' } });
     const status = await cli(daemon.stateDir, ['status', '--json'], repo);
-    expect(status.json.data?.['cycle']).toMatchObject({ trigger: { kind: 'provider_warning' } });
-    // Never HANDOFF_READY without a checkpoint: the drain reports why it is stuck.
-    const { until } = await import('../support/daemon.js');
-    const blocked = await until('blocked reason', async () => {
+    expect(status.json.data?.['cycle']).toMatchObject({ trigger: { kind: 'provider_warning' }, drain: { waited: null, no_wait: false } });
+    // Waiting for the agent is not an interruption.
+    expect((await cli(daemon.stateDir, ['check', '--json'], repo)).code).toBe(0);
+    expect((await cli(daemon.stateDir, ['drained', '--json'], repo)).code).toBe(0);
+    const ready = await until('HANDOFF_READY', async () => {
       const s = await cli(daemon.stateDir, ['status', '--json'], repo);
-      return (s.json.data?.['blocked'] as string | null) ?? undefined;
+      return s.json.data?.['state'] === 'HANDOFF_READY' ? s.json.data : undefined;
     });
-    expect(blocked).toMatch(/drain not available/);
+    expect(ready['cycle']).toMatchObject({ drain: { waited: { why: 'drained' } } });
+    expect((await cli(daemon.stateDir, ['check', '--json'], repo)).code).toBe(2);
   });
 
-  it('handoff prepare and handoff now move by hand; status for humans names the next step', async () => {
+  it('handoff prepare and handoff now --no-wait move by hand; status for humans names the next step', async () => {
     const repo = tempRepo();
     expect((await cli(daemon.stateDir, ['prepare', '--json', '--reason', 'long refactor'], repo)).json).toMatchObject({ code: 'prepare_entered', data: { state: 'PREPARE' } });
-    expect((await cli(daemon.stateDir, ['now', '--json', '--reason', 'machine must go'], repo)).json).toMatchObject({ code: 'evacuation_started', data: { state: 'EVACUATE' } });
+    const now = await cli(daemon.stateDir, ['now', '--json', '--no-wait', '--reason', 'machine must go'], repo);
+    expect(now.code).toBe(0);
+    expect(now.json).toMatchObject({ code: 'handoff_ready', data: { state: 'HANDOFF_READY' } });
     const again = await cli(daemon.stateDir, ['prepare', '--json'], repo);
     expect(again.code).toBe(10);
     expect(again.json.code).toBe('wrong_state');
     const human = await cli(daemon.stateDir, ['status'], repo);
     expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(/state\s+EVACUATE/);
+    expect(human.stdout).toMatch(/state\s+HANDOFF_READY/);
     expect(human.stdout).toMatch(/manual: machine must go/);
     expect(human.stdout).toMatch(/^next\s+/m);
   });

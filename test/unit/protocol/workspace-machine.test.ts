@@ -131,10 +131,10 @@ describe('manual and provider triggers', () => {
     expect(h.send({ type: 'PREPARE', reason: 'long task ahead' }).code).toBe('prepare_entered');
     expect(h.state).toBe('PREPARE');
     expect(h.send({ type: 'PREPARE', reason: null }).changed).toBe(false);
-    expect(h.send({ type: 'NOW', reason: 'leaving' }).code).toBe('evacuation_started');
+    expect(h.send({ type: 'NOW', reason: 'leaving', wait: true }).code).toBe('evacuation_started');
     expect(h.state).toBe('EVACUATE');
     expect(h.context.cycle?.trigger).toEqual({ kind: 'manual', reason: 'leaving', readings: [] });
-    expect(h.send({ type: 'NOW', reason: null }).changed).toBe(false);
+    expect(h.send({ type: 'NOW', reason: null, wait: true }).changed).toBe(false);
     expect(h.send({ type: 'PREPARE', reason: null }).code).toBe('wrong_state');
   });
 
@@ -158,7 +158,7 @@ describe('pause', () => {
     h.send({ type: 'PAUSE_SET', scope: 'workspace', pause });
     expect(h.reading('five_hour', 95).code).toBe('reading_recorded');
     expect(h.state).toBe('NORMAL');
-    expect(h.send({ type: 'NOW', reason: null }).code).toBe('paused_denied');
+    expect(h.send({ type: 'NOW', reason: null, wait: true }).code).toBe('paused_denied');
     expect(h.send({ type: 'PREPARE', reason: null }).code).toBe('paused_denied');
     h.send({ type: 'PAUSE_SET', scope: 'workspace', pause: null });
     expect(h.state).toBe('EVACUATE');
@@ -180,7 +180,7 @@ describe('the handoff path', () => {
   function ready(profile: 'emergency-return' | 'one-way' = 'emergency-return') {
     const h = new Harness(undefined, profile);
     h.send({ type: 'LEASE_ACQUIRE', executor: 'primary' });
-    h.send({ type: 'NOW', reason: null });
+    h.send({ type: 'NOW', reason: null, wait: true });
     return h;
   }
 
@@ -189,7 +189,7 @@ describe('the handoff path', () => {
     const outcome = h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: { ...verified, verified: false } });
     expect(outcome.changed).toBe(false);
     expect(h.state).toBe('EVACUATE');
-    h.send({ type: 'DRAIN_BLOCKED', reason: 'push rejected' });
+    h.send({ type: 'DRAIN_BLOCKED', reason: 'push rejected', step: 'publish' });
     expect(h.context.blocked).toBe('push rejected');
   });
 

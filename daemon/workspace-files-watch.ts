@@ -4,10 +4,13 @@ import { watch, type FSWatcher } from 'chokidar';
 import type { PauseInfo } from '../protocol/index.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
+import { CAPSULE_FILE } from './capsule/capsule-file.js';
 import { PAUSE_FILE, workspaceDir, workspacePauseFile } from './workspaces/workspace-dir.js';
 
-export interface PauseTarget {
+export interface WatchTarget {
   setPause(scope: 'global' | 'workspace', root: string | null, pause: PauseInfo | null): Promise<void>;
+  /** The agent wrote `.session-handoff/capsule.json` itself (not through `handoff capsule set`). */
+  capsuleChanged(root: string): Promise<void>;
 }
 
 /** The kill switch is a file: its presence pauses, its removal resumes, whoever creates it. */
@@ -25,14 +28,17 @@ export async function readPause(path: string, clock: Clock): Promise<PauseInfo |
   return { reason: reason === '' ? null : reason, since: new Date(clock.now()).toISOString(), path };
 }
 
-/** Watches the global PAUSE in the state dir and each workspace's `.session-handoff/PAUSE`. */
-export class PauseWatcher {
+/**
+ * Watches the global PAUSE in the state dir and, in each workspace's `.session-handoff/`, the PAUSE
+ * file and the agent's capsule. Events touch nothing else; the directories are watched one level deep.
+ */
+export class WorkspaceFilesWatcher {
   private watcher: FSWatcher | null = null;
   private chain: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly stateDir: string,
-    private readonly target: PauseTarget,
+    private readonly target: WatchTarget,
     private readonly clock: Clock,
     private readonly log: Logger,
   ) {}
@@ -61,25 +67,25 @@ export class PauseWatcher {
 
   private irrelevant(path: string): boolean {
     const name = basename(path);
-    // Keep the watched directories themselves; of their entries only PAUSE matters.
-    return name !== PAUSE_FILE && path !== this.stateDir && name !== '.session-handoff';
+    // Keep the watched directories themselves; of their entries only PAUSE and the capsule matter.
+    return name !== PAUSE_FILE && name !== CAPSULE_FILE && path !== this.stateDir && name !== '.session-handoff';
   }
 
   private changed(path: string): void {
-    if (basename(path) !== PAUSE_FILE) return;
-    void this.refresh(path);
+    if (basename(path) === PAUSE_FILE) void this.refresh(path);
+    else if (basename(path) === CAPSULE_FILE && dirname(path) !== this.stateDir) this.enqueue(path, () => this.target.capsuleChanged(dirname(dirname(path))));
   }
 
   private refresh(path: string): Promise<void> {
     const dir = dirname(path);
     const scope = dir === this.stateDir ? 'global' : 'workspace';
     const root = scope === 'global' ? null : dirname(dir);
-    this.chain = this.chain
-      .then(async () => {
-        const pause = await readPause(path, this.clock);
-        await this.target.setPause(scope, root, pause);
-      })
-      .catch((error: unknown) => this.log.error({ err: error, path }, 'could not apply a PAUSE change'));
+    return this.enqueue(path, async () => this.target.setPause(scope, root, await readPause(path, this.clock)));
+  }
+
+  /** One change at a time, in the order seen, so a quick create-then-remove ends as removed. */
+  private enqueue(path: string, apply: () => Promise<void>): Promise<void> {
+    this.chain = this.chain.then(apply).catch((error: unknown) => this.log.error({ err: error, path }, 'could not apply a file change'));
     return this.chain;
   }
 }

@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { HandoffError } from '../../protocol/index.js';
+import { CapsuleSchema, type Capsule } from '../../schemas/index.js';
+import { writeFileAtomic } from '../store/index.js';
+import { createAjv, describeErrors } from '../validation.js';
+import { workspaceDir } from '../workspaces/workspace-dir.js';
+
+export const CAPSULE_FILE = 'capsule.json';
+export const capsulePath = (root: string): string => join(workspaceDir(root), CAPSULE_FILE);
+
+const validate = createAjv().compile<Capsule>(CapsuleSchema);
+
+/** Validates (filling defaults) or throws `invalid_body` naming the field. */
+export function parseCapsule(value: unknown): Capsule {
+  const copy = structuredClone(value);
+  if (!validate(copy)) {
+    throw new HandoffError('invalid_body', describeErrors(validate.errors, 'capsule'), 'see `handoff capsule show` of a valid capsule, or CONTRACT.md for the fields');
+  }
+  return copy;
+}
+
+export interface CapsuleRead {
+  readonly capsule: Capsule | null;
+  readonly sha256: string | null;
+  /** Why the file on disk is not a valid capsule, or null. */
+  readonly error: string | null;
+}
+
+/** The agent's capsule as it is on disk now; a missing file is `capsule: null`, not an error. */
+export async function readCapsule(root: string): Promise<CapsuleRead> {
+  let text: string;
+  try {
+    text = await readFile(capsulePath(root), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { capsule: null, sha256: null, error: null };
+    return { capsule: null, sha256: null, error: `unreadable: ${(error as NodeJS.ErrnoException).code ?? 'error'}` };
+  }
+  const sha256 = createHash('sha256').update(text).digest('hex');
+  try {
+    return { capsule: parseCapsule(JSON.parse(text)), sha256, error: null };
+  } catch (error) {
+    return { capsule: null, sha256, error: (error as Error).message };
+  }
+}
+
+export async function writeCapsule(root: string, capsule: Capsule): Promise<string> {
+  const text = `${JSON.stringify(capsule, null, 2)}\n`;
+  await writeFileAtomic(capsulePath(root), text, 0o600);
+  return createHash('sha256').update(text).digest('hex');
+}

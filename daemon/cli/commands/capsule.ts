@@ -1,0 +1,36 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { action, usage } from '../context.js';
+
+async function readInput(file: string | undefined): Promise<string> {
+  if (file !== undefined) return readFile(file, 'utf8');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function registerCapsule(program: Command): void {
+  const capsule = program.command('capsule').description("the agent's continuation capsule: objective, decisions, the one next action");
+
+  capsule
+    .command('set')
+    .description('validate and store the capsule (JSON) from --file or stdin')
+    .option('--file <path>', 'read the capsule from this file instead of stdin')
+    .action(
+      action(async (ctx, options: { file?: string }) => {
+        const text = await readInput(options.file);
+        let value: unknown;
+        try {
+          value = JSON.parse(text);
+        } catch (error) {
+          usage(`the capsule is not valid JSON: ${(error as Error).message}`, 'give one JSON object with the capsule fields');
+        }
+        return ctx.call({ method: 'POST', path: '/v1/capsule', body: { repo: ctx.repo, capsule: value } });
+      }),
+    );
+
+  capsule
+    .command('show')
+    .description('print the capsule on disk')
+    .action(action((ctx) => ctx.call({ method: 'GET', path: '/v1/capsule', query: { repo: ctx.repo } }), (data: { capsule: unknown; error: string | null }) => (data.error ? `invalid capsule: ${data.error}` : JSON.stringify(data.capsule, null, 2))));
+}

@@ -1,0 +1,52 @@
+import type { DaemonAnswer } from './lean-client.js';
+
+/** The tools whose effect on files is known from their name; see GUARDED_TOOLS_MATCHER for why not Bash. */
+export const GUARDED_TOOLS: ReadonlySet<string> = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
+
+/**
+ * From EVACUATE on, the work tree belongs to the checkpoint and then to the lease holder. CLOSED is
+ * not listed: the cycle is over and the next reading starts a new one in NORMAL.
+ */
+const WHAT_TO_DO: Readonly<Record<string, string>> = {
+  EVACUATE: 'The daemon is checkpointing the work tree: finish your current step without changing files, refresh the capsule, then run `handoff drained`.',
+  HANDOFF_READY: 'The work is handed off and frozen; a receiver takes it over with `handoff accept`. Read .session-handoff/CYCLE/HANDOFF.md.',
+  TAKEOVER: 'Another executor holds the lease and works here; it hands back with `handoff return`.',
+  RETURN_HANDOFF_READY: 'The work was handed back; the primary takes it with `handoff accept CYCLE --return --as EXECUTOR`.',
+};
+
+export type GuardVerdict = { readonly allow: true; readonly note: string | null } | { readonly allow: false; readonly reason: string };
+
+interface StatusOutline {
+  readonly workspace?: unknown;
+  readonly state?: unknown;
+  readonly cycle?: { readonly id?: unknown } | null;
+  readonly lease?: { readonly holder?: { readonly executor?: unknown } | null };
+}
+
+/**
+ * Deny a file-changing tool to a session that does not hold the lease once the repository is past
+ * PREPARE; allow everything else. Without an answer the guard allows: it is a seatbelt, the lease is
+ * the authority, and a stopped daemon must not lock every editor on the machine. It says so.
+ */
+export function guardVerdict(session: string | null, answer: DaemonAnswer): GuardVerdict {
+  if (answer.kind === 'down') return { allow: true, note: 'handoff: daemon down; the lease guard is not enforcing' };
+  if (answer.kind === 'timeout') return { allow: true, note: 'handoff: daemon not answering; the lease guard is not enforcing' };
+  const { envelope } = answer;
+  // Outside a repository there is no lease to hold.
+  if (envelope.error !== undefined || envelope.data === null) {
+    return { allow: true, note: envelope.code === 'not_a_repository' ? null : `handoff: ${envelope.error?.message ?? envelope.code}` };
+  }
+  const status = envelope.data as StatusOutline;
+  const state = String(status.state);
+  const todo = WHAT_TO_DO[state];
+  if (todo === undefined) return { allow: true, note: null };
+  const holder = status.lease?.holder?.executor;
+  if (typeof holder === 'string' && holder === session) return { allow: true, note: null };
+  const cycle = typeof status.cycle?.id === 'string' ? status.cycle.id : 'CYCLE';
+  const who = typeof holder === 'string' ? `the lease is held by '${holder}'` : 'nobody holds the lease';
+  return {
+    allow: false,
+    reason: `session-handoff: ${String(status.workspace)} is in ${state}, and this session (${session ?? 'unknown'}) does not hold its lease (${who}). `
+      + `Only the lease holder may change files now. ${todo.replaceAll('CYCLE', cycle)} Do not work around this with shell commands.`,
+  };
+}

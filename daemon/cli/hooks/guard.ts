@@ -1,0 +1,62 @@
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { HookContext } from './hook-context.js';
+import { STDIN_TIMEOUT_MS } from './hook-context.js';
+import { GUARDED_TOOLS, guardVerdict } from './guard-verdict.js';
+import { askDaemon } from './lean-client.js';
+import { readStdin } from './stdin.js';
+
+/** A tool call waits on this; the daemon answers a status in milliseconds when it is alive. */
+const DAEMON_DEADLINE_MS = 2000;
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The repository the tool would change: the file's, which may differ from the session's cwd. */
+function targetDir(payload: Json): string {
+  const cwd = typeof payload['cwd'] === 'string' ? payload['cwd'] : process.cwd();
+  const input = isObject(payload['tool_input']) ? payload['tool_input'] : {};
+  const file = input['file_path'] ?? input['notebook_path'];
+  let dir = typeof file === 'string' && file !== '' ? dirname(resolve(cwd, file)) : cwd;
+  // Write may create directories: the nearest one that exists already belongs to the repository.
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
+function parse(text: string): Json | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isObject(value) ? value : null;
+  } catch (error) {
+    if (error instanceof SyntaxError) return null;
+    throw error;
+  }
+}
+
+/**
+ * `handoff hook claude-guard` (PreToolUse): prints Claude Code's JSON decision. `{}` defers to the
+ * user's own permission rules; an explicit "allow" would skip them, so the guard never says it.
+ */
+export async function guardHook(ctx: HookContext): Promise<void> {
+  const payload = parse(await readStdin(STDIN_TIMEOUT_MS));
+  if (payload === null) {
+    ctx.err('handoff: the PreToolUse payload is not a JSON object; the lease guard is not enforcing');
+    ctx.out('{}');
+    return;
+  }
+  if (typeof payload['tool_name'] !== 'string' || !GUARDED_TOOLS.has(payload['tool_name'])) {
+    ctx.out('{}');
+    return;
+  }
+  const query = new URLSearchParams({ repo: targetDir(payload) }).toString();
+  const answer = await askDaemon(ctx.stateDir, { method: 'GET', path: `/v1/status?${query}` }, DAEMON_DEADLINE_MS);
+  const session = typeof payload['session_id'] === 'string' && payload['session_id'] !== '' ? payload['session_id'] : null;
+  const verdict = guardVerdict(session, answer);
+  if (verdict.allow) {
+    if (verdict.note !== null) ctx.err(verdict.note);
+    ctx.out('{}');
+    return;
+  }
+  ctx.out(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: verdict.reason } }));
+}

@@ -1,0 +1,21 @@
+import { runChained } from './chain.js';
+import type { HookContext } from './hook-context.js';
+import { STDIN_TIMEOUT_MS } from './hook-context.js';
+import { askDaemon } from './lean-client.js';
+import { readStdin } from './stdin.js';
+import { joinStatus, statusText } from './status-text.js';
+
+/** Connect and answer: Claude Code debounces status updates to ~300 ms, a status line must not lag. */
+const DAEMON_DEADLINE_MS = 450;
+/** The user's own command is theirs to make slow, within reason. */
+const CHAIN_DEADLINE_MS = 2000;
+
+/** `handoff hook claude-statusline`: forward the payload, print one line, whatever happens. */
+export async function statuslineHook(ctx: HookContext): Promise<void> {
+  const payload = await readStdin(STDIN_TIMEOUT_MS);
+  const [answer, theirs] = await Promise.all([
+    askDaemon(ctx.stateDir, { method: 'POST', path: '/v1/ingest/claude-statusline', body: { payload } }, DAEMON_DEADLINE_MS),
+    ctx.chain === null ? null : runChained(ctx.chain, payload, CHAIN_DEADLINE_MS),
+  ]);
+  ctx.out(joinStatus(theirs, statusText(answer)));
+}

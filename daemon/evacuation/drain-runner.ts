@@ -1,0 +1,113 @@
+import { isHandoffError, nextDrainAction, redactCredentials, stateOf, type DrainStep } from '../../protocol/index.js';
+import type { Config } from '../../schemas/index.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { WorkspaceRegistry } from '../workspaces/registry.js';
+import { createStepStore } from './step-store.js';
+import { createSteps, verifiedCheckpoint } from './steps.js';
+
+export interface DrainDeps {
+  readonly registry: () => WorkspaceRegistry;
+  readonly stateDir: string;
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** Test-only fault point: die by SIGKILL right after this step's effect, before it is journaled. */
+  readonly killAfter: DrainStep | null;
+}
+
+/**
+ * Runs the drain of each evacuating workspace: one loop per workspace at a time, reading what to do
+ * next from the journaled progress, so a crash resumes at the first unfinished step.
+ */
+export function createDrainRunner(deps: DrainDeps) {
+  const { clock, log } = deps;
+  const steps = createSteps({ config: deps.config, clock, store: createStepStore(deps.stateDir) });
+  const running = new Map<string, Promise<void>>();
+  const again = new Set<string>();
+  const timers = new Map<string, NodeJS.Timeout>();
+
+  const dispatch = (root: string, body: Parameters<WorkspaceRegistry['dispatch']>[1]) => deps.registry().dispatch(root, body);
+
+  function schedule(root: string, atMs: number): void {
+    clearTimeout(timers.get(root));
+    const timer = setTimeout(() => {
+      timers.delete(root);
+      start(root);
+    }, Math.max(0, atMs - clock.now()));
+    timer.unref();
+    timers.set(root, timer);
+  }
+
+  async function loop(root: string): Promise<void> {
+    for (;;) {
+      const workspace = deps.registry().find(root);
+      if (workspace === undefined) return;
+      const snapshot = workspace.snapshot();
+      const context = snapshot.context;
+      const cycle = context.cycle;
+      if (stateOf(snapshot) !== 'EVACUATE' || cycle === null || context.blocked !== null) return;
+      const action = nextDrainAction(cycle.drain, Date.parse(context.stage_since), clock.now(), deps.config.drain_timeout_seconds);
+      if (action.kind === 'wait') return schedule(root, action.untilMs);
+      const paused = context.paused.workspace ?? context.paused.global;
+      if (paused !== null) {
+        const where = action.kind === 'step' ? action.step : 'finishing';
+        await dispatch(root, { type: 'DRAIN_BLOCKED', step: action.kind === 'step' ? action.step : null, reason: `paused before ${where} (${paused.path}); after unpause run \`handoff resume\`` });
+        return;
+      }
+      if (action.kind === 'waited') {
+        await dispatch(root, { type: 'DRAIN_WAITED', why: action.why });
+        continue;
+      }
+      if (action.kind === 'done') {
+        await dispatch(root, { type: 'CHECKPOINT_VERIFIED', checkpoint: verifiedCheckpoint(cycle) });
+        return;
+      }
+      const started = clock.now();
+      log.info({ workspace: root, cycle: cycle.id, step: action.step, revision: cycle.drain.revision }, 'drain step');
+      try {
+        const outcome = await steps[action.step](root, context, cycle);
+        if (deps.killAfter === action.step) process.kill(process.pid, 'SIGKILL');
+        if (outcome.kind === 'revise') {
+          await dispatch(root, { type: 'DRAIN_REVISION', reason: outcome.reason, previous_commit: outcome.previousCommit });
+        } else {
+          await dispatch(root, { type: 'DRAIN_STEP_DONE', step: action.step, record: outcome.record });
+        }
+        log.info({ workspace: root, step: action.step, ms: clock.now() - started }, 'drain step done');
+      } catch (error) {
+        const reason = isHandoffError(error) ? error.message : `${action.step} failed: ${redactCredentials((error as Error).message)}`;
+        log.warn({ workspace: root, step: action.step, err: error }, 'drain step blocked');
+        await dispatch(root, { type: 'DRAIN_BLOCKED', step: action.step, reason });
+        return;
+      }
+    }
+  }
+
+  /** Starts (or re-checks) the drain of a workspace; calls while it runs make it look once more. */
+  function start(root: string): void {
+    if (running.has(root)) {
+      again.add(root);
+      return;
+    }
+    const run = loop(root)
+      .catch((error: unknown) => log.error({ err: error, workspace: root }, 'drain loop failed'))
+      .finally(() => {
+        running.delete(root);
+        if (again.delete(root)) start(root);
+      });
+    running.set(root, run);
+  }
+
+  return {
+    start,
+    /** A step in flight, or a wait for `handoff drained` that will wake it. */
+    isRunning: (root: string): boolean => running.has(root) || timers.has(root),
+    /** Settles when no drain step is in flight (for shutdown). */
+    async idle(): Promise<void> {
+      for (const timer of timers.values()) clearTimeout(timer);
+      await Promise.all(running.values());
+    },
+  };
+}
+
+export type DrainRunner = ReturnType<typeof createDrainRunner>;

@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { HandoffError } from '../../protocol/index.js';
+import { AlreadyExistsError, writeFileCreateOnce } from '../store/index.js';
+import { workspaceDir } from '../workspaces/workspace-dir.js';
+
+export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * Create-once: a package file is written once and never changed. A resumed drain that produces the
+ * same bytes finds its own file; different bytes mean someone else wrote there — refuse.
+ */
+async function createOnceOrSame(path: string, text: string): Promise<void> {
+  try {
+    await writeFileCreateOnce(path, text, 0o644);
+  } catch (error) {
+    if (!(error instanceof AlreadyExistsError)) throw error;
+    const existing = await readFile(path, 'utf8');
+    if (existing !== text) {
+      throw new HandoffError('corrupt_record', `${path} already exists with other content`, 'a package is never overwritten; inspect the file and the journal');
+    }
+  }
+}
+
+export const cycleDir = (root: string, cycle: string): string => join(workspaceDir(root), cycle);
+
+/** HANDOFF.md first, manifest last: a manifest on disk always has its HANDOFF.md beside it. */
+export async function writePackage(root: string, cycle: string, files: { manifest: string; handoff: string }, manifestText: string, handoffText: string): Promise<void> {
+  const dir = cycleDir(root, cycle);
+  const handoffPath = join(dir, files.handoff);
+  await mkdir(dirname(handoffPath), { recursive: true });
+  await createOnceOrSame(handoffPath, handoffText);
+  await createOnceOrSame(join(dir, files.manifest), manifestText);
+}

@@ -1,0 +1,53 @@
+import { spawn } from 'node:child_process';
+import { redactValues } from '../../protocol/index.js';
+import type { Validation } from '../../schemas/index.js';
+
+const TAIL_BYTES = 4096;
+const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_?KEY|PRIVATE/i;
+
+/** Values of the environment that look like secrets: never copied into an output tail. */
+export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
+  return Object.entries(env)
+    .filter(([name, value]) => value !== undefined && SECRET_NAME.test(name))
+    .map(([, value]) => value as string);
+}
+
+/**
+ * Runs the configured minimal validation in the repository root, stdin closed, in its own process
+ * group (killed whole on timeout), and records honestly what happened.
+ */
+export function runValidation(root: string, command: string | null, timeoutMs: number, now: () => number): Promise<Validation> {
+  if (command === null) return Promise.resolve({ command: null, status: 'not_run', exit_code: null, duration_ms: null, output_tail: 'no validation command is configured (config: validation.command)' });
+  return new Promise((resolve) => {
+    const started = now();
+    const child = spawn('sh', ['-c', command], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let tail = Buffer.alloc(0);
+    const keep = (chunk: Buffer) => {
+      tail = Buffer.concat([tail, chunk]);
+      if (tail.length > TAIL_BYTES * 2) tail = tail.subarray(tail.length - TAIL_BYTES);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    }, timeoutMs);
+    const finish = (code: number | null) => {
+      clearTimeout(timer);
+      const text = redactValues(tail.subarray(Math.max(0, tail.length - TAIL_BYTES)).toString('utf8'), secretValues());
+      resolve({
+        command,
+        status: timedOut ? 'timed_out' : code === 0 ? 'passed' : 'failed',
+        exit_code: timedOut ? null : code,
+        duration_ms: Math.max(0, Math.round(now() - started)),
+        output_tail: text === '' ? null : text,
+      });
+    };
+    child.on('error', (error) => {
+      keep(Buffer.from(`could not start: ${error.message}`));
+      finish(127);
+    });
+    child.on('close', finish);
+  });
+}

@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, lstat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { stripUrlCredentials } from '../../protocol/index.js';
+import type { RepositoryObservation } from '../../schemas/index.js';
+import { git, runGit } from './run-git.js';
+
+/** Files whose content steers an agent: a receiver must know when they changed under it. */
+const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md', 'CLAUDE.local.md', 'GEMINI.md', '.cursorrules', '.github/copilot-instructions.md'];
+const INSTRUCTION_DIRS = ['.clinerules', '.cursor/rules'];
+
+async function optional(args: readonly string[], cwd: string): Promise<string | null> {
+  const result = await runGit(args, { cwd, timeoutMs: 15_000 });
+  return result.code === 0 ? result.stdout.trim() : null;
+}
+
+/** The remote a handoff branch goes to: the upstream's, else `origin`, else the only one. */
+export async function chooseRemote(root: string): Promise<string | null> {
+  const upstreamRemote = await optional(['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{u}'], root);
+  const remotes = (await optional(['remote'], root))?.split('\n').filter(Boolean) ?? [];
+  const fromUpstream = upstreamRemote?.split('/')[0];
+  if (fromUpstream && remotes.includes(fromUpstream)) return fromUpstream;
+  if (remotes.includes('origin')) return 'origin';
+  return remotes.length === 1 ? (remotes[0] ?? null) : remotes.sort()[0] ?? null;
+}
+
+async function operationInProgress(gitDir: string): Promise<RepositoryObservation['operation_in_progress']> {
+  if (existsSync(join(gitDir, 'rebase-merge')) || existsSync(join(gitDir, 'rebase-apply'))) return 'rebase';
+  if (existsSync(join(gitDir, 'MERGE_HEAD'))) return 'merge';
+  if (existsSync(join(gitDir, 'CHERRY_PICK_HEAD'))) return 'cherry-pick';
+  if (existsSync(join(gitDir, 'BISECT_LOG'))) return 'bisect';
+  return null;
+}
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+async function instructionFiles(root: string): Promise<RepositoryObservation['instructions']> {
+  const found: RepositoryObservation['instructions'] = [];
+  const add = async (path: string) => {
+    const stat = await lstat(join(root, path)).catch(() => null);
+    if (stat?.isFile()) found.push({ path, sha256: sha256(await readFile(join(root, path))) });
+  };
+  for (const path of INSTRUCTION_FILES) await add(path);
+  for (const dir of INSTRUCTION_DIRS) {
+    const stat = await lstat(join(root, dir)).catch(() => null);
+    if (stat?.isFile()) await add(dir);
+    if (stat?.isDirectory()) {
+      for (const entry of (await readdir(join(root, dir), { recursive: true })).sort()) await add(join(dir, String(entry)));
+    }
+  }
+  return found;
+}
+
+/** `git status --porcelain=v2 -z`: staged, unstaged and untracked paths (ignored excluded). */
+export function parseStatus(output: string): RepositoryObservation['dirty'] {
+  const dirty = { staged: [] as string[], unstaged: [] as string[], untracked: [] as string[] };
+  const records = output.split('\0');
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i] ?? '';
+    if (record.startsWith('? ')) dirty.untracked.push(record.slice(2));
+    else if (record.startsWith('1 ') || record.startsWith('2 ') || record.startsWith('u ')) {
+      const fields = record.split(' ');
+      const xy = fields[1] ?? '..';
+      const path = fields.slice(record.startsWith('1 ') ? 8 : record.startsWith('2 ') ? 9 : 10).join(' ');
+      if (record.startsWith('2 ')) i++; // a rename carries its original path as the next record
+      if (xy[0] !== '.') dirty.staged.push(path);
+      if (xy[1] !== '.') dirty.unstaged.push(path);
+    }
+  }
+  return dirty;
+}
+
+/** Everything the manifest says about the repository, observed, never assumed. Reads only. */
+export async function inspectRepository(root: string): Promise<RepositoryObservation> {
+  const gitDir = await git(['rev-parse', '--absolute-git-dir'], { cwd: root });
+  const remote = await chooseRemote(root);
+  const remoteUrl = remote === null ? null : await optional(['remote', 'get-url', remote], root);
+  const head = await optional(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], root);
+  const roots = head === null ? null : await optional(['rev-list', '--max-parents=0', 'HEAD'], root);
+  const upstream = head === null ? null : await optional(['rev-parse', '--abbrev-ref', '@{u}'], root);
+  let ahead: number | null = null;
+  let behind: number | null = null;
+  if (upstream !== null) {
+    const counts = await optional(['rev-list', '--left-right', '--count', 'HEAD...@{u}'], root);
+    const [a, b] = (counts ?? '').split(/\s+/).map(Number);
+    if (Number.isInteger(a) && Number.isInteger(b)) [ahead, behind] = [a ?? null, b ?? null];
+  }
+  const status = await git(['status', '--porcelain=v2', '-z', '--untracked-files=all', '--ignore-submodules=none'], { cwd: root, timeoutMs: 120_000 });
+  return {
+    remote,
+    remote_url: remoteUrl === null ? null : stripUrlCredentials(remoteUrl),
+    // Several roots happen (merged histories): the smallest sha is a choice every clone agrees on.
+    root_commit: roots === null ? null : (roots.split('\n').filter(Boolean).sort()[0] ?? null),
+    branch: await optional(['symbolic-ref', '--short', '-q', 'HEAD'], root),
+    head,
+    upstream,
+    ahead,
+    behind,
+    dirty: parseStatus(status),
+    operation_in_progress: await operationInProgress(gitDir),
+    instructions: await instructionFiles(root),
+  };
+}

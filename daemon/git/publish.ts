@@ -1,0 +1,56 @@
+import { HandoffError, redactCredentials } from '../../protocol/index.js';
+import { NO_PROMPT_CONFIG, runGit, type GitResult } from './run-git.js';
+
+export interface PublishRequest {
+  readonly remote: string;
+  readonly commit: string;
+  readonly ref: string;
+  readonly timeoutMs: number;
+}
+
+export interface PublishResult {
+  /** false when the remote already had the commit (a resumed drain): nothing was pushed twice. */
+  readonly pushed: boolean;
+  readonly verified: true;
+}
+
+function why(result: GitResult, timeoutMs: number): string {
+  const text = redactCredentials(result.stderr);
+  if (result.timedOut) return `timed out after ${Math.round(timeoutMs / 1000)} s (a hook or the network hung)`;
+  if (/terminal prompts disabled|could not read (Username|Password)|Authentication failed|Permission denied \(publickey|askpass/i.test(text)) {
+    return 'the remote asks for credentials and the daemon never prompts';
+  }
+  if (/\[remote rejected\]|\[rejected\]|pre-receive hook declined|! \[/i.test(text)) return `the remote rejected the push: ${lastLines(text)}`;
+  if (/pre-push/i.test(text) || result.code === 1) return `the push failed: ${lastLines(text)}`;
+  return `the remote is unreachable: ${lastLines(text)}`;
+}
+
+const lastLines = (text: string) => text.trim().split('\n').slice(-2).join(' / ').slice(0, 400);
+
+async function remoteSha(root: string, remote: string, ref: string, timeoutMs: number): Promise<{ sha: string | null; result: GitResult }> {
+  const result = await runGit([...NO_PROMPT_CONFIG, 'ls-remote', '--refs', remote, ref], { cwd: root, timeoutMs });
+  const sha = result.code === 0 ? (result.stdout.split('\n').find((line) => line.endsWith(`\t${ref}`))?.split('\t')[0] ?? null) : null;
+  return { sha, result };
+}
+
+function blocked(step: string, result: GitResult, timeoutMs: number, remote: string): HandoffError {
+  return new HandoffError('drain_blocked', `publish to '${remote}' ${step}: ${why(result, timeoutMs)}`, 'nothing of yours was changed; fix the remote or its hook, then run `handoff resume`');
+}
+
+/**
+ * Pushes exactly `<commit>:<ref>` (never forced, never another ref) and reads the ref back from the
+ * remote. Looks first, so a drain resumed after a crash does not push the same commit twice.
+ */
+export async function publishRef(root: string, request: PublishRequest): Promise<PublishResult> {
+  const { remote, commit, ref, timeoutMs } = request;
+  const before = await remoteSha(root, remote, ref, timeoutMs);
+  if (before.result.code !== 0) throw blocked('failed before pushing', before.result, timeoutMs, remote);
+  if (before.sha === commit) return { pushed: false, verified: true };
+  const push = await runGit([...NO_PROMPT_CONFIG, 'push', '--porcelain', remote, `${commit}:${ref}`], { cwd: root, timeoutMs });
+  if (push.code !== 0 || push.timedOut) throw blocked('failed', push, timeoutMs, remote);
+  const after = await remoteSha(root, remote, ref, timeoutMs);
+  if (after.sha !== commit) {
+    throw new HandoffError('drain_blocked', `publish to '${remote}' is unverified: the remote shows ${after.sha ?? 'no'} ${ref} instead of ${commit}`, 'the handoff is not ready; check the remote, then run `handoff resume`');
+  }
+  return { pushed: true, verified: true };
+}

@@ -1,0 +1,3 @@
+export { startCodexWatch } from './codex-watch.js';
+export { createIngestService, type IngestReport, type IngestRequest, type IngestService } from './ingest-service.js';
+export { cachedRootResolver } from './root-cache.js';

@@ -1,0 +1,57 @@
+/** The drain of CONTRACT.md: after the wait, these steps in this order, each journaled when done. */
+export const DRAIN_STEPS = ['inspect', 'validate', 'snapshot', 'publish', 'package', 'offer'] as const;
+export type DrainStep = (typeof DRAIN_STEPS)[number];
+
+/** Small facts about a finished step; bulky results live in a file whose sha256 is kept here. */
+export type StepSummary = Readonly<Record<string, string | number | boolean | null>>;
+
+export interface StepRecord {
+  readonly at: string;
+  readonly sha256: string | null;
+  readonly summary: StepSummary;
+}
+
+export interface DrainProgress {
+  readonly leg: 'out' | 'return';
+  /** `handoff now --no-wait`: the operator did not want to wait for `handoff drained`. */
+  readonly no_wait: boolean;
+  readonly drained_at: string | null;
+  readonly waited: { readonly at: string; readonly why: 'drained' | 'timeout' | 'no_wait' } | null;
+  /** Goes up when the work tree changed after the snapshot and the package is made again. */
+  readonly revision: number;
+  readonly steps: Readonly<Partial<Record<DrainStep, StepRecord>>>;
+  /** sha256 of every manifest revision written in this cycle, oldest first: the predecessor chain. */
+  readonly manifests: readonly string[];
+  /** When the current revision began: the fixed date of its snapshot commit, so a redo is identical. */
+  readonly revision_at: string | null;
+  /** The previous revision's snapshot: the parent of this one's, and the value its ref must hold. */
+  readonly previous_commit: string | null;
+}
+
+export function newDrain(leg: 'out' | 'return', noWait: boolean): DrainProgress {
+  return { leg, no_wait: noWait, drained_at: null, waited: null, revision: 1, steps: {}, manifests: [], revision_at: null, previous_commit: null };
+}
+
+/** Steps redone for a new revision: the work tree moved, so everything observed of it is redone. */
+export const REVISION_STEPS: readonly DrainStep[] = ['inspect', 'snapshot', 'publish', 'package', 'offer'];
+
+export type DrainAction =
+  | { readonly kind: 'wait'; readonly untilMs: number }
+  | { readonly kind: 'waited'; readonly why: 'drained' | 'timeout' | 'no_wait' }
+  | { readonly kind: 'step'; readonly step: DrainStep }
+  | { readonly kind: 'done' };
+
+/**
+ * What the drain does next, from what the journal says is done. A restart lands on the first
+ * unfinished step and never repeats a finished one.
+ */
+export function nextDrainAction(drain: DrainProgress, evacuateSinceMs: number, nowMs: number, timeoutSeconds: number): DrainAction {
+  if (drain.waited === null) {
+    if (drain.no_wait) return { kind: 'waited', why: 'no_wait' };
+    if (drain.drained_at !== null) return { kind: 'waited', why: 'drained' };
+    const untilMs = evacuateSinceMs + timeoutSeconds * 1000;
+    return nowMs >= untilMs ? { kind: 'waited', why: 'timeout' } : { kind: 'wait', untilMs };
+  }
+  const step = DRAIN_STEPS.find((name) => drain.steps[name] === undefined);
+  return step === undefined ? { kind: 'done' } : { kind: 'step', step };
+}

@@ -1,0 +1,109 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { CapsuleSchema } from './capsule.schema.js';
+import { literals } from './literals.js';
+import { EpochSecondsSchema, IsoTimeSchema, MetricSchema, Sha256Schema, SourceSchema } from './telemetry.schema.js';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+const Text = Type.String({ maxLength: 4000 });
+const Sha1 = Type.String({ pattern: '^[0-9a-f]{40}([0-9a-f]{24})?$' });
+const Paths = Type.Array(Type.String({ maxLength: 4096 }));
+
+export const ManifestReadingSchema = Type.Object(
+  {
+    source: SourceSchema,
+    metric: MetricSchema,
+    used_percent: Nullable(Type.Number({ minimum: 0 })),
+    resets_at: Nullable(EpochSecondsSchema),
+    observed_at: IsoTimeSchema,
+    raw_sha256: Nullable(Sha256Schema),
+  },
+  { additionalProperties: false },
+);
+
+export const InstructionFileSchema = Type.Object({ path: Type.String({ maxLength: 4096 }), sha256: Sha256Schema }, { additionalProperties: false });
+
+/** What the daemon observed of the repository; never the agent's word. */
+export const RepositorySchema = Type.Object(
+  {
+    remote: Nullable(Type.String({ maxLength: 200 })),
+    remote_url: Nullable(Type.String({ maxLength: 4096 })),
+    root_commit: Nullable(Sha1),
+    branch: Nullable(Type.String({ maxLength: 1000 })),
+    head: Nullable(Sha1),
+    upstream: Nullable(Type.String({ maxLength: 1000 })),
+    ahead: Nullable(Type.Integer({ minimum: 0 })),
+    behind: Nullable(Type.Integer({ minimum: 0 })),
+    dirty: Type.Object({ staged: Paths, unstaged: Paths, untracked: Paths }, { additionalProperties: false }),
+    operation_in_progress: Nullable(literals(['rebase', 'merge', 'cherry-pick', 'bisect'])),
+    instructions: Type.Array(InstructionFileSchema),
+  },
+  { additionalProperties: false },
+);
+
+export const ValidationSchema = Type.Object(
+  {
+    command: Nullable(Text),
+    status: literals(['passed', 'failed', 'timed_out', 'not_run']),
+    exit_code: Nullable(Type.Integer()),
+    duration_ms: Nullable(Type.Integer({ minimum: 0 })),
+    output_tail: Nullable(Type.String({ maxLength: 8192 })),
+  },
+  { additionalProperties: false },
+);
+
+export const CheckpointSchema = Type.Object(
+  {
+    mechanism: literals(['handoff_branch', 'local_ref', 'capsule_only']),
+    ref: Nullable(Type.String({ maxLength: 1000 })),
+    commit: Nullable(Sha1),
+    tree: Nullable(Sha1),
+    remote: Nullable(Type.String({ maxLength: 200 })),
+    remote_verified: Type.Boolean(),
+    created_at: IsoTimeSchema,
+  },
+  { additionalProperties: false },
+);
+
+const NullableCapsuleFields = Type.Object(
+  {
+    ...CapsuleSchema.properties,
+    objective: Nullable(Type.String({ maxLength: 4000 })),
+    next_action: Nullable(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * `schemas/manifest.schema.json` is generated from this (npm run schemas) and tested to match.
+ * Every key is present; what is not known is null or [], never invented.
+ */
+export const ManifestSchema = Type.Object(
+  {
+    schema_version: Type.Literal(1),
+    cycle_id: Type.String({ pattern: '^[0-9]{8}T[0-9]{6}Z-[a-z2-7]{6}$' }),
+    leg: literals(['out', 'return']),
+    revision: Type.Integer({ minimum: 1 }),
+    profile: literals(['emergency-return', 'one-way']),
+    created_at: IsoTimeSchema,
+    predecessor: Nullable(Sha256Schema),
+    authority: Type.Literal('none'),
+    trigger: Type.Object(
+      { kind: literals(['telemetry', 'provider_warning', 'manual']), reason: Text, readings: Type.Array(ManifestReadingSchema) },
+      { additionalProperties: false },
+    ),
+    roles: Type.Object({ source: Nullable(Type.String({ maxLength: 200 })), destination: Nullable(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
+    capsule_source: literals(['agent', 'missing']),
+    capsule: NullableCapsuleFields,
+    repository: RepositorySchema,
+    validations: Type.Array(ValidationSchema),
+    checkpoint: CheckpointSchema,
+    integrity: Type.Object({ artifacts: Type.Array(Type.Object({ path: Type.String({ maxLength: 4096 }), sha256: Sha256Schema }, { additionalProperties: false })) }, { additionalProperties: false }),
+  },
+  { additionalProperties: false, $id: 'https://session-handoff.dev/schemas/manifest.schema.json' },
+);
+
+export type Manifest = Static<typeof ManifestSchema>;
+export type ManifestReading = Static<typeof ManifestReadingSchema>;
+export type RepositoryObservation = Static<typeof RepositorySchema>;
+export type Validation = Static<typeof ValidationSchema>;
+export type Checkpoint = Static<typeof CheckpointSchema>;
