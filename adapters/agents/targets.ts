@@ -11,7 +11,7 @@ const nonEmpty = (value: string | undefined): string | undefined => (value === u
  * install covers them all and no tracked file of a repository changes. Cline reads rules per
  * workspace, so it gets `.clinerules` of the repository.
  */
-export function defaultTarget(agent: Agent, env: NodeJS.ProcessEnv, home: string, repoRoot: () => string): string {
+export function defaultTarget(agent: Agent, env: NodeJS.ProcessEnv, home: string, repoRoot: string): string {
   switch (agent) {
     case 'claude':
       return join(nonEmpty(env['CLAUDE_CONFIG_DIR']) ?? join(home, '.claude'), 'settings.json');
@@ -22,6 +22,6 @@ export function defaultTarget(agent: Agent, env: NodeJS.ProcessEnv, home: string
       return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(home, '.config'), 'opencode', 'AGENTS.md');
     }
     case 'cline':
-      return join(repoRoot(), '.clinerules');
+      return join(repoRoot, '.clinerules');
   }
 }

@@ -1,30 +1,10 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
-import { CommanderError } from 'commander';
-import { exitCodeOf, failure, fromError, isHandoffError, type Envelope } from '../../protocol/index.js';
-import { buildProgram } from './program.js';
-
-const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-const wantsJson = process.argv.includes('--json');
-
-/** The one place that turns failures into an exit code: commands return Envelopes or throw. */
-function fail(envelope: Envelope): void {
-  if (wantsJson) process.stdout.write(`${JSON.stringify(envelope)}\n`);
-  else process.stderr.write(`error: ${envelope.error?.message ?? envelope.code}\nhint: ${envelope.error?.hint ?? ''}\n`);
-  process.exitCode = exitCodeOf(envelope);
-}
-
-try {
-  await buildProgram(pkg.version).parseAsync(process.argv);
-} catch (error) {
-  if (error instanceof CommanderError) {
-    const helpOrVersion = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help';
-    if (helpOrVersion) process.exitCode = 0;
-    else if (wantsJson) fail(failure('usage_error', error.message.replace(/^error: /, ''), 'see `handoff --help`'));
-    else process.exitCode = 64;
-  } else if (isHandoffError(error)) {
-    fail(fromError(error));
-  } else {
-    fail(failure('internal_error', (error as Error).message, 'this is a bug in handoff; please report it with the command line'));
-  }
+// `handoff hook …` runs on every status line refresh and before file edits: it is answered before
+// commander and the protocol (which pulls in xstate) are loaded, so it starts about as fast as node.
+if (process.argv[2] === 'hook') {
+  const { runHookArgs } = await import('./hook-entry.js');
+  process.exitCode = await runHookArgs(process.argv.slice(3));
+} else {
+  const { runProgram } = await import('./run-program.js');
+  await runProgram();
 }

@@ -1,6 +1,9 @@
 import { Command } from 'commander';
 import { registerCapsule } from './commands/capsule.js';
 import { registerDaemon } from './commands/daemon.js';
+import { registerHook } from './commands/hook.js';
+import { registerIngest } from './commands/ingest.js';
+import { registerInstall } from './commands/install.js';
 import { registerLease } from './commands/lease.js';
 import { registerObserve } from './commands/observe.js';
 import { registerPause } from './commands/pause.js';
@@ -21,6 +24,9 @@ export function buildProgram(version: string): Command {
   registerCapsule(program);
   registerLease(program);
   registerPause(program);
+  registerIngest(program);
+  registerHook(program);
+  registerInstall(program);
   for (const command of program.commands) inheritExit(command);
   return program;
 }

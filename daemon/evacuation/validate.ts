@@ -37,7 +37,8 @@ export function runValidation(root: string, command: string | null, timeoutMs: n
       clearTimeout(timer);
       const text = redactValues(tail.subarray(Math.max(0, tail.length - TAIL_BYTES)).toString('utf8'), secretValues());
       resolve({
-        command,
+        // The command line itself may carry a credentialed URL; it is recorded without it.
+        command: redactValues(command, secretValues()),
         status: timedOut ? 'timed_out' : code === 0 ? 'passed' : 'failed',
         exit_code: timedOut ? null : code,
         duration_ms: Math.max(0, Math.round(now() - started)),

@@ -75,7 +75,8 @@ export function parseStatus(output: string): RepositoryObservation['dirty'] {
 export async function inspectRepository(root: string): Promise<RepositoryObservation> {
   const gitDir = await git(['rev-parse', '--absolute-git-dir'], { cwd: root });
   const remote = await chooseRemote(root);
-  const remoteUrl = remote === null ? null : await optional(['remote', 'get-url', remote], root);
+  // The URL as configured (before insteadOf rewriting): what a receiver elsewhere can use.
+  const remoteUrl = remote === null ? null : await optional(['config', '--get', `remote.${remote}.url`], root);
   const head = await optional(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], root);
   const roots = head === null ? null : await optional(['rev-list', '--max-parents=0', 'HEAD'], root);
   const upstream = head === null ? null : await optional(['rev-parse', '--abbrev-ref', '@{u}'], root);

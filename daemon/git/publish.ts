@@ -15,7 +15,8 @@ export interface PublishResult {
 }
 
 function why(result: GitResult, timeoutMs: number): string {
-  const text = redactCredentials(result.stderr);
+  // `push --porcelain` reports each ref's fate on stdout; the remote's own words come on stderr.
+  const text = redactCredentials(`${result.stdout}\n${result.stderr}`);
   if (result.timedOut) return `timed out after ${Math.round(timeoutMs / 1000)} s (a hook or the network hung)`;
   if (/terminal prompts disabled|could not read (Username|Password)|Authentication failed|Permission denied \(publickey|askpass/i.test(text)) {
     return 'the remote asks for credentials and the daemon never prompts';
@@ -34,7 +35,7 @@ async function remoteSha(root: string, remote: string, ref: string, timeoutMs: n
 }
 
 function blocked(step: string, result: GitResult, timeoutMs: number, remote: string): HandoffError {
-  return new HandoffError('drain_blocked', `publish to '${remote}' ${step}: ${why(result, timeoutMs)}`, 'nothing of yours was changed; fix the remote or its hook, then run `handoff resume`');
+  return new HandoffError('drain_blocked', `publish to '${redactCredentials(remote)}' ${step}: ${why(result, timeoutMs)}`, 'nothing of yours was changed; fix the remote or its hook, then run `handoff resume`');
 }
 
 /**
@@ -42,7 +43,12 @@ function blocked(step: string, result: GitResult, timeoutMs: number, remote: str
  * remote. Looks first, so a drain resumed after a crash does not push the same commit twice.
  */
 export async function publishRef(root: string, request: PublishRequest): Promise<PublishResult> {
-  const { remote, commit, ref, timeoutMs } = request;
+  const { commit, ref, timeoutMs } = request;
+  // Pushing to the URL, not the remote name, keeps git from creating a remote-tracking ref for the
+  // handoff branch in the user's repository; `--push` honours pushurl and pushInsteadOf.
+  const url = await runGit(['remote', 'get-url', '--push', request.remote], { cwd: root, timeoutMs });
+  if (url.code !== 0) throw blocked('failed', url, timeoutMs, request.remote);
+  const remote = url.stdout.trim();
   const before = await remoteSha(root, remote, ref, timeoutMs);
   if (before.result.code !== 0) throw blocked('failed before pushing', before.result, timeoutMs, remote);
   if (before.sha === commit) return { pushed: false, verified: true };
@@ -50,7 +56,7 @@ export async function publishRef(root: string, request: PublishRequest): Promise
   if (push.code !== 0 || push.timedOut) throw blocked('failed', push, timeoutMs, remote);
   const after = await remoteSha(root, remote, ref, timeoutMs);
   if (after.sha !== commit) {
-    throw new HandoffError('drain_blocked', `publish to '${remote}' is unverified: the remote shows ${after.sha ?? 'no'} ${ref} instead of ${commit}`, 'the handoff is not ready; check the remote, then run `handoff resume`');
+    throw new HandoffError('drain_blocked', `publish to '${redactCredentials(remote)}' is unverified: the remote shows ${after.sha ?? 'no'} ${ref} instead of ${commit}`, 'the handoff is not ready; check the remote, then run `handoff resume`');
   }
   return { pushed: true, verified: true };
 }

@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HandoffError } from '../../protocol/index.js';
@@ -15,9 +15,17 @@ export async function workTreeTree(root: string): Promise<string> {
   const scratch = await mkdtemp(join(tmpdir(), 'handoff-index-'));
   try {
     const index = join(scratch, 'index');
-    await copyFile(await gitPath(root, 'index'), index).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT') throw error;
+    const userIndex = await gitPath(root, 'index');
+    const stats = await stat(userIndex).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
     });
+    if (stats !== null) {
+      await copyFile(userIndex, index);
+      // The copy keeps the original's mtime: git trusts an entry's stat data only when it is older
+      // than the index file, so a fresh mtime would hide edits made in the same second (racy git).
+      await utimes(index, stats.atime, stats.mtime);
+    }
     const env = { GIT_INDEX_FILE: index };
     await git(['add', '-A', '--', '.'], { cwd: root, env, timeoutMs: 300_000 });
     return await git(['write-tree'], { cwd: root, env, timeoutMs: 120_000 });

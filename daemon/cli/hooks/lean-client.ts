@@ -1,8 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { join } from 'node:path';
-import { readDaemonInfo } from '../../store/daemon-info.js';
-import { TOKEN_FILE } from '../../store/state-dir.js';
+import { readDaemonAddress, type DaemonAddress } from './daemon-address.js';
 
 /** The Envelope as a hook reads it: hooks load no protocol code, so only its outline is typed here. */
 export interface LeanEnvelope {
@@ -29,16 +26,13 @@ const down = (reason: string): DaemonAnswer => ({ kind: 'down', reason });
  * Never throws: a missing, dead or slow daemon is an answer of its own kind.
  */
 export async function askDaemon(stateDir: string, call: LeanRequest, deadlineMs: number): Promise<DaemonAnswer> {
-  let port: number;
-  let token: string;
+  let address: DaemonAddress;
   try {
-    const info = await readDaemonInfo(stateDir);
-    if (info === null) return down('daemon.json is missing');
-    port = info.port;
-    token = (await readFile(join(stateDir, TOKEN_FILE), 'utf8')).trim();
+    address = readDaemonAddress(stateDir);
   } catch (error) {
     return down((error as Error).message);
   }
+  const { port, token } = address;
   const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
   return new Promise((resolve) => {
     let timedOut = false;

@@ -1,4 +1,3 @@
-import { runChained } from './chain.js';
 import type { HookContext } from './hook-context.js';
 import { STDIN_TIMEOUT_MS } from './hook-context.js';
 import { askDaemon } from './lean-client.js';
@@ -10,12 +9,18 @@ const DAEMON_DEADLINE_MS = 450;
 /** The user's own command is theirs to make slow, within reason. */
 const CHAIN_DEADLINE_MS = 2000;
 
+/** Loaded only when a command is chained: child_process is a cost the plain status line skips. */
+async function chained(command: string, payload: string): Promise<string | null> {
+  const { runChained } = await import('./chain.js');
+  return runChained(command, payload, CHAIN_DEADLINE_MS);
+}
+
 /** `handoff hook claude-statusline`: forward the payload, print one line, whatever happens. */
 export async function statuslineHook(ctx: HookContext): Promise<void> {
   const payload = await readStdin(STDIN_TIMEOUT_MS);
   const [answer, theirs] = await Promise.all([
     askDaemon(ctx.stateDir, { method: 'POST', path: '/v1/ingest/claude-statusline', body: { payload } }, DAEMON_DEADLINE_MS),
-    ctx.chain === null ? null : runChained(ctx.chain, payload, CHAIN_DEADLINE_MS),
+    ctx.chain === null ? null : chained(ctx.chain, payload),
   ]);
   ctx.out(joinStatus(theirs, statusText(answer)));
 }

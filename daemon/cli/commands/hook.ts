@@ -1,0 +1,18 @@
+import type { Command } from 'commander';
+import type { GlobalOptions } from '../context.js';
+import { runHook } from '../hook-entry.js';
+
+/**
+ * `handoff hook NAME` normally never reaches commander: the CLI entry answers it first, for speed.
+ * This registration serves `--help` and global options written before `hook`.
+ */
+export function registerHook(program: Command): void {
+  program
+    .command('hook')
+    .description('agent hooks (Claude Code): claude-statusline, claude-guard, claude-session-start, claude-event; always exit 0')
+    .argument('<name>', 'the hook')
+    .option('--chain <command>', 'claude-statusline: the previous status line command, run with the same stdin and shown first')
+    .action(async (name: string, options: { chain?: string }) => {
+      process.exitCode = await runHook({ name, stateDir: program.opts<GlobalOptions>().stateDir, chain: options.chain });
+    });
+}

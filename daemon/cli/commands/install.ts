@@ -1,0 +1,110 @@
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import type { Command } from 'commander';
+import {
+  AGENTS,
+  applyInstall,
+  defaultTarget,
+  planInstall,
+  previewInstall,
+  type Agent,
+  type FileOutcome,
+  type InstallIo,
+} from '../../../adapters/agents/index.js';
+import { success } from '../../../protocol/index.js';
+import { resolveRepoRoot } from '../../git/index.js';
+import { resolveStateDir, writeFileAtomic, writeFileCreateOnce } from '../../store/index.js';
+import { action, usage } from '../context.js';
+
+interface InstallOptions {
+  dryRun?: boolean;
+  settings?: string;
+  command: string;
+}
+
+interface InstallReport {
+  agent: Agent;
+  dry_run: boolean;
+  files: FileOutcome[];
+  notes: readonly string[];
+}
+
+const NEW_FILE_MODE = 0o644;
+/** Settings can hold API keys in `env`: a backup is readable by its owner only. */
+const BACKUP_MODE = 0o600;
+
+const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
+
+async function modeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).mode & 0o777;
+  } catch (error) {
+    if (isMissing(error)) return NEW_FILE_MODE;
+    throw error;
+  }
+}
+
+/** The real file system, with the store's crash-safe writes; a rewritten file keeps its mode. */
+const diskIo: InstallIo = {
+  async read(path) {
+    try {
+      return await readFile(path, 'utf8');
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+  },
+  async isFile(path) {
+    try {
+      return (await stat(path)).isFile();
+    } catch (error) {
+      if (isMissing(error)) return false;
+      throw error;
+    }
+  },
+  async write(path, text) {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFileAtomic(path, text, await modeOf(path));
+  },
+  writeNew: (path, text) => writeFileCreateOnce(path, text, BACKUP_MODE),
+};
+
+/** The state dir goes into the hook commands unless the hooks would find it by themselves from $HOME. */
+function stateDirToBake(stateDir: string): string | null {
+  return stateDir === resolve(resolveStateDir({}, homedir())) ? null : stateDir;
+}
+
+function renderInstall(report: InstallReport): string {
+  const verb = (action: FileOutcome['action']) => (report.dry_run ? { created: 'would create', updated: 'would update', unchanged: 'unchanged' }[action] : action);
+  const lines: string[] = [];
+  for (const file of report.files) {
+    lines.push(`${verb(file.action)} ${file.path}${file.backup === null ? '' : ` (previous version kept in ${file.backup})`}`);
+    if (report.dry_run && file.diff !== '') lines.push(file.diff.trimEnd());
+  }
+  for (const note of report.notes) lines.push(`note: ${note}`);
+  return lines.join('\n');
+}
+
+export function registerInstall(program: Command): void {
+  program
+    .command('install')
+    .description('merge the session-handoff integration into an agent\'s own config (idempotent; keeps a backup of a changed file)')
+    .argument('<agent>', AGENTS.join(' | '))
+    .option('--dry-run', 'print the change as a unified diff and write nothing')
+    .option('--settings <file>', 'the file to merge into (default: claude ~/.claude/settings.json, codex $CODEX_HOME/AGENTS.md, opencode ~/.config/opencode/AGENTS.md, cline <repo>/.clinerules)')
+    .option('--command <cmd>', 'how the installed hooks start handoff', 'handoff')
+    .action(
+      action(async (ctx, agent: string, options: InstallOptions) => {
+        if (!(AGENTS as readonly string[]).includes(agent)) usage(`unknown agent '${agent}'`, `choose one of ${AGENTS.join(', ')}`);
+        const known = agent as Agent;
+        const repoRoot = known === 'cline' && options.settings === undefined ? await resolveRepoRoot(ctx.repo) : ctx.repo;
+        const target = resolve(options.settings ?? defaultTarget(known, process.env, homedir(), repoRoot));
+        const plan = await planInstall(known, target, { handoff: options.command, stateDir: stateDirToBake(ctx.stateDir) }, diskIo);
+        const dryRun = options.dryRun === true;
+        const stamp = new Date().toISOString().replace(/[-:.]/g, '');
+        const files = dryRun ? previewInstall(plan) : await applyInstall(plan, diskIo, stamp);
+        return success('ok', { agent: known, dry_run: dryRun, files, notes: plan.notes } satisfies InstallReport);
+      }, renderInstall),
+    );
+}

@@ -1,0 +1,78 @@
+import { resolve } from 'node:path';
+import { hookStateDir } from './hooks/daemon-address.js';
+import type { HookContext } from './hooks/hook-context.js';
+
+/**
+ * The agent hooks. Loaded by the CLI entry before commander and the protocol, so a hook pays only for
+ * node, a few small modules (only its own are loaded) and one loopback request. Every hook exits 0
+ * and prints what its agent expects even when the daemon is gone: a broken hook must never break the agent.
+ */
+type Hook = (ctx: HookContext) => Promise<void>;
+const HOOKS = new Map<string, () => Promise<Hook>>([
+  ['claude-statusline', async () => (await import('./hooks/statusline.js')).statuslineHook],
+  ['claude-guard', async () => (await import('./hooks/guard.js')).guardHook],
+  ['claude-session-start', async () => (await import('./hooks/session-start.js')).sessionStartHook],
+  ['claude-event', async () => (await import('./hooks/event.js')).eventHook],
+]);
+
+/** What a hook prints when it fails unexpectedly: still the shape its agent expects. */
+const FALLBACK = new Map<string, string>([
+  ['claude-statusline', 'handoff: hook failed'],
+  ['claude-guard', '{}'],
+]);
+
+export const HOOK_USAGE = `usage: handoff hook (${[...HOOKS.keys()].join(' | ')}) [--state-dir DIR] [--chain COMMAND]`;
+
+export interface HookOptions {
+  readonly name: string;
+  readonly stateDir?: string | undefined;
+  readonly chain?: string | undefined;
+}
+
+/** `NAME [--state-dir DIR] [--chain CMD]` (also `--flag=value`): all a hook takes, parsed without commander. */
+export function parseHookArgs(argv: readonly string[]): HookOptions | string {
+  const [name, ...rest] = argv;
+  if (name === undefined || name.startsWith('-')) return 'name the hook';
+  const flags: Record<string, string> = {};
+  for (let i = 0; i < rest.length; i += 1) {
+    const arg = rest[i] ?? '';
+    const [flag, inline] = arg.split(/=(.*)/s, 2);
+    if (flag !== '--state-dir' && flag !== '--chain') return `unknown argument '${arg}'`;
+    const value = inline ?? rest[++i];
+    if (value === undefined) return `${flag} needs a value`;
+    flags[flag] = value;
+  }
+  return { name, stateDir: flags['--state-dir'], chain: flags['--chain'] };
+}
+
+export async function runHook(options: HookOptions): Promise<number> {
+  const load = HOOKS.get(options.name);
+  if (load === undefined) {
+    process.stderr.write(`handoff: no hook '${options.name}'\n${HOOK_USAGE}\n`);
+    return 64;
+  }
+  const ctx: HookContext = {
+    stateDir: resolve(options.stateDir ?? hookStateDir(process.env)),
+    chain: options.chain ?? null,
+    out: (text) => process.stdout.write(`${text}\n`),
+    err: (text) => process.stderr.write(`${text}\n`),
+  };
+  try {
+    await (await load())(ctx);
+  } catch (error) {
+    ctx.err(`handoff: hook ${options.name} failed: ${(error as Error).message}`);
+    const fallback = FALLBACK.get(options.name);
+    if (fallback !== undefined) ctx.out(fallback);
+  }
+  return 0;
+}
+
+/** The fast path of the CLI entry: `handoff hook …` arguments after `hook`. */
+export async function runHookArgs(argv: readonly string[]): Promise<number> {
+  const options = parseHookArgs(argv);
+  if (typeof options === 'string') {
+    process.stderr.write(`handoff: ${options}\n${HOOK_USAGE}\n`);
+    return 64;
+  }
+  return runHook(options);
+}
