@@ -23,6 +23,7 @@ export interface StatusView {
   readonly blocked: string | null;
   readonly cycle: WorkspaceSnapshot['context']['cycle'];
   readonly lease: WorkspaceSnapshot['context']['lease'];
+  readonly capsule: WorkspaceSnapshot['context']['capsule'];
 }
 
 /** The status of one workspace as seen at `nowMs`: readings are re-judged, since time makes them stale. */
@@ -57,5 +58,6 @@ export function statusView(snapshot: WorkspaceSnapshot, nowMs: number): StatusVi
     blocked: context.blocked,
     cycle: context.cycle,
     lease: context.lease,
+    capsule: context.capsule,
   };
 }

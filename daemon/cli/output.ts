@@ -1,4 +1,4 @@
-import { exitCodeOf, type Envelope, type StatusView } from '../../protocol/index.js';
+import { DRAIN_STEPS, exitCodeOf, type Envelope, type StatusView } from '../../protocol/index.js';
 
 export interface Output {
   readonly json: boolean;
@@ -28,6 +28,13 @@ const NEXT_STEP: Record<StatusView['state'], string> = {
   CLOSED: 'the cycle is over; the next reading starts a new one',
 };
 
+function drainProgress(drain: NonNullable<StatusView['cycle']>['drain']): string {
+  if (drain.waited === null) return 'waiting for the agent to finish its atomic step (`handoff drained`) or the drain timeout';
+  const done = DRAIN_STEPS.filter((step) => drain.steps[step] !== undefined);
+  const next = DRAIN_STEPS.find((step) => drain.steps[step] === undefined);
+  return `${done.length} of ${DRAIN_STEPS.length} steps done${next ? `, next: ${next}` : ''}${drain.revision > 1 ? ` (revision ${drain.revision}: the work tree moved after a snapshot)` : ''}`;
+}
+
 export function renderStatus(view: StatusView): string {
   const lines = [`${view.workspace}`, `state     ${view.state} since ${view.stage_since}`];
   const { prepare_percent, evacuate_percent, hysteresis_percent } = view.thresholds;
@@ -35,7 +42,11 @@ export function renderStatus(view: StatusView): string {
   lines.push(`pressure  ${pressure}   lines ${prepare_percent} / ${evacuate_percent} (back below ${prepare_percent - hysteresis_percent})`);
   if (view.paused !== null) lines.push(`PAUSED    ${view.paused.scope}${view.paused.reason ? `: ${view.paused.reason}` : ''} (${view.paused.path})`);
   if (view.blocked !== null) lines.push(`BLOCKED   ${view.blocked}`);
-  if (view.cycle !== null) lines.push(`cycle     ${view.cycle.id} (${view.cycle.trigger.kind}: ${view.cycle.trigger.reason})`);
+  if (view.cycle !== null) {
+    lines.push(`cycle     ${view.cycle.id} (${view.cycle.trigger.kind}: ${view.cycle.trigger.reason})`);
+    if (view.state === 'EVACUATE') lines.push(`drain     ${drainProgress(view.cycle.drain)}`);
+  }
+  lines.push(`capsule   ${view.capsule === null ? 'none yet — the agent writes it with `handoff capsule set`' : view.capsule.error ? `INVALID: ${view.capsule.error}` : `updated ${view.capsule.updated_at}`}`);
   const holder = view.lease.holder;
   lines.push(`lease     ${holder === null ? 'free' : `held by ${holder.executor}, token ${holder.token}, since ${holder.acquired_at}`}${view.lease.offered ? ' (on offer)' : ''}`);
   if (view.lease.last_break !== null) {

@@ -1,0 +1,65 @@
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Manifest } from '../../schemas/index.js';
+import { cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
+import { tempDir } from '../support/git.js';
+import { busyRepo } from '../support/scenario.js';
+
+let daemon: DaemonProcess;
+beforeAll(async () => {
+  const stateDir = tempDir('state');
+  chmodSync(stateDir, 0o700);
+  writeFileSync(join(stateDir, 'config.json'), JSON.stringify({ drain_timeout_seconds: 1 }));
+  daemon = await startDaemon(stateDir);
+});
+afterAll(async () => {
+  await daemon.stop();
+});
+
+describe('the drain wait and the capsule file', () => {
+  it('without `handoff drained` the drain goes on after the timeout, and says why it stopped waiting', async () => {
+    const { root } = busyRepo();
+    const now = await cli(daemon.stateDir, ['now', '--json'], root);
+    expect(now.json.code).toBe('handoff_ready');
+    expect(now.json.data?.['cycle']).toMatchObject({ drain: { no_wait: false, waited: { why: 'timeout' } } });
+  });
+
+  it('an agent that edits .session-handoff/capsule.json itself is picked up; an invalid edit is reported, not used', async () => {
+    const { root } = busyRepo();
+    await cli(daemon.stateDir, ['status', '--json'], root);
+    const file = join(root, '.session-handoff', 'capsule.json');
+    writeFileSync(file, JSON.stringify({ objective: 'ship it', next_action: 'run the tests' }));
+    const seen = await until('capsule picked up', async () => {
+      const status = await cli(daemon.stateDir, ['status', '--json'], root);
+      const capsule = status.json.data?.['capsule'] as { sha256: string | null; error: string | null } | null;
+      return capsule?.sha256 ? capsule : undefined;
+    });
+    expect(seen.error).toBeNull();
+    writeFileSync(file, JSON.stringify({ objective: 'ship it', next_action: ['two', 'actions'] }));
+    const invalid = await until('invalid capsule reported', async () => {
+      const status = await cli(daemon.stateDir, ['status', '--json'], root);
+      const capsule = status.json.data?.['capsule'] as { error: string | null } | null;
+      return capsule?.error ? capsule.error : undefined;
+    });
+    expect(invalid).toMatch(/capsule\.next_action/);
+    const human = await cli(daemon.stateDir, ['status'], root);
+    expect(human.stdout).toMatch(/capsule\s+INVALID: capsule\.next_action/);
+    // A valid capsule again, then evacuate: the manifest carries it.
+    writeFileSync(file, JSON.stringify({ objective: 'ship it', next_action: 'run the tests' }));
+    const now = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], root);
+    const cycle = (now.json.data?.['cycle'] as { id: string }).id;
+    const manifest = JSON.parse(readFileSync(join(root, '.session-handoff', cycle, 'manifest.json'), 'utf8')) as Manifest;
+    expect(manifest).toMatchObject({ capsule_source: 'agent', capsule: { objective: 'ship it', next_action: 'run the tests' } });
+  });
+
+  it('handoff capsule set refuses an invalid capsule (65) and keeps the file as it was', async () => {
+    const { root } = busyRepo();
+    const bad = join(tempDir('capsule'), 'bad.json');
+    writeFileSync(bad, JSON.stringify({ objective: 'x', estimate_percent: 42 }));
+    const result = await cli(daemon.stateDir, ['capsule', 'set', '--file', bad, '--json'], root);
+    expect(result.code).toBe(65);
+    expect(result.json.error?.message).toMatch(/unknown field 'estimate_percent'/);
+    expect((await cli(daemon.stateDir, ['capsule', 'show', '--json'], root)).json.data).toMatchObject({ capsule: null });
+  });
+});

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { newDrain, nextDrainAction, type DrainProgress } from '../../../protocol/index.js';
+
+const T = Date.parse('2026-08-20T10:00:00Z');
+const record = { at: '2026-08-20T10:00:01.000Z', sha256: null, summary: {} };
+
+describe('nextDrainAction', () => {
+  it('waits for `handoff drained` until the timeout, then goes on by itself', () => {
+    const drain = newDrain('out', false);
+    expect(nextDrainAction(drain, T, T + 10_000, 60)).toEqual({ kind: 'wait', untilMs: T + 60_000 });
+    expect(nextDrainAction(drain, T, T + 60_000, 60)).toEqual({ kind: 'waited', why: 'timeout' });
+    expect(nextDrainAction({ ...drain, drained_at: 'x' }, T, T, 60)).toEqual({ kind: 'waited', why: 'drained' });
+    expect(nextDrainAction(newDrain('out', true), T, T, 60)).toEqual({ kind: 'waited', why: 'no_wait' });
+  });
+
+  it('runs the first unfinished step, in order, and never a finished one', () => {
+    let drain: DrainProgress = { ...newDrain('out', true), waited: { at: 'x', why: 'no_wait' } };
+    const seen: string[] = [];
+    for (;;) {
+      const action = nextDrainAction(drain, T, T, 60);
+      if (action.kind !== 'step') {
+        expect(action.kind).toBe('done');
+        break;
+      }
+      seen.push(action.step);
+      drain = { ...drain, steps: { ...drain.steps, [action.step]: record } };
+    }
+    expect(seen).toEqual(['inspect', 'validate', 'snapshot', 'publish', 'package', 'offer']);
+    const resumed = { ...drain, steps: { inspect: record, validate: record, snapshot: record } };
+    expect(nextDrainAction(resumed, T, T, 60)).toEqual({ kind: 'step', step: 'publish' });
+  });
+});
