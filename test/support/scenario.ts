@@ -86,16 +86,18 @@ export function workTreeBlobs(root: string): Record<string, string> {
     }
   });
   const ids = execFileSync('git', ['hash-object', '--stdin-paths'], { cwd: root, input: unique.join('\n'), encoding: 'utf8' }).trim().split('\n');
-  return Object.fromEntries(unique.map((p, i) => [p, ids[i] ?? '']).sort(([a], [b]) => a.localeCompare(b)));
+  return Object.fromEntries(unique.map((p, i): [string, string] => [p, ids[i] ?? '']).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 /** path → blob id of a commit's tree, in any repository (the bare remote included). */
 export function commitBlobs(repo: string, commit: string): Record<string, string> {
   const lines = git(repo, 'ls-tree', '-r', '-z', commit).split('\0').filter(Boolean);
   return Object.fromEntries(
-    lines.map((line) => {
-      const [meta, path] = line.split('\t') as [string, string];
-      return [path, meta.split(' ')[2] ?? ''];
-    }).sort(([a], [b]) => (a ?? '').localeCompare(b ?? '')),
+    lines
+      .map((line): [string, string] => {
+        const [meta = '', path = ''] = line.split('\t');
+        return [path, meta.split(' ')[2] ?? ''];
+      })
+      .sort(([a], [b]) => a.localeCompare(b)),
   );
 }
