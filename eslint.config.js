@@ -1,10 +1,12 @@
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.strict,
+  { languageOptions: { globals: globals.node } },
   {
     rules: {
       'no-empty': ['error', { allowEmptyCatch: false }],

@@ -11,6 +11,7 @@ import { createLogger, type Logger } from './logger.js';
 import { readCapsule } from './capsule/capsule-file.js';
 import { WorkspaceFilesWatcher } from './workspace-files-watch.js';
 import { createService, type DaemonInfo } from './service.js';
+import { createTakeoverService } from './takeover/index.js';
 import { acquireInstanceGuard, Journal, openStateDir, removeDaemonInfo, writeDaemonInfo } from './store/index.js';
 import { WorkspaceRegistry } from './workspaces/registry.js';
 import { ensureWorkspaceDir } from './workspaces/workspace-dir.js';
@@ -113,7 +114,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     for (const workspace of registry.all()) {
       const snapshot = workspace.snapshot();
       // A drain interrupted by a crash resumes by itself (a paused one records where it stopped).
-      if (stateOf(snapshot) === 'EVACUATE' && snapshot.context.blocked === null) drain.start(workspace.root);
+      const draining = stateOf(snapshot) === 'EVACUATE' || (stateOf(snapshot) === 'TAKEOVER' && snapshot.context.cycle?.return_drain != null);
+      if (draining && snapshot.context.blocked === null) drain.start(workspace.root);
     }
     undo.push(() => drain.idle());
 
@@ -132,11 +134,13 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       })();
       return stopping;
     };
-    const service = createService({ registry, drain, clock, stateDir: dir, info, requestStop: () => void stop() });
-    const ingest = createIngestService({ registry, clock, resolveRoot: cachedRootResolver(resolveRepoRoot), log: log.child({ module: 'ingest' }) });
+    const rootOf = cachedRootResolver(resolveRepoRoot);
+    const takeover = createTakeoverService({ registry, config, clock, rootOf, startDrain: (home) => drain.start(home) });
+    const service = createService({ registry, drain, takeover, clock, stateDir: dir, info, requestStop: () => void stop(), resolveRoot: rootOf });
+    const ingest = createIngestService({ registry, clock, resolveRoot: rootOf, log: log.child({ module: 'ingest' }) });
     const codex = await startCodexWatch({ stateDir: dir, env: process.env, ingest, clock, log: log.child({ module: 'codex' }) });
     undo.push(() => codex.close());
-    const server = buildServer({ service, ingest, token, port: () => port, logger, bodyLimit: config.body_limit_bytes });
+    const server = buildServer({ service, takeover, ingest, token, port: () => port, logger, bodyLimit: config.body_limit_bytes });
     undo.push(() => server.close());
 
     await server.listen({ host: LOOPBACK, port: options.port });

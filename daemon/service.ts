@@ -25,7 +25,7 @@ import type {
 import { parseCapsule, readCapsule, writeCapsule } from './capsule/capsule-file.js';
 import type { Clock } from './clock.js';
 import type { DrainRunner } from './evacuation/index.js';
-import { resolveRepoRoot } from './git/index.js';
+import type { TakeoverService } from './takeover/index.js';
 import { writeFileAtomic } from './store/index.js';
 import type { WorkspaceRegistry } from './workspaces/registry.js';
 import { PAUSE_FILE, workspacePauseFile } from './workspaces/workspace-dir.js';
@@ -41,15 +41,13 @@ export interface DaemonInfo {
 export interface ServiceDeps {
   readonly registry: WorkspaceRegistry;
   readonly drain: DrainRunner;
+  readonly takeover: TakeoverService;
   readonly clock: Clock;
   readonly stateDir: string;
   readonly info: () => DaemonInfo;
   readonly requestStop: () => void;
-  readonly resolveRoot?: (dir: string) => Promise<string>;
+  readonly resolveRoot: (dir: string) => Promise<string>;
 }
-
-/** Remembered directory → git root lookups; the status-line hook asks many times a minute. */
-const ROOT_CACHE_LIMIT = 1024;
 
 /**
  * What the HTTP handlers call: find the workspace, turn a request into an event stamped with time
@@ -57,16 +55,12 @@ const ROOT_CACHE_LIMIT = 1024;
  */
 export function createService(deps: ServiceDeps) {
   const { registry, clock } = deps;
-  const resolve = deps.resolveRoot ?? resolveRepoRoot;
-  const roots = new Map<string, string>();
+  const rootOf = deps.resolveRoot;
 
-  async function rootOf(dir: string): Promise<string> {
-    const cached = roots.get(dir);
-    if (cached !== undefined) return cached;
-    const root = await resolve(dir);
-    if (roots.size >= ROOT_CACHE_LIMIT) roots.clear();
-    roots.set(dir, root);
-    return root;
+  /** Where a checkout's drain lives: its own workspace, or the cycle it took over (the return leg). */
+  async function drainHome(repo: string): Promise<string> {
+    const root = await rootOf(repo);
+    return deps.takeover.receiving(root)?.home ?? root;
   }
 
   const iso = () => new Date(clock.now()).toISOString();
@@ -89,7 +83,8 @@ export function createService(deps: ServiceDeps) {
   return {
     async status(repo: string): Promise<Envelope> {
       const workspace = await registry.open(await rootOf(repo));
-      return success('status', { ...statusView(workspace.snapshot(), clock.now()), daemon: deps.info() });
+      const receiving = deps.takeover.receiving(workspace.root);
+      return success('status', { ...statusView(workspace.snapshot(), clock.now()), receiving, daemon: deps.info() });
     },
 
     async lease(repo: string): Promise<Envelope> {
@@ -113,22 +108,22 @@ export function createService(deps: ServiceDeps) {
 
     /** The source agent finished its atomic step: the drain need not wait any longer. */
     async drained(repo: string): Promise<Envelope> {
-      const root = await rootOf(repo);
-      const envelope = await send(repo, { type: 'DRAINED' });
-      deps.drain.start(root);
+      const home = await drainHome(repo);
+      const envelope = await send(home, { type: 'DRAINED' });
+      deps.drain.start(home);
       return envelope;
     },
 
     /** Clears a blocked reason and runs the drain again from its first unfinished step. */
     async resume(repo: string): Promise<Envelope> {
-      const root = await rootOf(repo);
-      const envelope = await send(repo, { type: 'DRAIN_RESUME' });
-      if (!envelope.error) deps.drain.start(root);
+      const home = await drainHome(repo);
+      const envelope = await send(home, { type: 'DRAIN_RESUME' });
+      if (!envelope.error) deps.drain.start(home);
       return envelope;
     },
 
     async check(repo: string): Promise<Envelope> {
-      const workspace = await registry.open(await rootOf(repo));
+      const workspace = await registry.open(await drainHome(repo));
       const snapshot = workspace.snapshot();
       return success(checkCode(snapshot, deps.drain.isRunning(workspace.root)), { ...statusView(snapshot, clock.now()), running: deps.drain.isRunning(workspace.root) });
     },

@@ -7,7 +7,9 @@ import { stateOf, type WorkspaceSnapshot } from './workspace-step.js';
  */
 export function checkCode(snapshot: WorkspaceSnapshot, drainRunning: boolean): Code {
   const state = stateOf(snapshot);
-  if (state === 'EVACUATE') return drainRunning && snapshot.context.blocked === null ? 'check_clear' : 'resume_needed';
+  const draining = state === 'EVACUATE' || (state === 'TAKEOVER' && snapshot.context.cycle?.return_drain != null);
+  if (draining) return drainRunning && snapshot.context.blocked === null ? 'check_clear' : 'resume_needed';
+  if (state === 'TAKEOVER') return 'check_clear';
   if (state === 'NORMAL' || state === 'PREPARE') return 'check_clear';
   return 'cycle_completed';
 }

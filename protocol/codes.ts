@@ -36,6 +36,11 @@ export const CODES = registry({
   check_clear: { code: 'check_clear', status: 200, exit: 0, summary: '`handoff check`: nothing is interrupted' },
   resume_needed: { code: 'resume_needed', status: 200, exit: 1, summary: '`handoff check`: an evacuation stopped before it finished; run `handoff resume`' },
   cycle_completed: { code: 'cycle_completed', status: 200, exit: 2, summary: '`handoff check`: the last cycle completed its evacuation (or closed)' },
+  verified: { code: 'verified', status: 200, exit: 0, summary: 'every takeover check passed (warnings listed); no lease was taken' },
+  accepted: { code: 'accepted', status: 200, exit: 0, summary: 'verification passed and the lease was taken; data.token fences every later call' },
+  return_started: { code: 'return_started', status: 200, exit: 0, summary: 'the return leg drain started on the holder side' },
+  cycles: { code: 'cycles', status: 200, exit: 0, summary: 'the cycles on record' },
+  cycle: { code: 'cycle', status: 200, exit: 0, summary: 'one cycle with every manifest revision and its integrity check' },
   lease_shown: { code: 'lease_shown', status: 200, exit: 0, summary: 'the lease of a workspace' },
   lease_acquired: { code: 'lease_acquired', status: 200, exit: 0, summary: 'the lease was taken; data.token fences every later call' },
   lease_renewed: { code: 'lease_renewed', status: 200, exit: 0, summary: 'the holder renewed its lease' },
@@ -47,6 +52,11 @@ export const CODES = registry({
 
   // Inspect-only outcomes
   wrong_state: { code: 'wrong_state', status: 409, exit: 10, summary: 'the workspace is not in a state that allows this' },
+
+  diverged: { code: 'diverged', status: 409, exit: 10, summary: 'the real source state differs from the record; real state wins; no lease' },
+  stale: { code: 'stale', status: 409, exit: 10, summary: 'the manifest is older than the takeover max age; no lease' },
+  ambiguous: { code: 'ambiguous', status: 409, exit: 11, summary: 'several cycles match; none was chosen' },
+  unknown_cycle: { code: 'unknown_cycle', status: 404, exit: 10, summary: 'no cycle with this id on record' },
 
   // Input rejected
   usage_error: { code: 'usage_error', status: 400, exit: 64, summary: 'the command line is wrong' },

@@ -13,6 +13,8 @@ export interface StepRecord {
 
 export interface DrainProgress {
   readonly leg: 'out' | 'return';
+  /** When this leg's drain began: the drain timeout counts from here. */
+  readonly started_at: string;
   /** `handoff now --no-wait`: the operator did not want to wait for `handoff drained`. */
   readonly no_wait: boolean;
   readonly drained_at: string | null;
@@ -28,8 +30,8 @@ export interface DrainProgress {
   readonly previous_commit: string | null;
 }
 
-export function newDrain(leg: 'out' | 'return', noWait: boolean): DrainProgress {
-  return { leg, no_wait: noWait, drained_at: null, waited: null, revision: 1, steps: {}, manifests: [], revision_at: null, previous_commit: null };
+export function newDrain(leg: 'out' | 'return', noWait: boolean, startedAt: string): DrainProgress {
+  return { leg, started_at: startedAt, no_wait: noWait, drained_at: null, waited: null, revision: 1, steps: {}, manifests: [], revision_at: null, previous_commit: null };
 }
 
 /** Steps redone for a new revision: the work tree moved, so everything observed of it is redone. */
@@ -45,11 +47,11 @@ export type DrainAction =
  * What the drain does next, from what the journal says is done. A restart lands on the first
  * unfinished step and never repeats a finished one.
  */
-export function nextDrainAction(drain: DrainProgress, evacuateSinceMs: number, nowMs: number, timeoutSeconds: number): DrainAction {
+export function nextDrainAction(drain: DrainProgress, nowMs: number, timeoutSeconds: number): DrainAction {
   if (drain.waited === null) {
     if (drain.no_wait) return { kind: 'waited', why: 'no_wait' };
     if (drain.drained_at !== null) return { kind: 'waited', why: 'drained' };
-    const untilMs = evacuateSinceMs + timeoutSeconds * 1000;
+    const untilMs = Date.parse(drain.started_at) + timeoutSeconds * 1000;
     return nowMs >= untilMs ? { kind: 'waited', why: 'timeout' } : { kind: 'wait', untilMs };
   }
   const step = DRAIN_STEPS.find((name) => drain.steps[name] === undefined);

@@ -17,3 +17,4 @@ export * from './shell-quote.js';
 export * from './manifest-model.js';
 export * from './handoff-render.js';
 export * from './check.js';
+export * from './takeover-checks.js';

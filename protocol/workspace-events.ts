@@ -55,7 +55,8 @@ export type WorkspaceEvent =
   | (EventMeta & { type: 'DRAIN_RESUME' })
   | (EventMeta & { type: 'CAPSULE_SET'; capsule: CapsuleState })
   | (EventMeta & { type: 'CHECKPOINT_VERIFIED'; checkpoint: VerifiedCheckpoint })
-  | (EventMeta & { type: 'HANDOFF_ACCEPTED'; executor: string })
+  | (EventMeta & { type: 'HANDOFF_ACCEPTED'; executor: string; receiver_root: string })
+  | (EventMeta & { type: 'RETURN_START'; token: number; wait: boolean })
   | (EventMeta & { type: 'RETURN_READY'; token: number; checkpoint: VerifiedCheckpoint })
   | (EventMeta & { type: 'RETURN_ACCEPTED'; executor: string })
   | (EventMeta & { type: 'CLOSE_ONE_WAY'; token: number });

@@ -36,6 +36,10 @@ export interface Cycle {
   readonly checkpoint: VerifiedCheckpoint | null;
   readonly return_checkpoint: VerifiedCheckpoint | null;
   readonly drain: DrainProgress;
+  /** Who took the cycle over, from which work tree, with which token (fixed at accept: the return is fenced by it). */
+  readonly receiver: { readonly executor: string; readonly root: string; readonly token: number } | null;
+  /** The return leg's drain, once the holder ran `handoff return`. */
+  readonly return_drain: DrainProgress | null;
 }
 
 /** What the last event did, for the caller: a registry code and whether anything changed. */
@@ -97,13 +101,22 @@ function newCycle(context: WorkspaceContext, trigger: Trigger, noWait = false): 
     profile: context.profile,
     checkpoint: null,
     return_checkpoint: null,
-    drain: newDrain('out', noWait),
+    drain: newDrain('out', noWait, iso(context.now)),
+    receiver: null,
+    return_drain: null,
   };
 }
 
-/** Applies `change` to the drain of the current cycle; the machine only calls it where a cycle exists. */
+/** The drain that is running: the return leg's once it started, else the out leg's. */
+export function activeDrain(cycle: Cycle): DrainProgress {
+  return cycle.return_drain ?? cycle.drain;
+}
+
+/** Applies `change` to the active drain of the current cycle; the machine only calls it where a cycle exists. */
 function withDrain(context: WorkspaceContext, change: (drain: DrainProgress) => DrainProgress): Cycle | null {
-  return context.cycle === null ? null : { ...context.cycle, drain: change(context.cycle.drain) };
+  const cycle = context.cycle;
+  if (cycle === null) return null;
+  return cycle.return_drain === null ? { ...cycle, drain: change(cycle.drain) } : { ...cycle, return_drain: change(cycle.return_drain) };
 }
 
 function telemetryTrigger(context: WorkspaceContext, line: number): Trigger {
@@ -118,7 +131,7 @@ function refuse(state: WorkspaceState, types: readonly WorkspaceEventType[]) {
 }
 
 const DRAIN_EVENTS = ['DRAIN_BLOCKED', 'DRAINED', 'DRAIN_WAITED', 'DRAIN_STEP_DONE', 'DRAIN_REVISION', 'DRAIN_RESUME', 'CHECKPOINT_VERIFIED'] as const;
-const HANDOFF_EVENTS = [...DRAIN_EVENTS, 'HANDOFF_ACCEPTED', 'RETURN_READY', 'RETURN_ACCEPTED', 'CLOSE_ONE_WAY'] as const;
+const HANDOFF_EVENTS = [...DRAIN_EVENTS, 'HANDOFF_ACCEPTED', 'RETURN_START', 'RETURN_READY', 'RETURN_ACCEPTED', 'CLOSE_ONE_WAY'] as const;
 
 const HINT_BY_STATE: Record<WorkspaceState, string> = {
   NORMAL: 'nothing to hand off yet: `handoff now` starts an evacuation',
@@ -142,9 +155,10 @@ export const workspaceMachine = setup({
       return event.checkpoint.verified;
     },
     holdsLease: ({ context, event }) => {
-      assertEvent(event, ['RETURN_READY', 'CLOSE_ONE_WAY']);
+      assertEvent(event, ['RETURN_READY', 'CLOSE_ONE_WAY', 'RETURN_START']);
       return context.lease.holder?.token === event.token;
     },
+    returning: ({ context }) => context.cycle?.return_drain != null,
     oneWay: ({ context }) => context.cycle?.profile === 'one-way',
   },
   actions: {
@@ -245,7 +259,7 @@ export const workspaceMachine = setup({
     }),
     recordDrained: assign(({ context }) => ({
       cycle: withDrain(context, (drain) => ({ ...drain, drained_at: drain.drained_at ?? iso(context.now) })),
-      outcome: done('ok', null, context.cycle?.drain.drained_at == null),
+      outcome: done('ok', null, context.cycle === null || activeDrain(context.cycle).drained_at === null),
     })),
     recordWaited: assign(({ context, event }) => {
       assertEvent(event, 'DRAIN_WAITED');
@@ -296,7 +310,15 @@ export const workspaceMachine = setup({
     grantAccepted: assign(({ context, event }) => {
       assertEvent(event, ['HANDOFF_ACCEPTED', 'RETURN_ACCEPTED']);
       const lease = leaseRules.grant(context.lease, event.executor, iso(context.now));
-      return { lease, outcome: done('lease_acquired', { token: lease.last_token }) };
+      const receiver = event.type === 'HANDOFF_ACCEPTED' ? { executor: event.executor, root: event.receiver_root, token: lease.last_token } : null;
+      const cycle = context.cycle === null || receiver === null ? context.cycle : { ...context.cycle, receiver };
+      return { lease, cycle, outcome: done('accepted', { token: lease.last_token }) };
+    }),
+    startReturn: assign(({ context, event }) => {
+      assertEvent(event, 'RETURN_START');
+      if (context.cycle === null) return {};
+      if (context.cycle.return_drain !== null) return { outcome: done('return_started', null, false) };
+      return { cycle: { ...context.cycle, return_drain: newDrain('return', !event.wait, iso(context.now)) }, blocked: null, outcome: done('return_started') };
     }),
     offerReturn: assign(({ context, event }) => {
       assertEvent(event, 'RETURN_READY');
@@ -385,7 +407,7 @@ export const workspaceMachine = setup({
     EVACUATE: {
       entry: ['enterStage', 'startDrain'],
       on: {
-        ...refuse('EVACUATE', ['PREPARE', 'HANDOFF_ACCEPTED', 'RETURN_READY', 'RETURN_ACCEPTED', 'CLOSE_ONE_WAY']),
+        ...refuse('EVACUATE', ['PREPARE', 'HANDOFF_ACCEPTED', 'RETURN_START', 'RETURN_READY', 'RETURN_ACCEPTED', 'CLOSE_ONE_WAY']),
         NOW: { actions: ['stamp', 'replyAlreadyEvacuating'] },
         DRAIN_BLOCKED: { actions: ['stamp', 'recordBlocked'] },
         DRAINED: { actions: ['stamp', 'recordDrained'] },
@@ -402,7 +424,7 @@ export const workspaceMachine = setup({
     HANDOFF_READY: {
       entry: 'enterStage',
       on: {
-        ...refuse('HANDOFF_READY', ['PREPARE', 'NOW', ...DRAIN_EVENTS, 'RETURN_READY', 'RETURN_ACCEPTED', 'CLOSE_ONE_WAY']),
+        ...refuse('HANDOFF_READY', ['PREPARE', 'NOW', ...DRAIN_EVENTS, 'RETURN_START', 'RETURN_READY', 'RETURN_ACCEPTED', 'CLOSE_ONE_WAY']),
         HANDOFF_ACCEPTED: [
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { target: 'TAKEOVER', actions: ['stamp', 'grantAccepted'] },
@@ -412,9 +434,23 @@ export const workspaceMachine = setup({
     TAKEOVER: {
       entry: 'enterStage',
       on: {
-        ...refuse('TAKEOVER', ['PREPARE', 'NOW', 'DRAINED', 'DRAIN_WAITED', 'DRAIN_STEP_DONE', 'DRAIN_REVISION', 'DRAIN_RESUME', 'CHECKPOINT_VERIFIED', 'HANDOFF_ACCEPTED', 'RETURN_ACCEPTED']),
-        // The return leg's drain reports here when it cannot finish.
-        DRAIN_BLOCKED: { actions: ['stamp', 'recordBlocked'] },
+        ...refuse('TAKEOVER', ['PREPARE', 'NOW', 'CHECKPOINT_VERIFIED', 'HANDOFF_ACCEPTED', 'RETURN_ACCEPTED']),
+        RETURN_START: [
+          { guard: 'paused', actions: ['stamp', 'replyPaused'] },
+          { guard: not('holdsLease'), actions: ['stamp', 'replyStaleToken'] },
+          { actions: ['stamp', 'startReturn', 'startDrain'] },
+        ],
+        // The return leg's drain reports here, as the out leg's does in EVACUATE.
+        DRAIN_BLOCKED: { guard: 'returning', actions: ['stamp', 'recordBlocked'] },
+        DRAINED: { guard: 'returning', actions: ['stamp', 'recordDrained'] },
+        DRAIN_WAITED: { guard: 'returning', actions: ['stamp', 'recordWaited'] },
+        DRAIN_STEP_DONE: { guard: 'returning', actions: ['stamp', 'recordStep'] },
+        DRAIN_REVISION: { guard: 'returning', actions: ['stamp', 'startRevision'] },
+        DRAIN_RESUME: [
+          { guard: not('returning'), actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
+          { guard: 'paused', actions: ['stamp', 'replyPaused'] },
+          { actions: ['stamp', 'clearBlocked'] },
+        ],
         RETURN_READY: [
           { guard: not('holdsLease'), actions: ['stamp', 'replyStaleToken'] },
           { guard: 'checkpointVerified', target: 'RETURN_HANDOFF_READY', actions: ['stamp', 'offerReturn'] },
@@ -430,7 +466,7 @@ export const workspaceMachine = setup({
     RETURN_HANDOFF_READY: {
       entry: 'enterStage',
       on: {
-        ...refuse('RETURN_HANDOFF_READY', ['PREPARE', 'NOW', ...DRAIN_EVENTS, 'HANDOFF_ACCEPTED', 'RETURN_READY', 'CLOSE_ONE_WAY']),
+        ...refuse('RETURN_HANDOFF_READY', ['PREPARE', 'NOW', ...DRAIN_EVENTS, 'HANDOFF_ACCEPTED', 'RETURN_START', 'RETURN_READY', 'CLOSE_ONE_WAY']),
         RETURN_ACCEPTED: [
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { target: 'CLOSED', actions: ['stamp', 'grantAccepted'] },

@@ -40,6 +40,21 @@ export const LeaseAcquireBodySchema = body({ repo: Repo, as: ExecutorIdSchema })
 export const LeaseTokenBodySchema = body({ repo: Repo, token: LeaseTokenSchema });
 export const LeaseBreakBodySchema = body({ repo: Repo, reason: Reason });
 
+const CycleId = Type.String({ pattern: '^[0-9]{8}T[0-9]{6}Z-[a-z2-7]{6}$', description: 'a cycle id; anything else (a path, ..) is refused' });
+
+export const VerifyBodySchema = body({
+  repo: Repo,
+  cycle: Type.Optional(CycleId),
+  latest: Type.Optional(Type.Boolean()),
+  return: Type.Optional(Type.Boolean()),
+  checkout: Type.Optional(Type.Boolean()),
+});
+export const AcceptBodySchema = body({ ...VerifyBodySchema.properties, as: ExecutorIdSchema });
+export const ReturnBodySchema = body({ repo: Repo, token: Type.Optional(LeaseTokenSchema), wait: Type.Optional(Type.Boolean()) });
+export const CloseBodySchema = body({ repo: Repo, one_way: Type.Boolean(), token: Type.Optional(LeaseTokenSchema) });
+export const CycleQuerySchema = body({ cycle: CycleId });
+export const ListQuerySchema = body({ repo: Type.Optional(Repo) });
+
 export const PauseBodySchema = body({
   scope: literals(['workspace', 'global']),
   repo: Type.Optional(Repo),
@@ -56,3 +71,9 @@ export type LeaseAcquireBody = Static<typeof LeaseAcquireBodySchema>;
 export type LeaseTokenBody = Static<typeof LeaseTokenBodySchema>;
 export type LeaseBreakBody = Static<typeof LeaseBreakBodySchema>;
 export type PauseBody = Static<typeof PauseBodySchema>;
+export type VerifyBody = Static<typeof VerifyBodySchema>;
+export type AcceptBody = Static<typeof AcceptBodySchema>;
+export type ReturnBody = Static<typeof ReturnBodySchema>;
+export type CloseBody = Static<typeof CloseBodySchema>;
+export type CycleQuery = Static<typeof CycleQuerySchema>;
+export type ListQuery = Static<typeof ListQuerySchema>;

@@ -1,14 +1,9 @@
 import { HandoffError } from '../../protocol/errors.js';
+import { GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
 import { chainedCommand, chainedStatusline, hookCommand, isOurHook, type HookInvocation, type HookName } from './hook-commands.js';
 
 type Json = Record<string, unknown>;
 
-/**
- * The tools the guard checks. Bash is left out on purpose: the agent needs it to run `handoff
- * drained` and `handoff status` during EVACUATE, and a shell command's effect on files cannot be told
- * from its text. The lease, not this guard, is the authority.
- */
-export const GUARDED_TOOLS_MATCHER = 'Edit|Write|MultiEdit|NotebookEdit';
 /** Seconds Claude Code waits for a hook; ours answer in well under one. */
 const HOOK_TIMEOUT = 5;
 

@@ -1,5 +1,6 @@
-export { GUARDED_TOOLS_MATCHER, mergeClaudeSettings } from './claude-settings.js';
-export { chainedCommand, chainedStatusline, hookCommand, HOOK_NAMES, isOurHook, type HookInvocation, type HookName } from './hook-commands.js';
+export { mergeClaudeSettings } from './claude-settings.js';
+export { GUARDED_TOOLS, GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
+export { chainedCommand, chainedStatusline, hookCommand, isOurHook, type HookInvocation, type HookName } from './hook-commands.js';
 export { applyInstall, planInstall, previewInstall, type FileOutcome, type InstallIo, type InstallPlan } from './install.js';
 export { AGENT_INSTRUCTIONS } from './instructions.js';
 export { unifiedDiff } from './line-diff.js';

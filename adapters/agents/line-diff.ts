@@ -36,12 +36,13 @@ function diffOps(a: readonly string[], b: readonly string[]): Op[] {
       middle.push({ kind: ' ', text: left });
       i += 1;
       j += 1;
-    } else if (right !== undefined && (left === undefined || at(i, j + 1) >= at(i + 1, j))) {
-      middle.push({ kind: '+', text: right });
-      j += 1;
-    } else {
-      middle.push({ kind: '-', text: left ?? '' });
+    } else if (left !== undefined && (right === undefined || at(i + 1, j) >= at(i, j + 1))) {
+      // Removals before additions, as diff -u prints them.
+      middle.push({ kind: '-', text: left });
       i += 1;
+    } else {
+      middle.push({ kind: '+', text: right ?? '' });
+      j += 1;
     }
   }
   const same = (text: string): Op => ({ kind: ' ', text });
@@ -56,7 +57,7 @@ export function unifiedDiff(path: string, before: string | null, after: string):
   const ops = diffOps(splitLines(before), splitLines(after));
   const changed = ops.flatMap((op, index) => (op.kind === ' ' ? [] : [index]));
   if (changed.length === 0) return '';
-  const out = [`--- ${before === null ? '/dev/null' : `a/${path}`}`, `+++ b/${path}`];
+  const out = [`--- ${before === null ? '/dev/null' : path}`, `+++ ${path}`];
   for (const [start, end] of hunkRanges(changed, ops.length)) {
     const hunk = ops.slice(start, end);
     const skipped = ops.slice(0, start);

@@ -5,23 +5,27 @@ import type { CommandContext } from './context.js';
 const POLL_MS = 150;
 
 /**
- * After `handoff now` or `handoff resume`: follows the drain until the work is recoverable
- * (handoff_ready, 0) or a step is blocked (drain_blocked, 75), reporting each step on stderr.
+ * After `handoff now`, `handoff return` or `handoff resume`: follows the drain of the workspace that
+ * runs it until the work is recoverable (handoff_ready, 0) or a step is blocked (drain_blocked, 75),
+ * reporting each step on stderr.
  */
 export async function followDrain(ctx: CommandContext, started: Envelope): Promise<Envelope> {
   if (started.error) return started;
+  // The workspace whose machine runs the drain: the cycle's home for a return leg.
+  const home = (started.data as { workspace?: string } | null)?.workspace ?? ctx.repo;
   let lastStep = '';
   for (;;) {
-    const status = await ctx.call({ method: 'GET', path: '/v1/status', query: { repo: ctx.repo } });
+    const status = await ctx.call({ method: 'GET', path: '/v1/status', query: { repo: home } });
     if (status.error) return status;
     const view = status.data as StatusView;
-    if (view.state !== 'EVACUATE') {
-      return view.state === 'HANDOFF_READY' ? success('handoff_ready', view) : status;
+    const draining = view.state === 'EVACUATE' || (view.state === 'TAKEOVER' && view.cycle?.return_drain != null);
+    if (!draining) {
+      return view.state === 'HANDOFF_READY' || view.state === 'RETURN_HANDOFF_READY' ? success('handoff_ready', view) : status;
     }
     if (view.blocked !== null) {
       return failure('drain_blocked', view.blocked, 'nothing of yours was changed; fix the cause, then run `handoff resume`', view);
     }
-    const drain = view.cycle?.drain;
+    const drain = view.cycle?.return_drain ?? view.cycle?.drain;
     const step = drain === undefined ? '' : drain.waited === null ? 'waiting for `handoff drained` (or the drain timeout)' : `${Object.keys(drain.steps).length} of 6 steps done`;
     if (step !== lastStep && !ctx.output.json) ctx.output.err(`… ${step}`);
     lastStep = step;

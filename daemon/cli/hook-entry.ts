@@ -1,27 +1,32 @@
 import { resolve } from 'node:path';
+import type { HookName } from '../../adapters/agents/hook-commands.js';
 import { hookStateDir } from './hooks/daemon-address.js';
 import type { HookContext } from './hooks/hook-context.js';
 
-/**
- * The agent hooks. Loaded by the CLI entry before commander and the protocol, so a hook pays only for
- * node, a few small modules (only its own are loaded) and one loopback request. Every hook exits 0
- * and prints what its agent expects even when the daemon is gone: a broken hook must never break the agent.
- */
 type Hook = (ctx: HookContext) => Promise<void>;
-const HOOKS = new Map<string, () => Promise<Hook>>([
-  ['claude-statusline', async () => (await import('./hooks/statusline.js')).statuslineHook],
-  ['claude-guard', async () => (await import('./hooks/guard.js')).guardHook],
-  ['claude-session-start', async () => (await import('./hooks/session-start.js')).sessionStartHook],
-  ['claude-event', async () => (await import('./hooks/event.js')).eventHook],
-]);
+
+/**
+ * The agent hooks, by the names the installer writes (HookName is a type-only import). Loaded by the
+ * CLI entry before commander and the protocol, so a hook pays only for node, its own few small
+ * modules and one loopback request. Every hook exits 0 and prints what its agent expects even when
+ * the daemon is gone: a broken hook must never break the agent.
+ */
+const HOOKS: Readonly<Record<HookName, () => Promise<Hook>>> = {
+  'claude-statusline': async () => (await import('./hooks/statusline.js')).statuslineHook,
+  'claude-guard': async () => (await import('./hooks/guard.js')).guardHook,
+  'claude-session-start': async () => (await import('./hooks/session-start.js')).sessionStartHook,
+  'claude-event': async () => (await import('./hooks/event.js')).eventHook,
+};
 
 /** What a hook prints when it fails unexpectedly: still the shape its agent expects. */
-const FALLBACK = new Map<string, string>([
-  ['claude-statusline', 'handoff: hook failed'],
-  ['claude-guard', '{}'],
-]);
+const FALLBACK: Partial<Record<HookName, string>> = {
+  'claude-statusline': 'handoff: hook failed',
+  'claude-guard': '{}',
+};
 
-export const HOOK_USAGE = `usage: handoff hook (${[...HOOKS.keys()].join(' | ')}) [--state-dir DIR] [--chain COMMAND]`;
+export const HOOK_USAGE = `usage: handoff hook (${Object.keys(HOOKS).join(' | ')}) [--state-dir DIR] [--chain COMMAND]`;
+
+const isHookName = (name: string): name is HookName => Object.hasOwn(HOOKS, name);
 
 export interface HookOptions {
   readonly name: string;
@@ -46,8 +51,8 @@ export function parseHookArgs(argv: readonly string[]): HookOptions | string {
 }
 
 export async function runHook(options: HookOptions): Promise<number> {
-  const load = HOOKS.get(options.name);
-  if (load === undefined) {
+  const { name } = options;
+  if (!isHookName(name)) {
     process.stderr.write(`handoff: no hook '${options.name}'\n${HOOK_USAGE}\n`);
     return 64;
   }
@@ -58,10 +63,10 @@ export async function runHook(options: HookOptions): Promise<number> {
     err: (text) => process.stderr.write(`${text}\n`),
   };
   try {
-    await (await load())(ctx);
+    await (await HOOKS[name]())(ctx);
   } catch (error) {
     ctx.err(`handoff: hook ${options.name} failed: ${(error as Error).message}`);
-    const fallback = FALLBACK.get(options.name);
+    const fallback = FALLBACK[name];
     if (fallback !== undefined) ctx.out(fallback);
   }
   return 0;

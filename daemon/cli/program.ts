@@ -8,6 +8,7 @@ import { registerLease } from './commands/lease.js';
 import { registerObserve } from './commands/observe.js';
 import { registerPause } from './commands/pause.js';
 import { registerStages } from './commands/stages.js';
+import { registerTakeover } from './commands/takeover.js';
 
 export function buildProgram(version: string): Command {
   const program = new Command('handoff')
@@ -22,6 +23,7 @@ export function buildProgram(version: string): Command {
   registerObserve(program);
   registerStages(program);
   registerCapsule(program);
+  registerTakeover(program);
   registerLease(program);
   registerPause(program);
   registerIngest(program);

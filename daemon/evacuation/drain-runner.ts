@@ -1,10 +1,21 @@
-import { isHandoffError, nextDrainAction, redactCredentials, stateOf, type DrainStep } from '../../protocol/index.js';
+import { isHandoffError, nextDrainAction, redactCredentials, stateOf, type DrainStep, type WorkspaceContext, type WorkspaceState } from '../../protocol/index.js';
 import type { Config } from '../../schemas/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
 import { createStepStore } from './step-store.js';
-import { createSteps, verifiedCheckpoint } from './steps.js';
+import { createSteps, verifiedCheckpoint, type DrainTarget } from './steps.js';
+
+/** The drain a workspace is running, if any: the out leg in EVACUATE, the return leg in TAKEOVER. */
+function drainTarget(home: string, state: WorkspaceState, context: WorkspaceContext): DrainTarget | null {
+  const cycle = context.cycle;
+  if (cycle === null) return null;
+  if (state === 'EVACUATE') return { home, work: home, context, cycle, drain: cycle.drain };
+  if (state === 'TAKEOVER' && cycle.return_drain !== null && cycle.receiver !== null) {
+    return { home, work: cycle.receiver.root, context, cycle, drain: cycle.return_drain };
+  }
+  return null;
+}
 
 export interface DrainDeps {
   readonly registry: () => WorkspaceRegistry;
@@ -45,9 +56,10 @@ export function createDrainRunner(deps: DrainDeps) {
       if (workspace === undefined) return;
       const snapshot = workspace.snapshot();
       const context = snapshot.context;
-      const cycle = context.cycle;
-      if (stateOf(snapshot) !== 'EVACUATE' || cycle === null || context.blocked !== null) return;
-      const action = nextDrainAction(cycle.drain, Date.parse(context.stage_since), clock.now(), deps.config.drain_timeout_seconds);
+      const target = drainTarget(root, stateOf(snapshot), context);
+      if (target === null || context.blocked !== null) return;
+      const { cycle, drain } = target;
+      const action = nextDrainAction(drain, clock.now(), deps.config.drain_timeout_seconds);
       if (action.kind === 'wait') return schedule(root, action.untilMs);
       const paused = context.paused.workspace ?? context.paused.global;
       if (paused !== null) {
@@ -60,13 +72,16 @@ export function createDrainRunner(deps: DrainDeps) {
         continue;
       }
       if (action.kind === 'done') {
-        await dispatch(root, { type: 'CHECKPOINT_VERIFIED', checkpoint: verifiedCheckpoint(cycle) });
+        const checkpoint = verifiedCheckpoint(drain);
+        // The return leg is fenced by the token its holder was given at accept.
+        if (drain.leg === 'return') await dispatch(root, { type: 'RETURN_READY', token: cycle.receiver?.token ?? 0, checkpoint });
+        else await dispatch(root, { type: 'CHECKPOINT_VERIFIED', checkpoint });
         return;
       }
       const started = clock.now();
-      log.info({ workspace: root, cycle: cycle.id, step: action.step, revision: cycle.drain.revision }, 'drain step');
+      log.info({ workspace: root, cycle: cycle.id, leg: drain.leg, step: action.step, revision: drain.revision }, 'drain step');
       try {
-        const outcome = await steps[action.step](root, context, cycle);
+        const outcome = await steps[action.step](target);
         if (deps.killAfter === action.step) process.kill(process.pid, 'SIGKILL');
         if (outcome.kind === 'revise') {
           await dispatch(root, { type: 'DRAIN_REVISION', reason: outcome.reason, previous_commit: outcome.previousCommit });

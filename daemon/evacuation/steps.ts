@@ -5,6 +5,7 @@ import {
   renderHandoff,
   serializeManifest,
   type Cycle,
+  type DrainProgress,
   type DrainStep,
   type StepRecord,
   type WorkspaceContext,
@@ -33,7 +34,16 @@ const MAX_REVISIONS = 3;
 
 const validateManifest = createAjv().compile<Manifest>(ManifestSchema);
 
-export const handoffRef = (cycle: Cycle): string => `refs/heads/handoff/${cycle.id}${cycle.drain.leg === 'return' ? '-return' : ''}`;
+/** What a drain works on: the cycle's home (where its records live) and the work tree it snapshots. */
+export interface DrainTarget {
+  readonly home: string;
+  readonly work: string;
+  readonly context: WorkspaceContext;
+  readonly cycle: Cycle;
+  readonly drain: DrainProgress;
+}
+
+export const handoffRef = (cycle: Cycle, leg: 'out' | 'return'): string => `refs/heads/handoff/${cycle.id}${leg === 'return' ? '-return' : ''}`;
 
 function recordOf(deps: StepDeps, sha: string | null, summary: StepRecord['summary']): StepOutcome {
   return { kind: 'done', record: { at: new Date(deps.clock.now()).toISOString(), sha256: sha, summary } };
@@ -45,11 +55,11 @@ function need<T>(value: T | undefined | null, what: string): T {
 }
 
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-const name = (cycle: Cycle, what: string) => `${what}-${cycle.drain.leg}-r${cycle.drain.revision}`;
+const name = (target: DrainTarget, what: string) => `${what}-${target.drain.leg}-r${target.drain.revision}`;
 
-function checkpointOf(cycle: Cycle): Checkpoint {
-  const snapshot = need(cycle.drain.steps.snapshot, 'the snapshot');
-  const publish = need(cycle.drain.steps.publish, 'the publish result');
+function checkpointOf(drain: DrainProgress): Checkpoint {
+  const snapshot = need(drain.steps.snapshot, 'the snapshot');
+  const publish = need(drain.steps.publish, 'the publish result');
   return {
     mechanism: need(str(publish.summary['mechanism']), 'the mechanism') as Checkpoint['mechanism'],
     ref: str(publish.summary['ref']),
@@ -61,45 +71,47 @@ function checkpointOf(cycle: Cycle): Checkpoint {
   };
 }
 
-export function verifiedCheckpoint(cycle: Cycle) {
-  const checkpoint = checkpointOf(cycle);
+export function verifiedCheckpoint(drain: DrainProgress) {
+  const checkpoint = checkpointOf(drain);
   return { mechanism: checkpoint.mechanism, ref: checkpoint.ref, commit: checkpoint.commit, verified: true };
 }
 
 /** Each drain step: effects here, decisions in protocol/, results back to the journal. */
-export function createSteps(deps: StepDeps): Record<DrainStep, (root: string, context: WorkspaceContext, cycle: Cycle) => Promise<StepOutcome>> {
+export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTarget) => Promise<StepOutcome>> {
   const { store, config } = deps;
   const gitTimeout = config.git_timeout_seconds * 1000;
   return {
-    async inspect(root, _context, cycle) {
-      const observed = await inspectRepository(root);
-      const sha = await store.save(cycle.id, name(cycle, 'inspect'), observed);
+    async inspect(target) {
+      const observed = await inspectRepository(target.work);
+      const sha = await store.save(target.cycle.id, name(target, 'inspect'), observed);
       const dirty = observed.dirty.staged.length + observed.dirty.unstaged.length + observed.dirty.untracked.length;
-      return recordOf(deps, sha, { remote: observed.remote, branch: observed.branch, head: observed.head, dirty, operation: observed.operation_in_progress });
+      return recordOf(deps, sha, { remote: observed.remote, root_commit: observed.root_commit, branch: observed.branch, head: observed.head, dirty, operation: observed.operation_in_progress });
     },
 
-    async validate(root, _context, cycle) {
-      const result = await runValidation(root, config.validation.command, config.validation.timeout_seconds * 1000, () => deps.clock.now());
-      const sha = await store.save(cycle.id, `validate-${cycle.drain.leg}`, [result]);
+    async validate(target) {
+      const result = await runValidation(target.work, config.validation.command, config.validation.timeout_seconds * 1000, () => deps.clock.now());
+      const sha = await store.save(target.cycle.id, `validate-${target.drain.leg}`, [result]);
       return recordOf(deps, sha, { status: result.status });
     },
 
-    async snapshot(root, _context, cycle) {
-      const ref = handoffRef(cycle);
-      const result = await snapshotWorkTree(root, {
+    async snapshot(target) {
+      const { cycle, drain } = target;
+      const ref = handoffRef(cycle, drain.leg);
+      const result = await snapshotWorkTree(target.work, {
         ref,
-        message: `handoff ${cycle.id}: snapshot of the work tree (${cycle.drain.leg} leg, revision ${cycle.drain.revision})`,
-        createdAt: need(cycle.drain.revision_at, 'the revision time'),
-        expectedOld: cycle.drain.previous_commit,
+        message: `handoff ${cycle.id}: snapshot of the work tree (${drain.leg} leg, revision ${drain.revision})`,
+        createdAt: need(drain.revision_at, 'the revision time'),
+        expectedOld: drain.previous_commit,
       });
       return recordOf(deps, null, { ref: result.ref, commit: result.commit, tree: result.tree, parent: result.parent });
     },
 
-    async publish(root, _context, cycle) {
-      const snapshot = need(cycle.drain.steps.snapshot, 'the snapshot');
+    async publish(target) {
+      const { cycle, drain, work: root } = target;
+      const snapshot = need(drain.steps.snapshot, 'the snapshot');
       const commit = need(str(snapshot.summary['commit']), 'the snapshot commit');
       const ref = need(str(snapshot.summary['ref']), 'the snapshot ref');
-      const observed = await store.load<RepositoryObservation>(cycle.id, name(cycle, 'inspect'), cycle.drain.steps.inspect?.sha256 ?? null);
+      const observed = await store.load<RepositoryObservation>(cycle.id, name(target, 'inspect'), drain.steps.inspect?.sha256 ?? null);
       if (observed.remote !== null) {
         // A configured remote that fails is a blocked reason, never silently a local ref.
         const pushed = await publishRef(root, { remote: observed.remote, commit, ref, timeoutMs: gitTimeout });
@@ -115,30 +127,32 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (root: string, co
       throw new HandoffError('drain_blocked', `the local ref ${ref} does not hold ${commit} and the work tree has changes`, 'nothing is recoverable yet; run `handoff resume`');
     },
 
-    async package(root, context, cycle) {
-      const files = packageFiles(cycle.drain.leg, cycle.drain.revision);
+    async package(target) {
+      const { cycle, drain, context } = target;
+      const files = packageFiles(drain.leg, drain.revision);
       // The capsule is frozen for this revision the first time, so a resumed package has the same bytes.
-      const inputName = name(cycle, 'package-input');
+      const inputName = name(target, 'package-input');
       let input: { capsule: Capsule | null };
       try {
         input = await store.load(cycle.id, inputName, null);
       } catch {
-        input = { capsule: (await readCapsule(root)).capsule };
+        input = { capsule: (await readCapsule(target.work)).capsule };
         await store.save(cycle.id, inputName, input);
       }
-      const repository = await store.load<RepositoryObservation>(cycle.id, name(cycle, 'inspect'), cycle.drain.steps.inspect?.sha256 ?? null);
-      const validations = await store.load<Validation[]>(cycle.id, `validate-${cycle.drain.leg}`, cycle.drain.steps.validate?.sha256 ?? null);
+      const repository = await store.load<RepositoryObservation>(cycle.id, name(target, 'inspect'), drain.steps.inspect?.sha256 ?? null);
+      const validations = await store.load<Validation[]>(cycle.id, `validate-${drain.leg}`, drain.steps.validate?.sha256 ?? null);
       const manifest = buildManifest({
         cycle,
-        leg: cycle.drain.leg,
-        revision: cycle.drain.revision,
-        createdAt: need(cycle.drain.steps.publish, 'the publish result').at,
-        predecessor: cycle.drain.manifests.at(-1) ?? null,
+        leg: drain.leg,
+        revision: drain.revision,
+        createdAt: need(drain.steps.publish, 'the publish result').at,
+        // The return leg chains to the out leg's last revision.
+        predecessor: drain.manifests.at(-1) ?? cycle.drain.manifests.at(-1) ?? null,
         source: context.lease.holder?.executor ?? null,
         capsule: input.capsule,
         repository,
         validations,
-        checkpoint: checkpointOf(cycle),
+        checkpoint: checkpointOf(drain),
       });
       const handoff = renderHandoff(manifest);
       const complete: Manifest = { ...manifest, integrity: { artifacts: [{ path: files.handoff, sha256: sha256(handoff) }] } };
@@ -146,15 +160,15 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (root: string, co
         throw new HandoffError('internal_error', `the manifest would not validate: ${describeErrors(validateManifest.errors, 'manifest')}`, 'this is a bug; the package was not written');
       }
       const text = serializeManifest(complete);
-      await writePackage(root, cycle.id, files, text, handoff);
+      await writePackage(target.home, cycle.id, files, text, handoff);
       return recordOf(deps, sha256(text), { manifest: files.manifest, handoff: files.handoff, capsule: input.capsule === null ? 'missing' : 'agent' });
     },
 
-    async offer(root, _context, cycle) {
-      const snapshot = need(cycle.drain.steps.snapshot, 'the snapshot');
-      const tree = await workTreeTree(root);
+    async offer(target) {
+      const snapshot = need(target.drain.steps.snapshot, 'the snapshot');
+      const tree = await workTreeTree(target.work);
       if (tree === snapshot.summary['tree']) return recordOf(deps, null, { tree });
-      if (cycle.drain.revision >= MAX_REVISIONS) {
+      if (target.drain.revision >= MAX_REVISIONS) {
         throw new HandoffError('drain_blocked', `the work tree changed after ${MAX_REVISIONS} snapshots`, 'the source agent must stop editing (finish its atomic step), then run `handoff resume`');
       }
       return { kind: 'revise', reason: 'the work tree changed after the snapshot', previousCommit: need(str(snapshot.summary['commit']), 'the snapshot commit') };

@@ -1,4 +1,4 @@
-export { chooseRemote, inspectRepository, parseStatus } from './inspect.js';
+export { chooseRemote, inspectRepository, instructionFiles, parseStatus } from './inspect.js';
 export { publishRef, type PublishResult } from './publish.js';
 export { gitPath, resolveRepoRoot } from './repo-root.js';
 export { git, gitEnv, GitError, NO_PROMPT_CONFIG, runGit, type GitResult } from './run-git.js';

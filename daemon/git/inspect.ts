@@ -35,7 +35,7 @@ async function operationInProgress(gitDir: string): Promise<RepositoryObservatio
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-async function instructionFiles(root: string): Promise<RepositoryObservation['instructions']> {
+export async function instructionFiles(root: string): Promise<RepositoryObservation['instructions']> {
   const found: RepositoryObservation['instructions'] = [];
   const add = async (path: string) => {
     const stat = await lstat(join(root, path)).catch(() => null);

@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { IngestService } from '../ingest/index.js';
 import type { Logger } from '../logger.js';
 import type { Service } from '../service.js';
+import type { TakeoverService } from '../takeover/index.js';
 import { createAjv } from '../validation.js';
 import { registerErrorHandling } from './errors.js';
 import { capsuleRoutes } from './routes/capsule.js';
@@ -11,11 +12,13 @@ import { leaseRoutes } from './routes/lease.js';
 import { pauseRoutes } from './routes/pause.js';
 import { signalRoutes } from './routes/signals.js';
 import { stageRoutes } from './routes/stages.js';
+import { takeoverRoutes } from './routes/takeover.js';
 import { statusRoutes } from './routes/status.js';
 import { registerSecurity } from './security.js';
 
 export interface ServerDeps {
   readonly service: Service;
+  readonly takeover: TakeoverService;
   readonly ingest: IngestService;
   readonly token: string;
   readonly port: () => number;
@@ -45,6 +48,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   signalRoutes(app, deps.service);
   stageRoutes(app, deps.service);
   capsuleRoutes(app, deps.service);
+  takeoverRoutes(app, deps.takeover);
   leaseRoutes(app, deps.service);
   pauseRoutes(app, deps.service);
   daemonRoutes(app, deps.service);

@@ -101,3 +101,21 @@ export function commitBlobs(repo: string, commit: string): Record<string, string
       .sort(([a], [b]) => a.localeCompare(b)),
   );
 }
+
+/** A bare remote and two clones of it: the primary's checkout and the emergency executor's. */
+export function twoClones(): { remote: string; a: string; b: string } {
+  const base = tempDir('clones');
+  const remote = join(base, 'remote.git');
+  const a = join(base, 'a');
+  const b = join(base, 'b');
+  git(base, 'init', '-q', '--bare', '-b', 'main', remote);
+  git(base, 'init', '-q', '-b', 'main', a);
+  writeFileSync(join(a, 'f.txt'), 'one\n');
+  writeFileSync(join(a, 'AGENTS.md'), '# rules\n');
+  git(a, 'add', '.');
+  git(a, 'commit', '-q', '-m', 'init');
+  git(a, 'remote', 'add', 'origin', remote);
+  git(a, 'push', '-q', '-u', 'origin', 'main');
+  git(base, 'clone', '-q', remote, b);
+  return { remote, a, b };
+}

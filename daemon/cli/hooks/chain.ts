@@ -19,6 +19,9 @@ export function runChained(command: string, stdin: string, timeoutMs: number): P
     };
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
+      // A grandchild may still hold the pipes open: let go of them, or the hook could not exit.
+      child.stdout.destroy();
+      child.stdin.destroy();
       finish();
     }, timeoutMs);
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

@@ -1,8 +1,5 @@
 import type { DaemonAnswer } from './lean-client.js';
 
-/** The tools whose effect on files is known from their name; see GUARDED_TOOLS_MATCHER for why not Bash. */
-export const GUARDED_TOOLS: ReadonlySet<string> = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
-
 /**
  * From EVACUATE on, the work tree belongs to the checkpoint and then to the lease holder. CLOSED is
  * not listed: the cycle is over and the next reading starts a new one in NORMAL.

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { HookContext } from './hook-context.js';
 import { STDIN_TIMEOUT_MS } from './hook-context.js';
-import { GUARDED_TOOLS, guardVerdict } from './guard-verdict.js';
+import { GUARDED_TOOLS } from '../../../adapters/agents/guarded-tools.js';
+import { guardVerdict } from './guard-verdict.js';
 import { askDaemon } from './lean-client.js';
 import { readStdin } from './stdin.js';
 
@@ -45,7 +46,7 @@ export async function guardHook(ctx: HookContext): Promise<void> {
     ctx.out('{}');
     return;
   }
-  if (typeof payload['tool_name'] !== 'string' || !GUARDED_TOOLS.has(payload['tool_name'])) {
+  if (typeof payload['tool_name'] !== 'string' || !GUARDED_TOOLS.includes(payload['tool_name'])) {
     ctx.out('{}');
     return;
   }

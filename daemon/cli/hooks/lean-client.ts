@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { connect } from 'node:net';
 import { readDaemonAddress, type DaemonAddress } from './daemon-address.js';
 
 /** The Envelope as a hook reads it: hooks load no protocol code, so only its outline is typed here. */
@@ -33,45 +33,50 @@ export async function askDaemon(stateDir: string, call: LeanRequest, deadlineMs:
     return down((error as Error).message);
   }
   const { port, token } = address;
-  const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
+  const body = call.body === undefined ? '' : JSON.stringify(call.body);
+  const head = [
+    `${call.method} ${call.path} HTTP/1.1`,
+    `host: 127.0.0.1:${port}`,
+    `authorization: Bearer ${token}`,
+    // The daemon closes after answering, so the end of the stream is the end of the answer.
+    'connection: close',
+    ...(body === '' ? [] : ['content-type: application/json', `content-length: ${Buffer.byteLength(body)}`]),
+  ];
   return new Promise((resolve) => {
-    let timedOut = false;
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: call.method,
-        path: call.path,
-        // No keep-alive pool: an idle pooled socket would hold the hook process open after its answer.
-        agent: false,
-        headers: {
-          host: `127.0.0.1:${port}`,
-          authorization: `Bearer ${token}`,
-          connection: 'close',
-          ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          clearTimeout(timer);
-          try {
-            resolve({ kind: 'answer', envelope: JSON.parse(Buffer.concat(chunks).toString('utf8')) as LeanEnvelope });
-          } catch (error) {
-            resolve(down(`port ${port} did not answer with the handoff API (${(error as Error).message})`));
-          }
-        });
-      },
-    );
+    const chunks: Buffer[] = [];
+    const socket = connect(port, '127.0.0.1');
     const timer = setTimeout(() => {
-      timedOut = true;
-      req.destroy();
+      socket.destroy();
+      resolve({ kind: 'timeout' });
     }, deadlineMs);
-    req.on('error', (error) => {
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', (error) => {
       clearTimeout(timer);
-      resolve(timedOut ? { kind: 'timeout' } : down(error.message));
+      resolve(down(error.message));
     });
-    req.end(payload);
+    socket.on('end', () => {
+      clearTimeout(timer);
+      const envelope = envelopeOf(Buffer.concat(chunks).toString('utf8'));
+      resolve(envelope === null ? down(`port ${port} did not answer with the handoff API`) : { kind: 'answer', envelope });
+    });
+    socket.write(`${head.join('\r\n')}\r\n\r\n${body}`);
   });
+}
+
+/**
+ * The Envelope in an HTTP/1.1 answer. A raw socket rather than node:http because loading and first
+ * use of the http client cost the status line ~7 ms; the daemon (fastify) answers JSON with a
+ * content-length and closes, so the body is everything after the head.
+ */
+export function envelopeOf(response: string): LeanEnvelope | null {
+  const split = response.indexOf('\r\n\r\n');
+  if (!/^HTTP\/1\.[01] \d{3} /.test(response) || split < 0) return null;
+  if (/\r\ntransfer-encoding:\s*chunked/i.test(response.slice(0, split))) return null;
+  try {
+    const value: unknown = JSON.parse(response.slice(split + 4));
+    return typeof value === 'object' && value !== null && typeof (value as { code?: unknown }).code === 'string' ? (value as LeanEnvelope) : null;
+  } catch (error) {
+    if (error instanceof SyntaxError) return null;
+    throw error;
+  }
 }

@@ -6,18 +6,18 @@ const record = { at: '2026-08-20T10:00:01.000Z', sha256: null, summary: {} };
 
 describe('nextDrainAction', () => {
   it('waits for `handoff drained` until the timeout, then goes on by itself', () => {
-    const drain = newDrain('out', false);
-    expect(nextDrainAction(drain, T, T + 10_000, 60)).toEqual({ kind: 'wait', untilMs: T + 60_000 });
-    expect(nextDrainAction(drain, T, T + 60_000, 60)).toEqual({ kind: 'waited', why: 'timeout' });
-    expect(nextDrainAction({ ...drain, drained_at: 'x' }, T, T, 60)).toEqual({ kind: 'waited', why: 'drained' });
-    expect(nextDrainAction(newDrain('out', true), T, T, 60)).toEqual({ kind: 'waited', why: 'no_wait' });
+    const drain = newDrain('out', false, new Date(T).toISOString());
+    expect(nextDrainAction(drain, T + 10_000, 60)).toEqual({ kind: 'wait', untilMs: T + 60_000 });
+    expect(nextDrainAction(drain, T + 60_000, 60)).toEqual({ kind: 'waited', why: 'timeout' });
+    expect(nextDrainAction({ ...drain, drained_at: 'x' }, T, 60)).toEqual({ kind: 'waited', why: 'drained' });
+    expect(nextDrainAction(newDrain('out', true, new Date(T).toISOString()), T, 60)).toEqual({ kind: 'waited', why: 'no_wait' });
   });
 
   it('runs the first unfinished step, in order, and never a finished one', () => {
-    let drain: DrainProgress = { ...newDrain('out', true), waited: { at: 'x', why: 'no_wait' } };
+    let drain: DrainProgress = { ...newDrain('out', true, new Date(T).toISOString()), waited: { at: 'x', why: 'no_wait' } };
     const seen: string[] = [];
     for (;;) {
-      const action = nextDrainAction(drain, T, T, 60);
+      const action = nextDrainAction(drain, T, 60);
       if (action.kind !== 'step') {
         expect(action.kind).toBe('done');
         break;
@@ -27,6 +27,6 @@ describe('nextDrainAction', () => {
     }
     expect(seen).toEqual(['inspect', 'validate', 'snapshot', 'publish', 'package', 'offer']);
     const resumed = { ...drain, steps: { inspect: record, validate: record, snapshot: record } };
-    expect(nextDrainAction(resumed, T, T, 60)).toEqual({ kind: 'step', step: 'publish' });
+    expect(nextDrainAction(resumed, T, 60)).toEqual({ kind: 'step', step: 'publish' });
   });
 });

@@ -199,7 +199,7 @@ describe('the handoff path', () => {
     expect(h.state).toBe('HANDOFF_READY');
     expect(h.context.lease.offered).toBe(true);
     expect(h.send({ type: 'LEASE_ACQUIRE', executor: 'sneaky' }).code).toBe('lease_held');
-    expect(h.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency' }).code).toBe('lease_acquired');
+    expect(h.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency', receiver_root: '/clone' }).code).toBe('accepted');
     expect(h.state).toBe('TAKEOVER');
     expect(h.context.lease.holder).toMatchObject({ executor: 'emergency', token: 2 });
     expect(h.send({ type: 'LEASE_RENEW', token: 1 }).code).toBe('stale_token');
@@ -218,7 +218,7 @@ describe('the handoff path', () => {
   it('closes a one-way cycle from TAKEOVER with the holder token', () => {
     const h = ready('one-way');
     h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified });
-    h.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency' });
+    h.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency', receiver_root: '/clone' });
     expect(h.send({ type: 'CLOSE_ONE_WAY', token: 1 }).code).toBe('stale_token');
     h.send({ type: 'CLOSE_ONE_WAY', token: 2 });
     expect(h.state).toBe('CLOSED');
@@ -227,7 +227,8 @@ describe('the handoff path', () => {
   it('refuses events that make no sense in a state, changing nothing', () => {
     const h = new Harness();
     for (const type of ['CHECKPOINT_VERIFIED', 'HANDOFF_ACCEPTED', 'RETURN_ACCEPTED'] as const) {
-      const outcome = type === 'CHECKPOINT_VERIFIED' ? h.send({ type, checkpoint: verified }) : h.send({ type, executor: 'x' });
+      const outcome =
+        type === 'CHECKPOINT_VERIFIED' ? h.send({ type, checkpoint: verified }) : type === 'HANDOFF_ACCEPTED' ? h.send({ type, executor: 'x', receiver_root: '/x' }) : h.send({ type, executor: 'x' });
       expect(outcome.code).toBe('wrong_state');
       expect(outcome.hint).toMatch(/handoff now/);
     }

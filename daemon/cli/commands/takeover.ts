@@ -1,0 +1,75 @@
+import type { Command } from 'commander';
+import { action, parseInteger, usage } from '../context.js';
+import { followDrain } from '../drain-wait.js';
+
+interface PickOptions {
+  latest?: boolean;
+  return?: boolean;
+  checkout?: boolean;
+}
+
+function pick(cycle: string | undefined, options: PickOptions) {
+  if (cycle === undefined && options.latest !== true) usage('name the cycle, or pass --latest', '`handoff list` shows the cycles on record');
+  if (cycle !== undefined && options.latest === true) usage('give either a cycle or --latest, not both', 'drop one of them');
+  return { ...(cycle !== undefined && { cycle }), ...(options.latest && { latest: true }), ...(options.return && { return: true }), ...(options.checkout && { checkout: true }) };
+}
+
+const token = (value: string) => parseInteger('--token', value);
+
+export function registerTakeover(program: Command): void {
+  program
+    .command('verify')
+    .description('run the accept checks (integrity, identity, commit, work tree, instruction files, recency) without taking the lease')
+    .argument('[cycle]', 'the cycle id')
+    .option('--latest', 'the one ready cycle of this repository (refuses when several are ready)')
+    .option('--return', 'verify the return leg')
+    .option('--checkout', 'say what `accept --checkout` would move')
+    .action(action((ctx, cycle: string | undefined, options: PickOptions) => ctx.call({ method: 'POST', path: '/v1/verify', body: { repo: ctx.repo, ...pick(cycle, options) } })));
+
+  program
+    .command('accept')
+    .description('verify this checkout against the manifest, then take the lease (prints the token)')
+    .argument('[cycle]', 'the cycle id')
+    .requiredOption('--as <executor>', 'your executor id')
+    .option('--latest', 'the one ready cycle of this repository (refuses when several are ready)')
+    .option('--return', 'accept the return leg (the primary takes the work back)')
+    .option('--checkout', 'move this work tree to the checkpoint when nothing can be lost')
+    .action(
+      action((ctx, cycle: string | undefined, options: PickOptions & { as: string }) =>
+        ctx.call({ method: 'POST', path: '/v1/accept', body: { repo: ctx.repo, as: options.as, ...pick(cycle, options) } }),
+      ),
+    );
+
+  program
+    .command('return')
+    .description('the lease holder hands the work back: the same drain on this side, then the primary accepts')
+    .option('--no-wait', 'do not wait for `handoff drained`')
+    .option('--token <n>', 'the lease token from `handoff accept` (default: the one recorded at accept)', token)
+    .action(
+      action(async (ctx, options: { wait: boolean; token?: number }) =>
+        followDrain(ctx, await ctx.call({ method: 'POST', path: '/v1/return', body: { repo: ctx.repo, wait: options.wait, ...(options.token !== undefined && { token: options.token }) } })),
+      ),
+    );
+
+  program
+    .command('close')
+    .description('end a one-way cycle from TAKEOVER (recorded)')
+    .option('--one-way', 'the cycle does not come back to the primary')
+    .option('--token <n>', 'the lease token (default: the one recorded at accept)', token)
+    .action(
+      action((ctx, options: { oneWay?: boolean; token?: number }) =>
+        ctx.call({ method: 'POST', path: '/v1/close', body: { repo: ctx.repo, one_way: options.oneWay === true, ...(options.token !== undefined && { token: options.token }) } }),
+      ),
+    );
+
+  program
+    .command('list')
+    .description('the cycles on record, with the integrity of their manifests')
+    .action(action((ctx) => ctx.call({ method: 'GET', path: '/v1/cycles', query: { repo: ctx.repo } })));
+
+  program
+    .command('show')
+    .description('one cycle: every manifest revision with its integrity check (superseded ones say current: false)')
+    .argument('<cycle>', 'the cycle id')
+    .action(action((ctx, cycle: string) => ctx.call({ method: 'GET', path: '/v1/cycle', query: { cycle } })));
+}

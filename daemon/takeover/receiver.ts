@@ -1,0 +1,104 @@
+import { HandoffError, stripUrlCredentials, type ReceiverObservation } from '../../protocol/index.js';
+import type { Manifest } from '../../schemas/index.js';
+import { git, instructionFiles, NO_PROMPT_CONFIG, runGit, workTreeTree } from '../git/index.js';
+
+async function optional(args: readonly string[], cwd: string, timeoutMs = 15_000): Promise<string | null> {
+  const result = await runGit(args, { cwd, timeoutMs });
+  return result.code === 0 ? result.stdout.trim() : null;
+}
+
+async function hasCommit(root: string, commit: string): Promise<boolean> {
+  return (await runGit(['cat-file', '-e', `${commit}^{commit}`], { cwd: root })).code === 0;
+}
+
+async function remoteUrls(root: string): Promise<Map<string, string>> {
+  const urls = new Map<string, string>();
+  for (const name of (await optional(['remote'], root))?.split('\n').filter(Boolean) ?? []) {
+    const url = await optional(['config', '--get', `remote.${name}.url`], root);
+    if (url !== null) urls.set(name, url);
+  }
+  return urls;
+}
+
+/**
+ * Makes the checkpoint commit available in the receiver's object store: already there, or fetched
+ * by URL from where the manifest says it lives (only FETCH_HEAD moves; no ref of the receiver does).
+ */
+async function ensureCommit(root: string, manifest: Manifest, timeoutMs: number): Promise<ReceiverObservation['commit_source']> {
+  const { checkpoint, repository } = manifest;
+  if (checkpoint.commit === null) return 'missing';
+  if (await hasCommit(root, checkpoint.commit)) return 'present';
+  if (checkpoint.ref === null) return 'missing';
+  const urls = await remoteUrls(root);
+  const candidates: string[] = [];
+  if (checkpoint.mechanism === 'local_ref' && checkpoint.remote !== null) candidates.push(checkpoint.remote);
+  for (const url of urls.values()) if (stripUrlCredentials(url) === repository.remote_url) candidates.push(url);
+  for (const url of urls.values()) if (!candidates.includes(url)) candidates.push(url);
+  for (const url of candidates) {
+    const fetched = await runGit([...NO_PROMPT_CONFIG, 'fetch', '--no-tags', '--no-write-fetch-head', url, checkpoint.ref], { cwd: root, timeoutMs });
+    if (fetched.code === 0 && (await hasCommit(root, checkpoint.commit))) return 'fetched';
+  }
+  return 'missing';
+}
+
+export async function isClean(root: string): Promise<boolean> {
+  return (await git(['status', '--porcelain', '--untracked-files=all'], { cwd: root, timeoutMs: 120_000 })) === '';
+}
+
+async function differences(root: string, tree: string, target: string | null): Promise<string[]> {
+  if (target === null) return [];
+  const diff = await optional(['diff', '--name-status', '--no-renames', tree, target], root, 60_000);
+  return (diff ?? '').split('\n').filter(Boolean).slice(0, 100);
+}
+
+export interface ObserveOptions {
+  readonly manifest: Manifest;
+  /** The tree the primary froze at (the out leg's checkpoint), for the return leg. */
+  readonly frozenTree: string | null;
+  readonly timeoutMs: number;
+  /** Runs after the commit is present and before the work tree is judged: the `--checkout` move. */
+  readonly move: (tree: string, clean: boolean) => Promise<ReceiverObservation['checkout']>;
+}
+
+/** What the receiver's checkout really is; the only write is fetching the checkpoint's objects. */
+export async function observeReceiver(root: string, options: ObserveOptions): Promise<ReceiverObservation> {
+  const { manifest } = options;
+  const head = await optional(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], root);
+  const roots = head === null ? null : await optional(['rev-list', '--max-parents=0', 'HEAD'], root);
+  const commitSource = await ensureCommit(root, manifest, options.timeoutMs);
+  let tree = await workTreeTree(root);
+  const checkout = commitSource === 'missing' || tree === manifest.checkpoint.tree ? (tree === manifest.checkpoint.tree ? 'not_needed' : 'not_requested') : await options.move(tree, await isClean(root));
+  if (checkout === 'done') tree = await workTreeTree(root);
+  return {
+    root_commit: roots === null ? null : (roots.split('\n').filter(Boolean).sort()[0] ?? null),
+    remote_urls: [...(await remoteUrls(root)).values()].map(stripUrlCredentials),
+    commit_present: commitSource !== 'missing',
+    commit_source: commitSource,
+    head: await optional(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], root),
+    tree,
+    differences: tree === manifest.checkpoint.tree ? [] : await differences(root, tree, manifest.checkpoint.tree),
+    checkout,
+    at_frozen_checkpoint: options.frozenTree !== null && tree === options.frozenTree,
+    instructions: await instructionFiles(root),
+  };
+}
+
+/** Out leg `--checkout`: a clean work tree is switched to the checkpoint (detached); git refuses anything else. */
+export async function switchToCheckpoint(root: string, commit: string): Promise<void> {
+  await git(['switch', '--detach', commit], { cwd: root, timeoutMs: 120_000 });
+}
+
+/**
+ * Return leg `--checkout`: the primary's work tree, verified equal to the out checkpoint (so every
+ * byte is also in that commit), is brought to the returned tree. HEAD and the branch stay; the
+ * returned work appears as uncommitted changes on top of them, ready for review.
+ */
+export async function bringToReturned(root: string, frozenTree: string, returnedTree: string): Promise<void> {
+  if ((await workTreeTree(root)) !== frozenTree) {
+    throw new HandoffError('diverged', 'the work tree changed while it was being checked', 'nothing was moved; verify again');
+  }
+  await git(['read-tree', frozenTree], { cwd: root });
+  await runGit(['update-index', '-q', '--refresh'], { cwd: root, timeoutMs: 120_000 });
+  await git(['read-tree', '-m', '-u', frozenTree, returnedTree], { cwd: root, timeoutMs: 120_000 });
+  await git(['reset', '-q', '--mixed', 'HEAD'], { cwd: root, timeoutMs: 120_000 });
+}

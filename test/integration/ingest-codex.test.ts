@@ -1,0 +1,112 @@
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
+import { tempDir, tempRepo } from '../support/git.js';
+import { codexSessionMeta, codexTokenCount } from './ingest-support.js';
+
+interface Status {
+  state: string;
+  readings: { metric: string; used_percent: number; source: string; executor: string | null; observed_at: string }[];
+}
+
+async function status(daemon: DaemonProcess, repo: string): Promise<Status> {
+  return (await cli(daemon.stateDir, ['status', '--json'], repo)).json.data as unknown as Status;
+}
+
+const stateBecomes = (daemon: DaemonProcess, repo: string, state: string) =>
+  until(`state ${state}`, async () => ((await status(daemon, repo)).state === state ? true : undefined));
+
+const readingsIn = (stateDir: string) =>
+  readFileSync(join(stateDir, 'journal.jsonl'), 'utf8').split('\n').filter((line) => line.includes('"type":"READING"')).length;
+
+/** A CODEX_HOME with the dated sessions directory Codex writes into. */
+function codexHome(): { home: string; day: string } {
+  const home = tempDir('codex');
+  const day = join(home, 'sessions', '2026', '11', '29');
+  mkdirSync(day, { recursive: true });
+  return { home, day };
+}
+
+describe('the Codex rollout tail', () => {
+  it('lines appended one by one move the state; a partial last line waits for its end; a restart replays nothing', async () => {
+    const repo = tempRepo();
+    const { home, day } = codexHome();
+    const stateDir = tempDir('state');
+    const session = '019d0a8b-tail-test';
+    const file = join(day, 'rollout-2026-11-29T09-00-00-tail.jsonl');
+    let daemon = await startDaemon(stateDir, { CODEX_HOME: home });
+    try {
+      // A file that appears after the daemon started is read from its first line.
+      writeFileSync(file, `${codexSessionMeta(repo, session)}\n`);
+      appendFileSync(file, `${codexTokenCount(40, 20)}\n`);
+      await until('the first reading', async () => ((await status(daemon, repo)).readings.length > 0 ? true : undefined));
+      expect((await status(daemon, repo)).state).toBe('NORMAL');
+
+      appendFileSync(file, `${codexTokenCount(84, 20)}\n`);
+      await stateBecomes(daemon, repo, 'PREPARE');
+
+      // The writer is caught mid-line: a fragment read as a line would be refused and lose the 93 %.
+      const line = codexTokenCount(93, 20);
+      appendFileSync(file, line.slice(0, 40));
+      appendFileSync(file, `${line.slice(40)}\n`);
+      await stateBecomes(daemon, repo, 'EVACUATE');
+      const after = await status(daemon, repo);
+      expect(after.readings.find((r) => r.metric === 'five_hour')).toMatchObject({ used_percent: 93, source: 'codex-rollout', executor: session });
+
+      const recorded = readingsIn(stateDir);
+      await daemon.stop();
+      daemon = await startDaemon(stateDir, { CODEX_HOME: home });
+      // Nothing new was journaled from old lines.
+      expect(readingsIn(stateDir)).toBe(recorded);
+      expect((await status(daemon, repo)).readings).toEqual(after.readings.map((r) => ({ ...r, age_seconds: expect.any(Number) as number })));
+
+      // The next line after the restart is read, routed by the session_meta cwd seen before the restart.
+      appendFileSync(file, `${codexTokenCount(93, 61)}\n`);
+      await until('the weekly reading after the restart', async () =>
+        (await status(daemon, repo)).readings.some((r) => r.metric === 'weekly' && r.used_percent === 61) ? true : undefined);
+      expect(readingsIn(stateDir)).toBeGreaterThan(recorded);
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('lines written while the daemon was down are read at its start; history of an unknown file is not', async () => {
+    const { home, day } = codexHome();
+    const stateDir = tempDir('state');
+    const repo = tempRepo();
+    const old = tempRepo();
+    // A rollout that was there before the daemon ever ran: history, not live telemetry.
+    writeFileSync(join(day, 'rollout-old.jsonl'), `${codexSessionMeta(old, 'old-session')}\n${codexTokenCount(95, 95)}\n`);
+    const file = join(day, 'rollout-live.jsonl');
+    let daemon = await startDaemon(stateDir, { CODEX_HOME: home });
+    try {
+      writeFileSync(file, `${codexSessionMeta(repo, 'live-session')}\n${codexTokenCount(10, 10)}\n`);
+      await until('the live reading', async () => ((await status(daemon, repo)).readings.length > 0 ? true : undefined));
+      await daemon.stop();
+      appendFileSync(file, `${codexTokenCount(91, 10)}\n`);
+      daemon = await startDaemon(stateDir, { CODEX_HOME: home });
+      await stateBecomes(daemon, repo, 'EVACUATE');
+      // The old file's 95 % was never read; a line appended to it now is.
+      expect(await status(daemon, old)).toMatchObject({ state: 'NORMAL', readings: [] });
+      appendFileSync(join(day, 'rollout-old.jsonl'), `${codexTokenCount(82, 30)}\n`);
+      await stateBecomes(daemon, old, 'PREPARE');
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('a sessions directory Codex creates after the daemon started is watched too', async () => {
+    const home = tempDir('codex');
+    const repo = tempRepo();
+    const daemon = await startDaemon(undefined, { CODEX_HOME: home });
+    try {
+      const day = join(home, 'sessions', '2026', '11', '30');
+      mkdirSync(day, { recursive: true });
+      writeFileSync(join(day, 'rollout-new.jsonl'), `${codexSessionMeta(repo, 'new-session')}\n${codexTokenCount(86, 10)}\n`);
+      await stateBecomes(daemon, repo, 'PREPARE');
+    } finally {
+      await daemon.stop();
+    }
+  });
+});

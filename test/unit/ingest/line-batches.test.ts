@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import type { IngestReport } from '../../../daemon/ingest/ingest-service.js';
+import { batchLines, mergeReports } from '../../../daemon/ingest/line-batches.js';
+
+describe('batchLines', () => {
+  it('keeps whole lines together within the budget, in order', () => {
+    const text = 'aaaa\nbbbb\ncccc\ndddd\n';
+    // 'aaaa\n' is six bytes once escaped: two lines fill a budget of 12.
+    expect(batchLines(text, 12)).toEqual({ batches: ['aaaa\nbbbb\n', 'cccc\ndddd\n'], oversized: [] });
+    expect(batchLines(text, 1000).batches).toEqual([text]);
+  });
+
+  it('counts the escaped size: quotes and backslashes grow inside JSON', () => {
+    // Each line is 4 characters but 7 once escaped ("\\"\\"" plus the newline's \\n).
+    expect(batchLines('""\\\n""\\\n', 8).batches).toEqual(['""\\\n', '""\\\n']);
+  });
+
+  it('leaves out and names a line that alone exceeds the budget', () => {
+    expect(batchLines(`ok\n${'x'.repeat(50)}\nfine\n`, 20)).toEqual({ batches: ['ok\nfine\n'], oversized: [2] });
+  });
+});
+
+describe('mergeReports', () => {
+  const base = (over: Partial<IngestReport>): IngestReport => ({
+    workspace: '/r', state: 'NORMAL', cycle: null, adapter: 'codex-rollout', route: { by: 'payload', cwd: '/r', session_id: 's' },
+    recorded: [], unchanged: [], not_credible: [], unknown: [], warnings: [], events: [], ...over,
+  });
+  const r = (metric: 'five_hour' | 'weekly', used: number) => ({ source: 'codex-rollout' as const, metric, used_percent: used, resets_at: null, observed_at: '2026-11-29T10:00:00.000Z', raw_sha256: null, executor: 's' });
+
+  it('concatenates records, takes the last state and the first route, and drops metrics that became known', () => {
+    const merged = mergeReports([
+      base({ recorded: [r('five_hour', 40)], unknown: [{ metric: 'weekly', reason: 'absent' }, { metric: 'context', reason: 'a' }] }),
+      base({ state: 'EVACUATE', route: { by: 'repo', cwd: null, session_id: 's' }, recorded: [r('weekly', 93)], unknown: [{ metric: 'context', reason: 'b' }] }),
+    ], [7]);
+    expect(merged).toMatchObject({ state: 'EVACUATE', route: { by: 'payload', cwd: '/r' }, chunks: 2, oversized_lines: [7] });
+    expect(merged.recorded.map((x) => x.metric)).toEqual(['five_hour', 'weekly']);
+    expect(merged.unknown).toEqual([{ metric: 'context', reason: 'b' }]);
+  });
+});
