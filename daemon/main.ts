@@ -6,12 +6,13 @@ import { loadConfig } from './config.js';
 import { createDrainRunner } from './evacuation/index.js';
 import { resolveRepoRoot } from './git/index.js';
 import { buildServer } from './http/index.js';
+import { createDashboard } from './http/dashboard/index.js';
 import { cachedRootResolver, createIngestService, startCodexWatch } from './ingest/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { readCapsule } from './capsule/capsule-file.js';
 import { WorkspaceFilesWatcher } from './workspace-files-watch.js';
 import { createService, type DaemonInfo } from './service.js';
-import { createTakeoverService } from './takeover/index.js';
+import { createLeaseSync, createTakeoverService } from './takeover/index.js';
 import { acquireInstanceGuard, Journal, openStateDir, removeDaemonInfo, writeDaemonInfo } from './store/index.js';
 import { WorkspaceRegistry } from './workspaces/registry.js';
 import { ensureWorkspaceDir } from './workspaces/workspace-dir.js';
@@ -136,11 +137,17 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     };
     const rootOf = cachedRootResolver(resolveRepoRoot);
     const takeover = createTakeoverService({ registry, config, clock, rootOf, startDrain: (home) => drain.start(home) });
-    const service = createService({ registry, drain, takeover, clock, stateDir: dir, info, requestStop: () => void stop(), resolveRoot: rootOf });
+    const leaseSync = createLeaseSync({ registry, clock, log: log.child({ module: 'lease-sync' }), timeoutMs: Math.min(10_000, config.git_timeout_seconds * 1000) });
+    // Without polling nothing would tell an idle source that another machine took its lease.
+    const syncTimer = setInterval(() => void leaseSync.syncAll(), config.lease_sync_seconds * 1000);
+    syncTimer.unref();
+    undo.push(async () => clearInterval(syncTimer));
+    const service = createService({ registry, drain, takeover, leaseSync, clock, stateDir: dir, info, requestStop: () => void stop(), resolveRoot: rootOf });
     const ingest = createIngestService({ registry, clock, resolveRoot: rootOf, log: log.child({ module: 'ingest' }) });
     const codex = await startCodexWatch({ stateDir: dir, env: process.env, ingest, clock, log: log.child({ module: 'codex' }) });
     undo.push(() => codex.close());
-    const server = buildServer({ service, takeover, ingest, token, port: () => port, logger, bodyLimit: config.body_limit_bytes });
+    const dashboard = createDashboard({ registry, takeover, clock, info, port: () => port, log, records });
+    const server = buildServer({ service, takeover, ingest, token, port: () => port, logger, bodyLimit: config.body_limit_bytes, dashboard });
     undo.push(() => server.close());
 
     await server.listen({ host: LOOPBACK, port: options.port });

@@ -25,7 +25,7 @@ import type {
 import { parseCapsule, readCapsule, writeCapsule } from './capsule/capsule-file.js';
 import type { Clock } from './clock.js';
 import type { DrainRunner } from './evacuation/index.js';
-import type { TakeoverService } from './takeover/index.js';
+import type { LeaseSync, TakeoverService } from './takeover/index.js';
 import { writeFileAtomic } from './store/index.js';
 import type { WorkspaceRegistry } from './workspaces/registry.js';
 import { PAUSE_FILE, workspacePauseFile } from './workspaces/workspace-dir.js';
@@ -42,6 +42,7 @@ export interface ServiceDeps {
   readonly registry: WorkspaceRegistry;
   readonly drain: DrainRunner;
   readonly takeover: TakeoverService;
+  readonly leaseSync: LeaseSync;
   readonly clock: Clock;
   readonly stateDir: string;
   readonly info: () => DaemonInfo;
@@ -83,8 +84,11 @@ export function createService(deps: ServiceDeps) {
   return {
     async status(repo: string): Promise<Envelope> {
       const workspace = await registry.open(await rootOf(repo));
+      // A lease that travels through the remote is read there first: another machine may have moved it.
+      await deps.leaseSync.sync(workspace);
       const receiving = deps.takeover.receiving(workspace.root);
-      return success('status', { ...statusView(workspace.snapshot(), clock.now()), receiving, daemon: deps.info() });
+      const leaseSync = deps.leaseSync.statusOf(workspace.root);
+      return success('status', { ...statusView(workspace.snapshot(), clock.now()), receiving, lease_sync: leaseSync, daemon: deps.info() });
     },
 
     async lease(repo: string): Promise<Envelope> {

@@ -49,6 +49,8 @@ export const CODES = registry({
   paused: { code: 'paused', status: 200, exit: 0, summary: 'the kill switch is on' },
   unpaused: { code: 'unpaused', status: 200, exit: 0, summary: 'the kill switch is off' },
   daemon_stopping: { code: 'daemon_stopping', status: 200, exit: 0, summary: 'the daemon is shutting down' },
+  workspaces: { code: 'workspaces', status: 200, exit: 0, summary: 'every workspace the daemon knows, with its status, plain-words summary and readings timeline' },
+  dashboard_link: { code: 'dashboard_link', status: 200, exit: 0, summary: 'a one-time dashboard link: it works once, within 60 s, and sets the browser session cookie' },
 
   // Inspect-only outcomes
   wrong_state: { code: 'wrong_state', status: 409, exit: 10, summary: 'the workspace is not in a state that allows this' },
@@ -75,15 +77,16 @@ export const CODES = registry({
   corrupt_record: { code: 'corrupt_record', status: 500, exit: 74, summary: 'a stored record failed its checksum or does not parse; nothing was deleted' },
 
   // Temporary failures
+  remote_unreachable: { code: 'remote_unreachable', status: 502, exit: 75, summary: 'the git remote that carries the lease could not be reached; nothing was changed; retry' },
   daemon_already_running: { code: 'daemon_already_running', status: 409, exit: 75, summary: 'another daemon already serves this state dir' },
   internal_error: { code: 'internal_error', status: 500, exit: 75, summary: 'the daemon failed unexpectedly; it logged the cause' },
 
   drain_blocked: { code: 'drain_blocked', status: 409, exit: 75, summary: 'a drain step failed; nothing of the user was changed; fix the cause and run `handoff resume`' },
 
   // Denied
-  unauthorized: { code: 'unauthorized', status: 401, exit: 77, summary: 'missing or wrong bearer token' },
+  unauthorized: { code: 'unauthorized', status: 401, exit: 77, summary: 'missing or wrong bearer token (the dashboard: no valid session cookie or one-time ticket)' },
   forbidden_host: { code: 'forbidden_host', status: 403, exit: 77, summary: 'the Host header is not a loopback name of this port' },
-  forbidden_origin: { code: 'forbidden_origin', status: 403, exit: 77, summary: 'requests with an Origin header (browsers) are refused' },
+  forbidden_origin: { code: 'forbidden_origin', status: 403, exit: 77, summary: 'a browser request from another origin: the API refuses any Origin; the dashboard any but its own page' },
   lease_held: { code: 'lease_held', status: 409, exit: 77, summary: 'another executor holds the lease' },
   stale_token: { code: 'stale_token', status: 409, exit: 77, summary: 'the lease token is not the current one' },
   paused_denied: { code: 'paused_denied', status: 423, exit: 77, summary: 'the kill switch is on; unpause first' },

@@ -18,3 +18,4 @@ export * from './manifest-model.js';
 export * from './handoff-render.js';
 export * from './check.js';
 export * from './takeover-checks.js';
+export * from './remote-lease.js';

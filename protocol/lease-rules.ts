@@ -9,9 +9,12 @@ export type LeaseDecision =
   | { readonly ok: true; readonly lease: LeaseState }
   | { readonly ok: false; readonly code: Code; readonly message: string; readonly hint: string };
 
-/** Hand the lease to `executor` with a fresh token; the previous holder's token becomes stale. */
-export function grant(lease: LeaseState, executor: string, at: string): LeaseState {
-  const token = lease.last_token + 1;
+/**
+ * Hand the lease to `executor` with a fresh token; the previous holder's token becomes stale. A token
+ * issued by the remote's lease chain is used as is when it is fresh; tokens never go down.
+ */
+export function grant(lease: LeaseState, executor: string, at: string, issued: number | null = null): LeaseState {
+  const token = Math.max(issued ?? 0, lease.last_token + 1);
   return { ...lease, holder: { executor, token, acquired_at: at, renewed_at: at }, last_token: token, offered: false };
 }
 

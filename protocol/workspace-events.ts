@@ -1,6 +1,8 @@
 import type { ProviderWarning, Reading } from '../schemas/telemetry.schema.js';
 import type { PressurePolicy, Profile } from '../schemas/config.schema.js';
-import type { DrainStep, StepRecord } from './drain-plan.js';
+import type { DrainProgress, DrainStep, StepRecord } from './drain-plan.js';
+import type { RemoteLeaseRecord } from './remote-lease.js';
+import type { Cycle } from './workspace-machine.js';
 
 /**
  * Every event carries its time and six base32 characters of entropy, both made at the edge, so the
@@ -24,6 +26,13 @@ export interface CapsuleState {
   readonly updated_at: string;
   /** null when valid; otherwise why the file was rejected (the previous valid content still counts). */
   readonly error: string | null;
+}
+
+/** A cycle whose lease travels through a git remote: which remote, and the lease chain's head we know. */
+export interface RemoteTracking {
+  /** A remote name of the repository (never a URL: a URL may carry credentials). */
+  readonly name: string;
+  readonly lease_head: string | null;
 }
 
 export type CheckpointMechanism = 'handoff_branch' | 'local_ref' | 'capsule_only';
@@ -54,11 +63,14 @@ export type WorkspaceEvent =
   | (EventMeta & { type: 'DRAIN_REVISION'; reason: string; previous_commit: string })
   | (EventMeta & { type: 'DRAIN_RESUME' })
   | (EventMeta & { type: 'CAPSULE_SET'; capsule: CapsuleState })
-  | (EventMeta & { type: 'CHECKPOINT_VERIFIED'; checkpoint: VerifiedCheckpoint })
-  | (EventMeta & { type: 'HANDOFF_ACCEPTED'; executor: string; receiver_root: string })
+  | (EventMeta & { type: 'CHECKPOINT_VERIFIED'; checkpoint: VerifiedCheckpoint; remote: RemoteTracking | null })
+  | (EventMeta & { type: 'HANDOFF_ACCEPTED'; executor: string; receiver_root: string; token: number | null })
   | (EventMeta & { type: 'RETURN_START'; token: number; wait: boolean })
   | (EventMeta & { type: 'RETURN_READY'; token: number; checkpoint: VerifiedCheckpoint })
-  | (EventMeta & { type: 'RETURN_ACCEPTED'; executor: string })
-  | (EventMeta & { type: 'CLOSE_ONE_WAY'; token: number });
+  | (EventMeta & { type: 'RETURN_ACCEPTED'; executor: string; token: number | null })
+  | (EventMeta & { type: 'CLOSE_ONE_WAY'; token: number })
+  | (EventMeta & { type: 'LEASE_HEAD'; lease_head: string })
+  | (EventMeta & { type: 'IMPORT_TAKEOVER'; cycle: Cycle; executor: string; token: number; receiver_root: string })
+  | (EventMeta & { type: 'REMOTE_LEASE'; lease: RemoteLeaseRecord; lease_head: string; return_drain: DrainProgress | null });
 
 export type WorkspaceEventType = WorkspaceEvent['type'];

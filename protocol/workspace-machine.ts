@@ -6,7 +6,7 @@ import { formatCycleId } from './cycle-id.js';
 import * as leaseRules from './lease-rules.js';
 import { assess, credibility, describeReading, readingKey, type PressurePolicy } from './pressure-policy.js';
 import { newDrain, REVISION_STEPS, type DrainProgress } from './drain-plan.js';
-import type { CapsuleState, PauseInfo, VerifiedCheckpoint, WorkspaceEvent, WorkspaceEventType } from './workspace-events.js';
+import type { CapsuleState, PauseInfo, RemoteTracking, VerifiedCheckpoint, WorkspaceEvent, WorkspaceEventType } from './workspace-events.js';
 
 export const STATES = [
   'NORMAL',
@@ -36,8 +36,10 @@ export interface Cycle {
   readonly checkpoint: VerifiedCheckpoint | null;
   readonly return_checkpoint: VerifiedCheckpoint | null;
   readonly drain: DrainProgress;
-  /** Who took the cycle over, from which work tree, with which token (fixed at accept: the return is fenced by it). */
-  readonly receiver: { readonly executor: string; readonly root: string; readonly token: number } | null;
+  /** Who took the cycle over, from which work tree (null: on another machine), with which token (the return is fenced by it). */
+  readonly receiver: { readonly executor: string; readonly root: string | null; readonly token: number } | null;
+  /** Set when the lease also travels through a git remote (`refs/handoff/lease/<cycle>`). */
+  readonly remote: RemoteTracking | null;
   /** The return leg's drain, once the holder ran `handoff return`. */
   readonly return_drain: DrainProgress | null;
 }
@@ -104,6 +106,7 @@ function newCycle(context: WorkspaceContext, trigger: Trigger, noWait = false): 
     drain: newDrain('out', noWait, iso(context.now)),
     receiver: null,
     return_drain: null,
+    remote: null,
   };
 }
 
@@ -159,6 +162,10 @@ export const workspaceMachine = setup({
       return context.lease.holder?.token === event.token;
     },
     returning: ({ context }) => context.cycle?.return_drain != null,
+    remoteTaken: ({ event }) => event.type === 'REMOTE_LEASE' && event.lease.state === 'taken' && event.lease.holder !== null,
+    remoteReturned: ({ event }) => event.type === 'REMOTE_LEASE' && event.lease.state === 'return_offered' && event.return_drain !== null,
+    remoteClosed: ({ event }) => event.type === 'REMOTE_LEASE' && event.lease.state === 'closed' && event.lease.holder !== null,
+    remoteMoved: ({ context, event }) => event.type === 'REMOTE_LEASE' && event.lease.holder !== null && event.lease.holder.token !== context.lease.holder?.token,
     oneWay: ({ context }) => context.cycle?.profile === 'one-way',
   },
   actions: {
@@ -285,6 +292,45 @@ export const workspaceMachine = setup({
       }));
       return { cycle, outcome: done('ok', { reason: event.reason }) };
     }),
+    recordLeaseHead: assign(({ context, event }) => {
+      assertEvent(event, 'LEASE_HEAD');
+      const cycle = context.cycle;
+      if (cycle === null || cycle.remote === null) return { outcome: done('ok', null, false) };
+      return { cycle: { ...cycle, remote: { ...cycle.remote, lease_head: event.lease_head } }, outcome: done('ok', null, cycle.remote.lease_head !== event.lease_head) };
+    }),
+    importTakeover: assign(({ context, event }) => {
+      assertEvent(event, 'IMPORT_TAKEOVER');
+      const at = iso(context.now);
+      const token = Math.max(event.token, context.lease.last_token + 1);
+      return {
+        cycle: { ...event.cycle, receiver: { executor: event.executor, root: event.receiver_root, token } },
+        lease: { holder: { executor: event.executor, token, acquired_at: at, renewed_at: at }, last_token: token, offered: false, last_break: context.lease.last_break },
+        blocked: null,
+        outcome: done('accepted', { token }),
+      };
+    }),
+    applyRemoteTaken: assign(({ context, event }) => {
+      assertEvent(event, 'REMOTE_LEASE');
+      const holder = event.lease.holder;
+      const cycle = context.cycle;
+      if (holder === null || cycle === null) return {};
+      const at = iso(context.now);
+      return {
+        lease: { holder: { executor: holder.executor, token: holder.token, acquired_at: at, renewed_at: at }, last_token: Math.max(context.lease.last_token, event.lease.last_token), offered: false, last_break: context.lease.last_break },
+        cycle: { ...cycle, receiver: { executor: holder.executor, root: null, token: holder.token }, remote: cycle.remote === null ? null : { ...cycle.remote, lease_head: event.lease_head } },
+        outcome: done('ok', { moved_to: holder.executor }),
+      };
+    }),
+    applyRemoteReturn: assign(({ context, event }) => {
+      assertEvent(event, 'REMOTE_LEASE');
+      const cycle = context.cycle;
+      if (cycle === null) return {};
+      return {
+        lease: { ...context.lease, offered: true },
+        cycle: { ...cycle, return_drain: event.return_drain, remote: cycle.remote === null ? null : { ...cycle.remote, lease_head: event.lease_head } },
+        outcome: done('ok'),
+      };
+    }),
     clearBlocked: assign(({ context }) => ({
       blocked: null,
       outcome: { ...done('ok', { was_blocked: context.blocked }, context.blocked !== null), message: context.blocked === null ? 'nothing was blocked' : null },
@@ -302,14 +348,14 @@ export const workspaceMachine = setup({
       assertEvent(event, 'CHECKPOINT_VERIFIED');
       return {
         lease: { ...context.lease, offered: true },
-        cycle: context.cycle === null ? null : { ...context.cycle, checkpoint: event.checkpoint },
+        cycle: context.cycle === null ? null : { ...context.cycle, checkpoint: event.checkpoint, remote: event.remote },
         blocked: null,
         outcome: done('ok'),
       };
     }),
     grantAccepted: assign(({ context, event }) => {
       assertEvent(event, ['HANDOFF_ACCEPTED', 'RETURN_ACCEPTED']);
-      const lease = leaseRules.grant(context.lease, event.executor, iso(context.now));
+      const lease = leaseRules.grant(context.lease, event.executor, iso(context.now), event.token);
       const receiver = event.type === 'HANDOFF_ACCEPTED' ? { executor: event.executor, root: event.receiver_root, token: lease.last_token } : null;
       const cycle = context.cycle === null || receiver === null ? context.cycle : { ...context.cycle, receiver };
       return { lease, cycle, outcome: done('accepted', { token: lease.last_token }) };
@@ -337,6 +383,7 @@ export const workspaceMachine = setup({
       ),
     })),
     replyClosed: assign({ outcome: done('ok') }),
+    replyAlreadyCurrent: assign({ outcome: done('ok', null, false) }),
     // The drain is an effect: the daemon supplies it with `machine.provide` at the composition root.
     startDrain: () => undefined,
   },
@@ -365,11 +412,16 @@ export const workspaceMachine = setup({
     WARNING: { actions: ['stamp', 'recordWarning'] },
     PAUSE_SET: { actions: ['stamp', 'setPause'] },
     CONFIG_SET: { actions: ['stamp', 'setPolicy'] },
-    LEASE_ACQUIRE: { actions: ['stamp', 'leaseAcquire'] },
+    // The kill switch stops new authority too: the lease is not handed out while paused (docs/http-api.md).
+    LEASE_ACQUIRE: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { actions: ['stamp', 'leaseAcquire'] }],
     LEASE_RENEW: { actions: ['stamp', 'leaseRenew'] },
     LEASE_RELEASE: { actions: ['stamp', 'leaseRelease'] },
     LEASE_BREAK: { actions: ['stamp', 'leaseBreak'] },
     CAPSULE_SET: { actions: ['stamp', 'recordCapsule'] },
+    LEASE_HEAD: { actions: ['stamp', 'recordLeaseHead'] },
+    // What the remote says is only news when it moves something; each state below says what.
+    REMOTE_LEASE: { actions: ['stamp', { type: 'replyWrongState', params: { state: 'NORMAL' } }] },
+    IMPORT_TAKEOVER: { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
   },
   states: {
     NORMAL: {
@@ -380,6 +432,7 @@ export const workspaceMachine = setup({
       ],
       on: {
         ...refuse('NORMAL', HANDOFF_EVENTS),
+        IMPORT_TAKEOVER: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { target: 'TAKEOVER', actions: ['stamp', 'importTakeover'] }],
         WARNING: [
           { guard: 'paused', actions: ['stamp', 'recordWarning'] },
           { target: 'EVACUATE', actions: ['stamp', 'recordWarning', 'startWarningCycle'] },
@@ -396,6 +449,7 @@ export const workspaceMachine = setup({
       ],
       on: {
         ...refuse('PREPARE', HANDOFF_EVENTS),
+        IMPORT_TAKEOVER: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { target: 'TAKEOVER', actions: ['stamp', 'importTakeover'] }],
         WARNING: [
           { guard: 'paused', actions: ['stamp', 'recordWarning'] },
           { target: 'EVACUATE', actions: ['stamp', 'recordWarning', 'startWarningCycle'] },
@@ -429,6 +483,8 @@ export const workspaceMachine = setup({
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { target: 'TAKEOVER', actions: ['stamp', 'grantAccepted'] },
         ],
+        // Another machine took the lease through the remote: this source is frozen from now on.
+        REMOTE_LEASE: [{ guard: 'remoteTaken', target: 'TAKEOVER', actions: ['stamp', 'applyRemoteTaken'] }, { actions: ['stamp', 'replyAlreadyCurrent'] }],
       },
     },
     TAKEOVER: {
@@ -451,6 +507,11 @@ export const workspaceMachine = setup({
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { actions: ['stamp', 'clearBlocked'] },
         ],
+        REMOTE_LEASE: [
+          { guard: 'remoteReturned', target: 'RETURN_HANDOFF_READY', actions: ['stamp', 'applyRemoteReturn'] },
+          { guard: and(['remoteTaken', 'remoteMoved']), actions: ['stamp', 'applyRemoteTaken'] },
+          { actions: ['stamp', 'replyAlreadyCurrent'] },
+        ],
         RETURN_READY: [
           { guard: not('holdsLease'), actions: ['stamp', 'replyStaleToken'] },
           { guard: 'checkpointVerified', target: 'RETURN_HANDOFF_READY', actions: ['stamp', 'offerReturn'] },
@@ -471,12 +532,15 @@ export const workspaceMachine = setup({
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { target: 'CLOSED', actions: ['stamp', 'grantAccepted'] },
         ],
+        // The primary on another machine took the work back: this holder's part is over.
+        REMOTE_LEASE: [{ guard: 'remoteClosed', target: 'CLOSED', actions: ['stamp', 'applyRemoteTaken'] }, { actions: ['stamp', 'replyAlreadyCurrent'] }],
       },
     },
     CLOSED: {
       entry: 'enterStage',
       on: {
         ...refuse('CLOSED', HANDOFF_EVENTS),
+        IMPORT_TAKEOVER: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { target: 'TAKEOVER', actions: ['stamp', 'clearCycle', 'importTakeover'] }],
         // A closed cycle stays visible until something starts the next one.
         READING: { target: 'NORMAL', actions: ['stamp', 'clearCycle', 'recordReading'] },
         WARNING: [

@@ -42,8 +42,12 @@ export const LeaseBreakBodySchema = body({ repo: Repo, reason: Reason });
 
 const CycleId = Type.String({ pattern: '^[0-9]{8}T[0-9]{6}Z-[a-z2-7]{6}$', description: 'a cycle id; anything else (a path, ..) is refused' });
 
+/** A remote name of the receiver's repository (never a URL: a URL may carry credentials). */
+const RemoteName = Type.String({ pattern: '^[A-Za-z0-9._-]{1,100}$' });
+
 export const VerifyBodySchema = body({
   repo: Repo,
+  from: Type.Optional(RemoteName),
   cycle: Type.Optional(CycleId),
   latest: Type.Optional(Type.Boolean()),
   return: Type.Optional(Type.Boolean()),

@@ -4,14 +4,14 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
 import { createStepStore } from './step-store.js';
-import { createSteps, verifiedCheckpoint, type DrainTarget } from './steps.js';
+import { createSteps, remoteTracking, verifiedCheckpoint, type DrainTarget } from './steps.js';
 
 /** The drain a workspace is running, if any: the out leg in EVACUATE, the return leg in TAKEOVER. */
 function drainTarget(home: string, state: WorkspaceState, context: WorkspaceContext): DrainTarget | null {
   const cycle = context.cycle;
   if (cycle === null) return null;
   if (state === 'EVACUATE') return { home, work: home, context, cycle, drain: cycle.drain };
-  if (state === 'TAKEOVER' && cycle.return_drain !== null && cycle.receiver !== null) {
+  if (state === 'TAKEOVER' && cycle.return_drain !== null && cycle.receiver?.root != null) {
     return { home, work: cycle.receiver.root, context, cycle, drain: cycle.return_drain };
   }
   return null;
@@ -73,9 +73,14 @@ export function createDrainRunner(deps: DrainDeps) {
       }
       if (action.kind === 'done') {
         const checkpoint = verifiedCheckpoint(drain);
-        // The return leg is fenced by the token its holder was given at accept.
-        if (drain.leg === 'return') await dispatch(root, { type: 'RETURN_READY', token: cycle.receiver?.token ?? 0, checkpoint });
-        else await dispatch(root, { type: 'CHECKPOINT_VERIFIED', checkpoint });
+        const remote = remoteTracking(drain);
+        if (drain.leg === 'return') {
+          if (remote?.lease_head) await dispatch(root, { type: 'LEASE_HEAD', lease_head: remote.lease_head });
+          // The return leg is fenced by the token its holder was given at accept.
+          await dispatch(root, { type: 'RETURN_READY', token: cycle.receiver?.token ?? 0, checkpoint });
+        } else {
+          await dispatch(root, { type: 'CHECKPOINT_VERIFIED', checkpoint, remote });
+        }
         return;
       }
       const started = clock.now();

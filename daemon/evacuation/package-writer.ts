@@ -11,7 +11,7 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
  * Create-once: a package file is written once and never changed. A resumed drain that produces the
  * same bytes finds its own file; different bytes mean someone else wrote there — refuse.
  */
-async function createOnceOrSame(path: string, text: string): Promise<void> {
+export async function createOnceOrSame(path: string, text: string): Promise<void> {
   try {
     await writeFileCreateOnce(path, text, 0o644);
   } catch (error) {

@@ -7,6 +7,7 @@ import {
   type Cycle,
   type DrainProgress,
   type DrainStep,
+  type RemoteTracking,
   type StepRecord,
   type WorkspaceContext,
 } from '../../protocol/index.js';
@@ -17,6 +18,7 @@ import type { Clock } from '../clock.js';
 import { currentRef, inspectRepository, publishRef, snapshotWorkTree, workTreeTree } from '../git/index.js';
 import { createAjv, describeErrors } from '../validation.js';
 import { sha256, writePackage } from './package-writer.js';
+import { publishLeaseOffer, publishPackage } from './remote-records.js';
 import type { StepStore } from './step-store.js';
 import { runValidation } from './validate.js';
 
@@ -69,6 +71,19 @@ function checkpointOf(drain: DrainProgress): Checkpoint {
     remote_verified: publish.summary['remote_verified'] === true,
     created_at: snapshot.at,
   };
+}
+
+/** The remote the records travel to: the one the checkpoint branch went to; none for a local ref. */
+function travellingRemote(drain: DrainProgress): string | null {
+  const publish = drain.steps.publish;
+  return publish?.summary['mechanism'] === 'handoff_branch' ? str(publish.summary['remote']) : null;
+}
+
+/** Where the lease now travels, from the offer step: the remote name and the chain's head. */
+export function remoteTracking(drain: DrainProgress): RemoteTracking | null {
+  const offer = drain.steps.offer;
+  const name = str(offer?.summary['remote']);
+  return name === null ? null : { name, lease_head: str(offer?.summary['lease_head']) };
 }
 
 export function verifiedCheckpoint(drain: DrainProgress) {
@@ -161,13 +176,37 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       }
       const text = serializeManifest(complete);
       await writePackage(target.home, cycle.id, files, text, handoff);
-      return recordOf(deps, sha256(text), { manifest: files.manifest, handoff: files.handoff, capsule: input.capsule === null ? 'missing' : 'agent' });
+      const remote = travellingRemote(drain);
+      // With a remote, the package travels too, so a receiver elsewhere needs only a clone.
+      const records = remote === null ? null : await publishPackage(target.work, target.home, cycle.id, remote, complete.created_at, gitTimeout);
+      return recordOf(deps, sha256(text), { manifest: files.manifest, handoff: files.handoff, capsule: input.capsule === null ? 'missing' : 'agent', records });
     },
 
     async offer(target) {
       const snapshot = need(target.drain.steps.snapshot, 'the snapshot');
       const tree = await workTreeTree(target.work);
-      if (tree === snapshot.summary['tree']) return recordOf(deps, null, { tree });
+      if (tree === snapshot.summary['tree']) {
+        const remote = travellingRemote(target.drain);
+        if (remote === null) return recordOf(deps, null, { tree, remote: null, lease_head: null });
+        const packaged = need(target.drain.steps.package, 'the package');
+        const { lease } = target.context;
+        const { receiver } = target.cycle;
+        const leaseHead = await publishLeaseOffer(
+          target.work,
+          remote,
+          {
+            leg: target.drain.leg,
+            cycle: target.cycle.id,
+            manifest: { path: need(str(packaged.summary['manifest']), 'the manifest path'), sha256: need(packaged.sha256, 'the manifest sha256') },
+            lastToken: lease.last_token,
+            holder: lease.holder === null ? null : { executor: lease.holder.executor, token: lease.holder.token },
+            token: receiver?.token ?? null,
+            at: new Date(deps.clock.now()).toISOString(),
+          },
+          gitTimeout,
+        );
+        return recordOf(deps, null, { tree, remote, lease_head: leaseHead });
+      }
       if (target.drain.revision >= MAX_REVISIONS) {
         throw new HandoffError('drain_blocked', `the work tree changed after ${MAX_REVISIONS} snapshots`, 'the source agent must stop editing (finish its atomic step), then run `handoff resume`');
       }

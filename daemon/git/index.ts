@@ -3,3 +3,4 @@ export { publishRef, type PublishResult } from './publish.js';
 export { gitPath, resolveRepoRoot } from './repo-root.js';
 export { git, gitEnv, GitError, NO_PROMPT_CONFIG, runGit, type GitResult } from './run-git.js';
 export { currentRef, snapshotWorkTree, workTreeTree, type SnapshotResult } from './snapshot.js';
+export { commitFiles, fetchRecordsRef, filesAt, pushRecordsRef, type RefFetch, type RefPush } from './records-ref.js';

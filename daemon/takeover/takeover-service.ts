@@ -2,6 +2,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   failure,
+  take,
   judgeTakeover,
   outcomeEnvelope,
   packageFiles,
@@ -11,19 +12,23 @@ import {
   type Cycle,
   type DrainProgress,
   type Envelope,
-  type ReceiverObservation,
+  type Check,
+  type RemoteLeaseRecord,
   type WorkspaceState,
 } from '../../protocol/index.js';
 import type { AcceptBody, CloseBody, Config, ReturnBody, VerifyBody } from '../../schemas/index.js';
 import type { Clock } from '../clock.js';
 import { runGit } from '../git/index.js';
+import { readLease, readPackages, writeLease } from '../evacuation/remote-records.js';
 import { writeFileAtomic } from '../store/index.js';
 import type { Workspace } from '../workspaces/workspace.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
 import { workspaceDir } from '../workspaces/workspace-dir.js';
 import { cycleDir } from '../evacuation/package-writer.js';
 import { bringToReturned, observeReceiver, switchToCheckpoint } from './receiver.js';
-import { cycleRevisions, readManifest, recordedCycles } from './records.js';
+import { importedCycle } from './imported-cycle.js';
+import { materialize } from './materialize.js';
+import { cycleRevisions, readManifest, recordedCycles, type ManifestRecord } from './records.js';
 
 export interface TakeoverDeps {
   readonly registry: WorkspaceRegistry;
@@ -43,6 +48,19 @@ export interface LeaseRecord {
 }
 
 const LEASE_FILE = 'lease.json';
+
+type Refused = { readonly kind: 'refused'; readonly envelope: Envelope };
+const refused = (envelope: Envelope): Refused => ({ kind: 'refused', envelope });
+
+/** Where the record to verify comes from: a cycle of this daemon (home) or one read from a remote. */
+interface Source {
+  readonly kind: 'source';
+  readonly home: Workspace | null;
+  readonly cycle: Cycle;
+  readonly record: ManifestRecord;
+  readonly frozenTree: string | null;
+  readonly lease: { readonly record: RemoteLeaseRecord; readonly head: string; readonly remote: string } | null;
+}
 
 interface Candidate {
   readonly home: Workspace;
@@ -92,10 +110,10 @@ export function createTakeoverService(deps: TakeoverDeps) {
     return result.code === 0 ? result.stdout.split('\n').filter(Boolean) : [];
   }
 
-  /** Everything but the lease: integrity, identity, commit, work tree, instructions, recency. */
-  async function judge(body: VerifyBody, receiverRoot: string, mode: 'verify' | 'accept') {
+  /** A cycle of this daemon: it must be offered for the leg asked, and its source not paused. */
+  async function localSource(body: VerifyBody, receiverRoot: string): Promise<Refused | Source> {
     const picked = await pick(body, receiverRoot);
-    if ('authority' in picked) return { kind: 'refused' as const, envelope: picked };
+    if ('authority' in picked) return refused(picked);
     const { home, cycle, state } = picked;
     const wantReturn = body.return === true;
     const { drain, offered } = legOf(cycle, wantReturn);
@@ -104,45 +122,75 @@ export function createTakeoverService(deps: TakeoverDeps) {
       const taken = state === 'TAKEOVER' || state === 'RETURN_HANDOFF_READY' || state === 'CLOSED';
       const holder = home.snapshot().context.lease.holder;
       if (taken && !(wantReturn && state === 'RETURN_HANDOFF_READY')) {
-        return { kind: 'refused' as const, envelope: failure('lease_held', `cycle ${cycle.id} was already taken${holder ? ` by '${holder.executor}'` : ''} (${state})`, 'only one executor holds the lease; see `handoff status` in the source repository') };
+        return refused(failure('lease_held', `cycle ${cycle.id} was already taken${holder ? ` by '${holder.executor}'` : ''} (${state})`, 'only one executor holds the lease; see `handoff status` in the source repository'));
       }
-      return { kind: 'refused' as const, envelope: failure('wrong_state', `cycle ${cycle.id} is ${state}, not ${offered}`, 'wait until the source offers it; `handoff status` there says why not') };
+      return refused(failure('wrong_state', `cycle ${cycle.id} is ${state}, not ${offered}`, 'wait until the source offers it; `handoff status` there says why not'));
     }
     const paused = home.snapshot().context.paused;
     if (paused.global !== null || paused.workspace !== null) {
-      return { kind: 'refused' as const, envelope: failure('paused_denied', `the source workspace is paused (${(paused.workspace ?? paused.global)?.path ?? ''})`, 'run `handoff unpause` first') };
+      return refused(failure('paused_denied', `the source workspace is paused (${(paused.workspace ?? paused.global)?.path ?? ''})`, 'run `handoff unpause` first'));
     }
     const files = packageFiles(drain.leg, drain.revision);
     const record = await readManifest(join(cycleDir(home.root, cycle.id), files.manifest), drain.manifests.at(-1) ?? null);
     const frozenTree = wantReturn ? str(cycle.drain.steps.snapshot?.summary['tree']) : null;
-    const checkpoint = record.manifest.checkpoint;
-    const observe = (move: ReceiverObservation['checkout'] | 'real') =>
-      observeReceiver(receiverRoot, {
-        manifest: record.manifest,
-        frozenTree,
-        timeoutMs: config.git_timeout_seconds * 1000,
-        move: async (tree, clean) => {
-          if (body.checkout !== true) return 'not_requested';
-          const movable = wantReturn ? tree === frozenTree : clean;
-          if (!movable) return 'refused_dirty';
-          if (move !== 'real') return 'would_move';
-          if (wantReturn) await bringToReturned(receiverRoot, frozenTree ?? '', checkpoint.tree ?? '');
-          else await switchToCheckpoint(receiverRoot, checkpoint.commit ?? '');
-          return 'done';
-        },
-      });
-    // Look before moving anything: only a checkout that passes every other check is carried out.
-    let receiver = await observe('would_move');
-    let judgement = judgeTakeover(record.manifest, receiver, clock.now(), config.takeover_max_age_hours);
-    if (mode === 'accept' && judgement.code === 'verified' && receiver.checkout === 'would_move') {
-      receiver = await observe('real');
-      judgement = judgeTakeover(record.manifest, receiver, clock.now(), config.takeover_max_age_hours);
-    }
-    return { kind: 'judged' as const, home, cycle, record, judgement, receiver };
+    return { kind: 'source', home, cycle, record, frozenTree, lease: null };
   }
 
-  function resultData(home: Workspace, cycle: Cycle, record: { path: string; sha256: string }, judgement: ReturnType<typeof judgeTakeover>, leg: 'out' | 'return') {
-    return { cycle: cycle.id, leg, workspace: home.root, manifest: record.path, manifest_sha256: record.sha256, checks: judgement.checks };
+  /**
+   * A cycle from another machine, with only this clone and its remote: the lease record and the
+   * package are read from `refs/handoff/`, the package is written here (create-once) and proven
+   * against the sha256 the lease record names.
+   */
+  async function remoteSource(body: VerifyBody & { from: string }, receiverRoot: string): Promise<Refused | Source> {
+    const remote = body.from;
+    const remotes = (await runGit(['remote'], { cwd: receiverRoot })).stdout.split('\n').filter(Boolean);
+    if (!remotes.includes(remote)) return refused(failure('usage_error', `'${remote}' is not a remote of ${receiverRoot}`, `one of: ${remotes.join(', ') || '(none)'}`));
+    if (body.cycle === undefined) return refused(failure('usage_error', '--from needs the cycle id', 'the source prints it; `git ls-remote REMOTE "refs/handoff/lease/*"` lists them'));
+    if (body.return === true) return refused(failure('usage_error', 'the return leg is accepted in the source checkout', 'its daemon follows the lease on the remote; run `handoff accept CYCLE --return` there'));
+    const timeoutMs = config.git_timeout_seconds * 1000;
+    const { head, record } = await readLease(receiverRoot, remote, body.cycle, timeoutMs);
+    if (record === null || head === null) return refused(failure('unknown_cycle', `'${remote}' has no lease for cycle ${body.cycle}`, 'check the cycle id and that the source pushed its records'));
+    if (record.state !== 'offered') {
+      const who = record.holder ? ` by '${record.holder.executor}' (token ${record.holder.token})` : '';
+      return refused(failure('lease_held', `cycle ${body.cycle} is ${record.state}${who} on '${remote}'`, 'only one executor holds the lease'));
+    }
+    const files = await readPackages(receiverRoot, remote, body.cycle, timeoutMs);
+    if (files === null) return refused(failure('corrupt_record', `'${remote}' has a lease but no package for cycle ${body.cycle}`, 'inspect refs/handoff/packages on the remote'));
+    await materialize(receiverRoot, body.cycle, files);
+    const manifestRecord = await readManifest(join(cycleDir(receiverRoot, body.cycle), record.manifest.path), record.manifest.sha256);
+    return { kind: 'source', home: null, cycle: importedCycle(manifestRecord.manifest, record, remote, head), record: manifestRecord, frozenTree: null, lease: { record, head, remote } };
+  }
+
+  /**
+   * Everything but the lease: integrity, identity, commit, work tree, instructions, recency. Nothing
+   * of the receiver moves here; a `--checkout` that would pass is carried out only after the lease.
+   */
+  async function judge(body: VerifyBody, receiverRoot: string) {
+    const source = body.from !== undefined ? await remoteSource({ ...body, from: body.from }, receiverRoot) : await localSource(body, receiverRoot);
+    if (source.kind === 'refused') return source;
+    const wantReturn = body.return === true;
+    const receiver = await observeReceiver(receiverRoot, {
+      manifest: source.record.manifest,
+      frozenTree: source.frozenTree,
+      timeoutMs: config.git_timeout_seconds * 1000,
+      move: async (tree, clean) => {
+        if (body.checkout !== true) return 'not_requested';
+        return (wantReturn ? tree === source.frozenTree : clean) ? 'would_move' : 'refused_dirty';
+      },
+    });
+    return { kind: 'judged' as const, source, receiver, judgement: judgeTakeover(source.record.manifest, receiver, clock.now(), config.takeover_max_age_hours) };
+  }
+
+  /** The `--checkout` move, once the lease is ours: a clean tree to the checkpoint, or a frozen one to the returned tree. */
+  async function carryOutCheckout(source: Source, receiverRoot: string, wantReturn: boolean): Promise<void> {
+    const checkpoint = source.record.manifest.checkpoint;
+    if (wantReturn) await bringToReturned(receiverRoot, source.frozenTree ?? '', checkpoint.tree ?? '');
+    else await switchToCheckpoint(receiverRoot, checkpoint.commit ?? '');
+  }
+
+  function resultData(source: Source, judgement: ReturnType<typeof judgeTakeover>, leg: 'out' | 'return') {
+    return {
+      checks: judgement.checks as readonly Check[], cycle: source.cycle.id, leg, workspace: source.home?.root ?? null, from: source.lease?.remote ?? null, manifest: source.record.path, manifest_sha256: source.record.sha256 };
   }
 
   function judgementEnvelope(data: ReturnType<typeof resultData>, code: 'diverged' | 'stale'): Envelope {
@@ -158,6 +206,50 @@ export function createTakeoverService(deps: TakeoverDeps) {
     }
   }
 
+  /** This daemon's own cycle: the remote chain moves first (when the lease travels), then the machine. */
+  async function acceptLocal(home: Workspace, cycle: Cycle, body: AcceptBody, receiverRoot: string, leg: 'out' | 'return'): Promise<Envelope> {
+    const moved = await takeRemoteLease(home.root, cycle, body.as);
+    if (!moved.ok) return moved.envelope;
+    const event = leg === 'return' ? { type: 'RETURN_ACCEPTED' as const, executor: body.as, token: moved.token } : { type: 'HANDOFF_ACCEPTED' as const, executor: body.as, receiver_root: receiverRoot, token: moved.token };
+    const { outcome, snapshot } = await registry.dispatch(home.root, event);
+    if (outcome.code === 'accepted' && moved.head !== null) await registry.dispatch(home.root, { type: 'LEASE_HEAD', lease_head: moved.head });
+    return outcomeEnvelope(outcome, snapshot);
+  }
+
+  /** Another machine's cycle: the push of a child lease record decides; only the winner imports it. */
+  async function acceptRemote(source: Source, body: AcceptBody, receiverRoot: string): Promise<Envelope> {
+    const lease = source.lease;
+    if (lease === null) return failure('internal_error', 'a remote source without its lease', 'this is a bug');
+    const next = take(lease.record, body.as, new Date(clock.now()).toISOString());
+    if (!next.ok) return failure('lease_held', next.reason, 'only one executor holds the lease');
+    const timeoutMs = config.git_timeout_seconds * 1000;
+    const written = await writeLease(receiverRoot, lease.remote, next.record, lease.head, timeoutMs);
+    if (!written.ok) {
+      if (!written.rejected) return failure('remote_unreachable', `the lease could not be written to '${lease.remote}': ${written.why}`, 'retry; nothing was taken');
+      const winner = await readLease(receiverRoot, lease.remote, source.cycle.id, timeoutMs);
+      return failure('lease_held', `another executor took cycle ${source.cycle.id} first${winner.record?.holder ? `: '${winner.record.holder.executor}' (token ${winner.record.holder.token})` : ''}`, 'only one executor holds the lease');
+    }
+    const cycle = { ...source.cycle, remote: { name: lease.remote, lease_head: written.head } };
+    await registry.open(receiverRoot);
+    const { outcome, snapshot } = await registry.dispatch(receiverRoot, { type: 'IMPORT_TAKEOVER', cycle, executor: body.as, token: next.record.holder?.token ?? 0, receiver_root: receiverRoot });
+    return outcomeEnvelope(outcome, snapshot);
+  }
+
+  /** Moves the remote lease chain (when the cycle has one) before anything changes locally. */
+  async function takeRemoteLease(gitRoot: string, cycle: Cycle, executor: string): Promise<{ ok: true; token: number | null; head: string | null } | { ok: false; envelope: Envelope }> {
+    if (cycle.remote === null) return { ok: true, token: null, head: null };
+    const timeoutMs = config.git_timeout_seconds * 1000;
+    const { head, record } = await readLease(gitRoot, cycle.remote.name, cycle.id, timeoutMs);
+    if (record === null) return { ok: false, envelope: failure('wrong_state', `the remote has no lease for cycle ${cycle.id}`, 'the source has not offered it yet') };
+    const next = take(record, executor, new Date(clock.now()).toISOString());
+    if (!next.ok) return { ok: false, envelope: failure('lease_held', next.reason, 'only one executor holds the lease') };
+    const written = await writeLease(gitRoot, cycle.remote.name, next.record, head, timeoutMs);
+    if (written.ok) return { ok: true, token: next.record.holder?.token ?? null, head: written.head };
+    if (!written.rejected) return { ok: false, envelope: failure('remote_unreachable', `the remote cannot be reached: ${written.why}`, 'retry; nothing was changed') };
+    const winner = await readLease(gitRoot, cycle.remote.name, cycle.id, timeoutMs);
+    return { ok: false, envelope: failure('lease_held', `another executor took cycle ${cycle.id} first${winner.record?.holder ? `: '${winner.record.holder.executor}' (token ${winner.record.holder.token})` : ''}`, 'only one executor holds the lease; see `handoff status`') };
+  }
+
   function receivingCycle(root: string): Candidate | undefined {
     return candidates().find((c) => c.cycle.receiver?.root === root && c.state === 'TAKEOVER');
   }
@@ -165,28 +257,32 @@ export function createTakeoverService(deps: TakeoverDeps) {
   return {
     async verify(body: VerifyBody): Promise<Envelope> {
       const receiverRoot = await deps.rootOf(body.repo);
-      const judged = await judge(body, receiverRoot, 'verify');
+      const judged = await judge(body, receiverRoot);
       if (judged.kind === 'refused') return judged.envelope;
-      const data = resultData(judged.home, judged.cycle, judged.record, judged.judgement, body.return === true ? 'return' : 'out');
+      const data = resultData(judged.source, judged.judgement, body.return === true ? 'return' : 'out');
       return judged.judgement.code === 'verified' ? success('verified', data) : judgementEnvelope(data, judged.judgement.code);
     },
 
     async accept(body: AcceptBody): Promise<Envelope> {
       const receiverRoot = await deps.rootOf(body.repo);
       await registry.open(receiverRoot);
-      const judged = await judge(body, receiverRoot, 'accept');
+      const judged = await judge(body, receiverRoot);
       if (judged.kind === 'refused') return judged.envelope;
       const leg = body.return === true ? 'return' : 'out';
-      const data = resultData(judged.home, judged.cycle, judged.record, judged.judgement, leg);
+      const { source } = judged;
+      const data = resultData(source, judged.judgement, leg);
       if (judged.judgement.code !== 'verified') return judgementEnvelope(data, judged.judgement.code);
-      const event = leg === 'return' ? { type: 'RETURN_ACCEPTED' as const, executor: body.as } : { type: 'HANDOFF_ACCEPTED' as const, executor: body.as, receiver_root: receiverRoot };
-      const { outcome, snapshot } = await registry.dispatch(judged.home.root, event);
-      if (outcome.code !== 'accepted') return outcomeEnvelope(outcome, snapshot);
-      const token = Number(outcome.data?.['token']);
-      const lease: LeaseRecord = { cycle: judged.cycle.id, home: judged.home.root, executor: body.as, token };
+      const accepted = source.home === null ? await acceptRemote(source, body, receiverRoot) : await acceptLocal(source.home, source.cycle, body, receiverRoot, leg);
+      if (accepted.error) return accepted;
+      const token = Number((accepted.data as { token?: number } | null)?.token);
+      if (judged.receiver.checkout === 'would_move') {
+        await carryOutCheckout(source, receiverRoot, leg === 'return');
+        data.checks = data.checks.map((c) => (c.name === 'work_tree' ? { ...c, status: 'ok', detail: 'the work tree was moved to the checkpoint after the lease was taken' } : c));
+      }
+      const lease: LeaseRecord = { cycle: source.cycle.id, home: source.home?.root ?? receiverRoot, executor: body.as, token };
       await mkdir(workspaceDir(receiverRoot), { recursive: true });
       await writeFileAtomic(join(workspaceDir(receiverRoot), LEASE_FILE), `${JSON.stringify(lease, null, 2)}\n`, 0o600);
-      return success('accepted', { ...data, token, state: stateOf(snapshot), executor: body.as });
+      return success('accepted', { ...data, token, state: (accepted.data as { state?: string }).state, executor: body.as });
     },
 
     /** `handoff return`: the holder hands back; its token comes from the call or from its lease record. */

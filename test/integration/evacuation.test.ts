@@ -51,7 +51,10 @@ describe('handoff now on a busy repository with a bare remote', () => {
     const cycle = (now.json.data?.['cycle'] as { id: string }).id;
 
     expect(userState(root)).toEqual(before);
-    expect(remoteRefs().filter((r) => !r.startsWith('refs/heads/handoff/'))).toEqual(remoteBefore);
+    // Only the daemon's namespaces are new: the checkpoint branch and the travelling records.
+    const daemonRef = (r: string) => r.startsWith('refs/heads/handoff/') || r.startsWith('refs/handoff/');
+    expect(remoteRefs().filter((r) => !daemonRef(r))).toEqual(remoteBefore);
+    expect(remoteRefs().filter((r) => r.startsWith('refs/handoff/')).map((r) => r.split(' ')[0])).toEqual([`refs/handoff/lease/${cycle}`, `refs/handoff/packages/${cycle}`]);
     expect(remoteRefs().filter((r) => r.startsWith('refs/heads/handoff/')).map((r) => r.split(' ')[0])).toEqual([`refs/heads/handoff/${cycle}`]);
 
     const commit = git(remote, 'rev-parse', `refs/heads/handoff/${cycle}`);

@@ -68,7 +68,8 @@ export function userState(root: string) {
   return {
     index: sha(readFileSync(join(root, '.git', 'index'))),
     head: readFileSync(join(root, '.git', 'HEAD'), 'utf8'),
-    refs: git(root, 'for-each-ref', '--format=%(refname) %(objectname)').split('\n').filter((line) => !line.startsWith('refs/heads/handoff/')),
+    // The daemon's own namespaces (checkpoint branches, travelling records) are not the user's refs.
+    refs: git(root, 'for-each-ref', '--format=%(refname) %(objectname)').split('\n').filter((line) => !line.startsWith('refs/heads/handoff/') && !line.startsWith('refs/handoff/')),
     stash: git(root, 'stash', 'list'),
     status: git(root, 'status', '--porcelain=v2', '--untracked-files=all'),
     files: filesUnder(root),

@@ -3,6 +3,7 @@ import { action, parseInteger, usage } from '../context.js';
 import { followDrain } from '../drain-wait.js';
 
 interface PickOptions {
+  from?: string;
   latest?: boolean;
   return?: boolean;
   checkout?: boolean;
@@ -11,7 +12,7 @@ interface PickOptions {
 function pick(cycle: string | undefined, options: PickOptions) {
   if (cycle === undefined && options.latest !== true) usage('name the cycle, or pass --latest', '`handoff list` shows the cycles on record');
   if (cycle !== undefined && options.latest === true) usage('give either a cycle or --latest, not both', 'drop one of them');
-  return { ...(cycle !== undefined && { cycle }), ...(options.latest && { latest: true }), ...(options.return && { return: true }), ...(options.checkout && { checkout: true }) };
+  return { ...(cycle !== undefined && { cycle }), ...(options.from !== undefined && { from: options.from }), ...(options.latest && { latest: true }), ...(options.return && { return: true }), ...(options.checkout && { checkout: true }) };
 }
 
 const token = (value: string) => parseInteger('--token', value);
@@ -22,6 +23,7 @@ export function registerTakeover(program: Command): void {
     .description('run the accept checks (integrity, identity, commit, work tree, instruction files, recency) without taking the lease')
     .argument('[cycle]', 'the cycle id')
     .option('--latest', 'the one ready cycle of this repository (refuses when several are ready)')
+    .option('--from <remote>', 'read the cycle from this git remote (another machine handed off)')
     .option('--return', 'verify the return leg')
     .option('--checkout', 'say what `accept --checkout` would move')
     .action(action((ctx, cycle: string | undefined, options: PickOptions) => ctx.call({ method: 'POST', path: '/v1/verify', body: { repo: ctx.repo, ...pick(cycle, options) } })));
@@ -32,6 +34,7 @@ export function registerTakeover(program: Command): void {
     .argument('[cycle]', 'the cycle id')
     .requiredOption('--as <executor>', 'your executor id')
     .option('--latest', 'the one ready cycle of this repository (refuses when several are ready)')
+    .option('--from <remote>', 'take the cycle from this git remote: only a clone and the remote are needed')
     .option('--return', 'accept the return leg (the primary takes the work back)')
     .option('--checkout', 'move this work tree to the checkpoint when nothing can be lost')
     .action(

@@ -186,7 +186,7 @@ describe('the handoff path', () => {
 
   it('never reaches HANDOFF_READY without a verified checkpoint', () => {
     const h = ready();
-    const outcome = h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: { ...verified, verified: false } });
+    const outcome = h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: { ...verified, verified: false }, remote: null });
     expect(outcome.changed).toBe(false);
     expect(h.state).toBe('EVACUATE');
     h.send({ type: 'DRAIN_BLOCKED', reason: 'push rejected', step: 'publish' });
@@ -195,11 +195,11 @@ describe('the handoff path', () => {
 
   it('walks NORMAL → … → CLOSED → NORMAL with the lease moving by accept and return only', () => {
     const h = ready();
-    h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified });
+    h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: null });
     expect(h.state).toBe('HANDOFF_READY');
     expect(h.context.lease.offered).toBe(true);
     expect(h.send({ type: 'LEASE_ACQUIRE', executor: 'sneaky' }).code).toBe('lease_held');
-    expect(h.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency', receiver_root: '/clone' }).code).toBe('accepted');
+    expect(h.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency', receiver_root: '/clone', token: null }).code).toBe('accepted');
     expect(h.state).toBe('TAKEOVER');
     expect(h.context.lease.holder).toMatchObject({ executor: 'emergency', token: 2 });
     expect(h.send({ type: 'LEASE_RENEW', token: 1 }).code).toBe('stale_token');
@@ -207,7 +207,7 @@ describe('the handoff path', () => {
     expect(h.send({ type: 'CLOSE_ONE_WAY', token: 2 }).code).toBe('wrong_state');
     h.send({ type: 'RETURN_READY', token: 2, checkpoint: verified });
     expect(h.state).toBe('RETURN_HANDOFF_READY');
-    h.send({ type: 'RETURN_ACCEPTED', executor: 'primary' });
+    h.send({ type: 'RETURN_ACCEPTED', executor: 'primary', token: null });
     expect(h.state).toBe('CLOSED');
     expect(h.context.lease.holder).toMatchObject({ executor: 'primary', token: 3 });
     h.reading('context', 10);
@@ -217,8 +217,8 @@ describe('the handoff path', () => {
 
   it('closes a one-way cycle from TAKEOVER with the holder token', () => {
     const h = ready('one-way');
-    h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified });
-    h.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency', receiver_root: '/clone' });
+    h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: null });
+    h.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency', receiver_root: '/clone', token: null });
     expect(h.send({ type: 'CLOSE_ONE_WAY', token: 1 }).code).toBe('stale_token');
     h.send({ type: 'CLOSE_ONE_WAY', token: 2 });
     expect(h.state).toBe('CLOSED');
@@ -228,7 +228,7 @@ describe('the handoff path', () => {
     const h = new Harness();
     for (const type of ['CHECKPOINT_VERIFIED', 'HANDOFF_ACCEPTED', 'RETURN_ACCEPTED'] as const) {
       const outcome =
-        type === 'CHECKPOINT_VERIFIED' ? h.send({ type, checkpoint: verified }) : type === 'HANDOFF_ACCEPTED' ? h.send({ type, executor: 'x', receiver_root: '/x' }) : h.send({ type, executor: 'x' });
+        type === 'CHECKPOINT_VERIFIED' ? h.send({ type, checkpoint: verified, remote: null }) : type === 'HANDOFF_ACCEPTED' ? h.send({ type, executor: 'x', receiver_root: '/x', token: null }) : h.send({ type, executor: 'x', token: null });
       expect(outcome.code).toBe('wrong_state');
       expect(outcome.hint).toMatch(/handoff now/);
     }

@@ -1,0 +1,83 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { redactCredentials } from '../../protocol/index.js';
+import { gitEnv, git, NO_PROMPT_CONFIG, runGit, type GitResult } from './run-git.js';
+
+const IDENTITY = { GIT_AUTHOR_NAME: 'session-handoff', GIT_AUTHOR_EMAIL: 'session-handoff@localhost', GIT_COMMITTER_NAME: 'session-handoff', GIT_COMMITTER_EMAIL: 'session-handoff@localhost' };
+
+function hashObject(root: string, content: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', ['hash-object', '-w', '--stdin'], { cwd: root, env: gitEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`git hash-object exited ${code}`))));
+    child.stdin.end(content);
+  });
+}
+
+/**
+ * A commit holding exactly `files` (path → text), made with a temporary index: records travel on
+ * their own refs and never touch the user's index, HEAD or branches.
+ */
+export async function commitFiles(root: string, files: Readonly<Record<string, string>>, parent: string | null, message: string, date: string): Promise<string> {
+  const scratch = await mkdtemp(join(tmpdir(), 'handoff-records-'));
+  try {
+    const env = { GIT_INDEX_FILE: join(scratch, 'index') };
+    for (const [path, content] of Object.entries(files).sort(([a], [b]) => a.localeCompare(b))) {
+      const blob = await hashObject(root, content);
+      await git(['update-index', '--add', '--cacheinfo', `100644,${blob},${path}`], { cwd: root, env });
+    }
+    const tree = await git(['write-tree'], { cwd: root, env });
+    return await git(['commit-tree', '--no-gpg-sign', tree, ...(parent ? ['-p', parent] : []), '-m', message], { cwd: root, env: { ...IDENTITY, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Every file of a records commit, path → text. */
+export async function filesAt(root: string, commit: string): Promise<Record<string, string>> {
+  const list = await git(['ls-tree', '-r', '-z', '--name-only', commit], { cwd: root });
+  const files: Record<string, string> = {};
+  for (const path of list.split('\0').filter(Boolean)) {
+    const blob = await runGit(['cat-file', 'blob', `${commit}:${path}`], { cwd: root });
+    if (blob.code !== 0) throw new Error(`cannot read ${path} of ${commit}`);
+    files[path] = blob.stdout;
+  }
+  return files;
+}
+
+export type RefFetch = { readonly ok: true; readonly commit: string | null } | { readonly ok: false; readonly why: string };
+
+/** Fetches one records ref into the same name locally (the daemon's own namespace); null when absent. */
+export async function fetchRecordsRef(root: string, remote: string, ref: string, timeoutMs: number): Promise<RefFetch> {
+  const listed = await runGit([...NO_PROMPT_CONFIG, 'ls-remote', '--refs', remote, ref], { cwd: root, timeoutMs });
+  if (listed.code !== 0 || listed.timedOut) return { ok: false, why: failure(listed) };
+  const sha = listed.stdout.split('\n').find((line) => line.endsWith(`\t${ref}`))?.split('\t')[0] ?? null;
+  if (sha === null) return { ok: true, commit: null };
+  const fetched = await runGit([...NO_PROMPT_CONFIG, 'fetch', '--no-tags', '--no-write-fetch-head', remote, `+${ref}:${ref}`], { cwd: root, timeoutMs });
+  if (fetched.code !== 0 || fetched.timedOut) return { ok: false, why: failure(fetched) };
+  return { ok: true, commit: sha };
+}
+
+export type RefPush = { readonly ok: true } | { readonly ok: false; readonly rejected: boolean; readonly why: string };
+
+/** Pushes `commit` to `ref` as a fast-forward only: of two racing pushes the remote takes one. */
+export async function pushRecordsRef(root: string, remote: string, commit: string, ref: string, timeoutMs: number): Promise<RefPush> {
+  const push = await runGit([...NO_PROMPT_CONFIG, 'push', '--porcelain', remote, `${commit}:${ref}`], { cwd: root, timeoutMs });
+  if (push.code === 0 && !push.timedOut) {
+    await runGit(['update-ref', ref, commit], { cwd: root });
+    return { ok: true };
+  }
+  const text = `${push.stdout}\n${push.stderr}`;
+  const rejected = /\[rejected\]|non-fast-forward|fetch first|\[remote rejected\]/.test(text);
+  return { ok: false, rejected, why: failure(push) };
+}
+
+function failure(result: GitResult): string {
+  if (result.timedOut) return 'the remote did not answer in time';
+  const line = `${result.stderr}\n${result.stdout}`.split('\n').map((l) => l.trim()).filter(Boolean).slice(-1)[0] ?? `git exited ${result.code}`;
+  return redactCredentials(line);
+}

@@ -1,0 +1,78 @@
+import { join } from 'node:path';
+import { stateOf, type Cycle } from '../../protocol/index.js';
+import type { Clock } from '../clock.js';
+import { readLease, readPackages } from '../evacuation/remote-records.js';
+import { cycleDir } from '../evacuation/package-writer.js';
+import type { Logger } from '../logger.js';
+import type { Workspace } from '../workspaces/workspace.js';
+import type { WorkspaceRegistry } from '../workspaces/registry.js';
+import { importedDrain } from './imported-cycle.js';
+import { materialize } from './materialize.js';
+import { readManifest } from './records.js';
+
+/** What this machine knows of a travelling lease: when the remote last confirmed it, or since when it could not. */
+export interface LeaseSyncStatus {
+  readonly remote: string;
+  readonly verified_at: string | null;
+  readonly unverified_since: string | null;
+  readonly error: string | null;
+}
+
+const WATCHED = new Set(['HANDOFF_READY', 'TAKEOVER', 'RETURN_HANDOFF_READY']);
+
+/**
+ * Follows the lease chain on the remote for every cycle whose lease travels: a move made on another
+ * machine (taken, handed back, closed) becomes this machine's state; a remote that cannot be read
+ * is said so, with the time since when, and nothing is assumed.
+ */
+export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Clock; log: Logger; timeoutMs: number }) {
+  const status = new Map<string, LeaseSyncStatus>();
+  const inflight = new Map<string, Promise<void>>();
+  const iso = () => new Date(deps.clock.now()).toISOString();
+
+  async function syncOne(workspace: Workspace): Promise<void> {
+    const snapshot = workspace.snapshot();
+    const cycle = snapshot.context.cycle;
+    if (cycle === null || cycle.remote === null || !WATCHED.has(stateOf(snapshot))) return;
+    const previous = status.get(workspace.root);
+    try {
+      const { head, record } = await readLease(workspace.root, cycle.remote.name, cycle.id, deps.timeoutMs);
+      status.set(workspace.root, { remote: cycle.remote.name, verified_at: iso(), unverified_since: null, error: null });
+      if (head === null || record === null || head === cycle.remote.lease_head) return;
+      const returnDrain = record.state === 'return_offered' ? await importReturn(workspace.root, cycle, record.manifest) : null;
+      await deps.registry.dispatch(workspace.root, { type: 'REMOTE_LEASE', lease: record, lease_head: head, return_drain: returnDrain });
+    } catch (error) {
+      const message = (error as Error).message;
+      status.set(workspace.root, { remote: cycle.remote.name, verified_at: previous?.verified_at ?? null, unverified_since: previous?.unverified_since ?? iso(), error: message });
+      deps.log.warn({ workspace: workspace.root, err: error }, 'lease sync failed');
+    }
+  }
+
+  /** The return package from the remote, written beside the out one (create-once), and proven by its sha256. */
+  async function importReturn(home: string, cycle: Cycle, manifest: { path: string; sha256: string }) {
+    const files = await readPackages(home, cycle.remote?.name ?? '', cycle.id, deps.timeoutMs);
+    if (files === null) throw new Error(`the remote has no package for cycle ${cycle.id}`);
+    await materialize(home, cycle.id, files);
+    const record = await readManifest(join(cycleDir(home, cycle.id), manifest.path), manifest.sha256);
+    return importedDrain(record.manifest, manifest.path, manifest.sha256);
+  }
+
+  return {
+    /** Syncs one workspace now (status, the guard) — concurrent calls share one fetch. */
+    sync(workspace: Workspace): Promise<void> {
+      const running = inflight.get(workspace.root);
+      if (running) return running;
+      const run = syncOne(workspace).finally(() => inflight.delete(workspace.root));
+      inflight.set(workspace.root, run);
+      return run;
+    },
+    async syncAll(): Promise<void> {
+      await Promise.all(deps.registry.all().map((workspace) => this.sync(workspace)));
+    },
+    statusOf(root: string): LeaseSyncStatus | null {
+      return status.get(root) ?? null;
+    },
+  };
+}
+
+export type LeaseSync = ReturnType<typeof createLeaseSync>;

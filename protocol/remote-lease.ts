@@ -1,0 +1,61 @@
+/**
+ * The lease as it travels through the git remote: a chain of commits on `refs/handoff/lease/<cycle>`,
+ * each holding one record. Moving the lease is pushing a child of the commit you read; the remote
+ * takes exactly one of two racing pushes (never forced), so there is one holder everywhere.
+ */
+export type RemoteLeaseState = 'offered' | 'taken' | 'return_offered' | 'closed';
+
+export interface RemoteLeaseRecord {
+  readonly schema_version: 1;
+  readonly cycle: string;
+  readonly state: RemoteLeaseState;
+  readonly holder: { readonly executor: string; readonly token: number } | null;
+  /** Tokens only grow along the chain: each taking adds one to the largest ever issued. */
+  readonly last_token: number;
+  /** The manifest a receiver must find on `refs/handoff/packages/<cycle>`, by sha256. */
+  readonly manifest: { readonly path: string; readonly sha256: string };
+  readonly at: string;
+}
+
+export const leaseRef = (cycle: string): string => `refs/handoff/lease/${cycle}`;
+export const packagesRef = (cycle: string): string => `refs/handoff/packages/${cycle}`;
+export const LEASE_RECORD_FILE = 'lease.json';
+
+export function offered(cycle: string, lastToken: number, holder: RemoteLeaseRecord['holder'], manifest: RemoteLeaseRecord['manifest'], at: string): RemoteLeaseRecord {
+  return { schema_version: 1, cycle, state: 'offered', holder, last_token: lastToken, manifest, at };
+}
+
+export type LeaseMove =
+  | { readonly ok: true; readonly record: RemoteLeaseRecord }
+  | { readonly ok: false; readonly reason: string };
+
+/** A receiver takes an offered lease (out leg) or the primary takes a returned one (closing). */
+export function take(record: RemoteLeaseRecord, executor: string, at: string): LeaseMove {
+  const next = { executor, token: record.last_token + 1 };
+  if (record.state === 'offered') return { ok: true, record: { ...record, state: 'taken', holder: next, last_token: next.token, at } };
+  if (record.state === 'return_offered') return { ok: true, record: { ...record, state: 'closed', holder: next, last_token: next.token, at } };
+  const who = record.holder === null ? '' : ` by '${record.holder.executor}' (token ${record.holder.token})`;
+  return { ok: false, reason: `the lease of cycle ${record.cycle} is ${record.state}${who}` };
+}
+
+/** The holder offers the work back: only with the token the chain gave it. */
+export function offerReturn(record: RemoteLeaseRecord, token: number, manifest: RemoteLeaseRecord['manifest'], at: string): LeaseMove {
+  if (record.state !== 'taken' || record.holder?.token !== token) {
+    return { ok: false, reason: `token ${token} does not hold the lease of cycle ${record.cycle} (${record.state}${record.holder ? `, holder '${record.holder.executor}'` : ''})` };
+  }
+  return { ok: true, record: { ...record, state: 'return_offered', manifest, at } };
+}
+
+export function parseLeaseRecord(text: string): RemoteLeaseRecord | null {
+  try {
+    const value = JSON.parse(text) as Partial<RemoteLeaseRecord>;
+    const states: readonly string[] = ['offered', 'taken', 'return_offered', 'closed'];
+    if (value.schema_version !== 1 || typeof value.cycle !== 'string' || !states.includes(String(value.state)) || typeof value.last_token !== 'number') return null;
+    if (typeof value.manifest?.sha256 !== 'string' || typeof value.manifest.path !== 'string') return null;
+    return value as RemoteLeaseRecord;
+  } catch {
+    return null;
+  }
+}
+
+export const serializeLeaseRecord = (record: RemoteLeaseRecord): string => `${JSON.stringify(record, null, 2)}\n`;

@@ -1,0 +1,189 @@
+import { DRAIN_STEPS, type DrainProgress, type DrainStep } from './drain-plan.js';
+import type { StatusView } from './status-view.js';
+
+/**
+ * The status in plain words, for people: the human `handoff status` and the dashboard say the same
+ * things. Pure: time comes in as `nowMs`.
+ */
+
+export const STEP_WORDS: Readonly<Record<DrainStep, string>> = {
+  inspect: 'look at the repository',
+  validate: 'run the quick validation',
+  snapshot: 'snapshot the work tree onto a commit',
+  publish: 'push the handoff branch and check the remote has it',
+  package: 'write manifest.json and HANDOFF.md',
+  offer: 'offer the lease',
+};
+
+export interface StepReport {
+  readonly step: DrainStep;
+  readonly words: string;
+  readonly status: 'done' | 'running' | 'blocked' | 'pending';
+  /** How long it took (done) or has been running (running, blocked), in seconds; null when pending. */
+  readonly seconds: number | null;
+}
+
+export interface DrainReport {
+  readonly leg: 'out' | 'return';
+  /** Still waiting for the agent's `handoff drained` (or the drain timeout). */
+  readonly waiting: boolean;
+  readonly waiting_seconds: number;
+  readonly done: number;
+  readonly total: number;
+  readonly current: StepReport | null;
+  readonly steps: readonly StepReport[];
+  readonly revision: number;
+}
+
+export interface PlainStatus {
+  /** One sentence: where this workspace stands. */
+  readonly headline: string;
+  /** Why nothing moves, in plain words (a blocked drain or the kill switch), or null. */
+  readonly blocked: string | null;
+  /** The one thing to do next. */
+  readonly next: string;
+  readonly drain: DrainReport | null;
+}
+
+const seconds = (fromIso: string | null | undefined, toMs: number): number | null => {
+  if (fromIso === null || fromIso === undefined) return null;
+  const from = Date.parse(fromIso);
+  return Number.isFinite(from) ? Math.max(0, Math.round((toMs - from) / 1000)) : null;
+};
+
+/** "12 s ago", "2 min ago", "3 h ago", "2 days ago". */
+export function formatAge(ageSeconds: number): string {
+  const s = Math.max(0, Math.round(ageSeconds));
+  if (s < 90) return `${s} s ago`;
+  if (s < 90 * 60) return `${Math.round(s / 60)} min ago`;
+  if (s < 36 * 3600) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86400)} days ago`;
+}
+
+/** "45 s", "3 min 20 s", "2 h 5 min". */
+export function formatDuration(totalSeconds: number): string {
+  const s = Math.max(0, Math.round(totalSeconds));
+  if (s < 60) return `${s} s`;
+  if (s < 600) return `${Math.floor(s / 60)} min${s % 60 === 0 ? '' : ` ${s % 60} s`}`;
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
+  if (s < 48 * 3600) return `${Math.floor(s / 3600)} h${Math.floor((s % 3600) / 60) === 0 ? '' : ` ${Math.floor((s % 3600) / 60)} min`}`;
+  return `${Math.round(s / 86400)} days`;
+}
+
+/** Which step a drain is on and how long each took: a step's time runs from the end of the one before it. */
+export function drainReport(drain: DrainProgress, blocked: boolean, nowMs: number): DrainReport {
+  const steps: StepReport[] = [];
+  let previousEnd = drain.waited?.at ?? null;
+  let current: StepReport | null = null;
+  for (const step of DRAIN_STEPS) {
+    const record = drain.steps[step];
+    if (record !== undefined) {
+      steps.push({ step, words: STEP_WORDS[step], status: 'done', seconds: previousEnd === null ? null : seconds(previousEnd, Date.parse(record.at)) });
+      previousEnd = record.at;
+    } else if (current === null && drain.waited !== null) {
+      current = { step, words: STEP_WORDS[step], status: blocked ? 'blocked' : 'running', seconds: seconds(previousEnd, nowMs) };
+      steps.push(current);
+    } else {
+      steps.push({ step, words: STEP_WORDS[step], status: 'pending', seconds: null });
+    }
+  }
+  return {
+    leg: drain.leg,
+    waiting: drain.waited === null,
+    waiting_seconds: drain.waited === null ? (seconds(drain.started_at, nowMs) ?? 0) : 0,
+    done: steps.filter((s) => s.status === 'done').length,
+    total: DRAIN_STEPS.length,
+    current,
+    steps,
+    revision: drain.revision,
+  };
+}
+
+/** "3 of 6 steps done; now: snapshot the work tree onto a commit (running 4 s)". */
+export function describeDrain(report: DrainReport): string {
+  if (report.waiting) return `waiting ${formatDuration(report.waiting_seconds)} for the agent to finish its atomic step (\`handoff drained\`) or the drain timeout`;
+  const now = report.current;
+  const head = `${report.done} of ${report.total} steps done`;
+  const revision = report.revision > 1 ? ` (revision ${report.revision}: the work tree moved after a snapshot)` : '';
+  if (now === null) return `${head}${revision}`;
+  const how = now.status === 'blocked' ? 'stopped' : 'running';
+  return `${head}; now: ${now.step} — ${now.words} (${how}${now.seconds === null ? '' : ` ${formatDuration(now.seconds)}`})${revision}`;
+}
+
+function pressureWords(view: StatusView): string {
+  if (view.pressure === null) return 'no credible reading yet';
+  return `${view.pressure.metric} at ${view.pressure.percent} % (${view.pressure.source})`;
+}
+
+const activeDrainOf = (view: StatusView): DrainProgress | null => (view.cycle === null ? null : (view.cycle.return_drain ?? view.cycle.drain));
+
+function isDraining(view: StatusView): boolean {
+  return view.state === 'EVACUATE' || (view.state === 'TAKEOVER' && view.cycle?.return_drain != null);
+}
+
+function blockedWords(view: StatusView, report: DrainReport | null): string | null {
+  if (view.blocked !== null) {
+    const where = report?.current ? `at “${report.current.words}” (${report.current.step})` : 'before it finished';
+    const reason = view.blocked.replace(/[.\s]+$/, '');
+    const resume = /handoff resume/.test(reason) ? '' : ' Fix the cause, then run `handoff resume`.';
+    return `The ${report?.leg === 'return' ? 'return' : 'evacuation'} stopped ${where}: ${reason}. Nothing of yours was changed.${resume}`;
+  }
+  if (view.paused !== null) {
+    const scope = view.paused.scope === 'global' ? 'every workspace' : 'this workspace';
+    return `The kill switch is on for ${scope}${view.paused.reason ? ` (“${view.paused.reason}”)` : ''}: nothing starts or moves until \`handoff unpause\`${view.paused.scope === 'global' ? ' --global' : ''} or the PAUSE file is removed.`;
+  }
+  return null;
+}
+
+function headlineOf(view: StatusView, report: DrainReport | null): string {
+  const { prepare_percent, evacuate_percent } = view.thresholds;
+  const cycle = view.cycle?.id ?? '';
+  const holder = view.lease.holder;
+  switch (view.state) {
+    case 'NORMAL':
+      return view.pressure === null ? 'Working normally; no credible reading yet.' : `Working normally: ${pressureWords(view)}, below the ${prepare_percent} % line.`;
+    case 'PREPARE':
+      return `Under pressure: ${pressureWords(view)}. Work goes on; the daemon evacuates at ${evacuate_percent} %.`;
+    case 'EVACUATE':
+      return `Evacuating (${view.cycle?.trigger.reason ?? 'by hand'}): ${report === null ? 'draining' : describeDrain(report)}.`;
+    case 'HANDOFF_READY':
+      return `Ready to hand over: cycle ${cycle} is recoverable and its lease is on offer.`;
+    case 'TAKEOVER':
+      if (report !== null) return `Handing back: ${describeDrain(report)}.`;
+      return `Taken over${holder ? ` by ${holder.executor} (token ${holder.token})` : ''}; cycle ${cycle}.`;
+    case 'RETURN_HANDOFF_READY':
+      return `The work came back: cycle ${cycle}'s return is recoverable and waits for the primary.`;
+    case 'CLOSED':
+      return `Cycle ${cycle} is closed.`;
+  }
+}
+
+function nextOf(view: StatusView, report: DrainReport | null): string {
+  const cycle = view.cycle?.id ?? 'CYCLE';
+  if (view.paused !== null) return `run \`handoff unpause${view.paused.scope === 'global' ? ' --global' : ''}\` when it is safe to go on`;
+  if (view.blocked !== null) return 'fix the cause named above, then run `handoff resume`';
+  switch (view.state) {
+    case 'NORMAL':
+      return view.pressure === null
+        ? 'nothing to do; connect an agent (`handoff install claude`) so real numbers arrive, or `handoff now` evacuates by hand'
+        : 'nothing to do; `handoff now` evacuates by hand';
+    case 'PREPARE':
+      return 'keep working; refresh the capsule (objective, decisions, the one next action) with `handoff capsule set`';
+    case 'EVACUATE':
+      return report?.waiting === true ? 'the agent finishes only its current atomic step, then runs `handoff drained`' : 'wait: the daemon is checkpointing; nothing of yours is touched';
+    case 'HANDOFF_READY':
+      return `a receiver verifies and takes over: \`handoff accept ${cycle} --as NAME\` in a clone of this repository`;
+    case 'TAKEOVER':
+      return report !== null ? 'wait: the return leg is checkpointing' : `the lease holder works, then hands back with \`handoff return\``;
+    case 'RETURN_HANDOFF_READY':
+      return `the primary takes the work back: \`handoff accept ${cycle} --return --as NAME\``;
+    case 'CLOSED':
+      return 'review the returned work; the next reading or `handoff now` starts a new cycle';
+  }
+}
+
+export function plainStatus(view: StatusView, nowMs: number): PlainStatus {
+  const drain = activeDrainOf(view);
+  const report = drain !== null && isDraining(view) ? drainReport(drain, view.blocked !== null, nowMs) : null;
+  return { headline: headlineOf(view, report), blocked: blockedWords(view, report), next: nextOf(view, report), drain: report };
+}
