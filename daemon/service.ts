@@ -22,7 +22,8 @@ import type {
   WarningBody,
   CapsuleBody,
 } from '../schemas/index.js';
-import { parseCapsule, readCapsule, writeCapsule } from './capsule/capsule-file.js';
+import { capsuleFromMarkdown, parseCapsule, readCapsule, writeCapsule } from './capsule/capsule-file.js';
+import { capsuleQuality } from './capsule/quality.js';
 import type { Clock } from './clock.js';
 import type { DrainRunner } from './evacuation/index.js';
 import type { LeaseSync, TakeoverService } from './takeover/index.js';
@@ -88,7 +89,9 @@ export function createService(deps: ServiceDeps) {
       await deps.leaseSync.sync(workspace);
       const receiving = deps.takeover.receiving(workspace.root);
       const leaseSync = deps.leaseSync.statusOf(workspace.root);
-      return success('status', { ...statusView(workspace.snapshot(), clock.now()), receiving, lease_sync: leaseSync, daemon: deps.info() });
+      const snapshot = workspace.snapshot();
+      const quality = await capsuleQuality(workspace.root, (await readCapsule(workspace.root)).capsule, snapshot.context);
+      return success('status', { ...statusView(snapshot, clock.now()), capsule_quality: quality, receiving, lease_sync: leaseSync, daemon: deps.info() });
     },
 
     async lease(repo: string): Promise<Envelope> {
@@ -135,7 +138,7 @@ export function createService(deps: ServiceDeps) {
     async setCapsule(body: CapsuleBody): Promise<Envelope> {
       const root = await rootOf(body.repo);
       await registry.open(root);
-      const capsule = parseCapsule(body.capsule);
+      const capsule = parseCapsule(typeof body.capsule === 'string' ? capsuleFromMarkdown(body.capsule) : body.capsule);
       const sha256 = await writeCapsule(root, capsule);
       const { outcome, snapshot } = await registry.dispatch(root, { type: 'CAPSULE_SET', capsule: { sha256, updated_at: iso(), error: null } });
       return success('capsule_saved', { workspace: root, state: stateOf(snapshot), sha256, changed: outcome.changed, capsule });

@@ -1,4 +1,5 @@
 import type { Manifest } from '../schemas/index.js';
+import { describeQuality } from './capsule-quality.js';
 import { shellQuote } from './shell-quote.js';
 
 const bullet = (items: readonly string[], empty = '_none recorded_') => (items.length === 0 ? [empty] : items.map((item) => `- ${item}`));
@@ -64,6 +65,8 @@ export function renderHandoff(manifest: Manifest): string {
     `# Handoff ${manifest.cycle_id} (${manifest.leg} leg, revision ${manifest.revision})`,
     '',
     `**Next action:** ${next}`,
+    '',
+    `_${describeQuality(manifest.capsule_quality)}_`,
     '',
     `Authority: none — verify before acting. Only the lease grants permission: run \`handoff accept ${manifest.cycle_id} --as <you>\` in your checkout first.`,
     '',

@@ -19,3 +19,5 @@ export * from './handoff-render.js';
 export * from './check.js';
 export * from './takeover-checks.js';
 export * from './remote-lease.js';
+export * from './capsule-markdown.js';
+export * from './capsule-quality.js';

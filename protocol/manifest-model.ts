@@ -1,4 +1,5 @@
 import type { Capsule, Checkpoint, Manifest, RepositoryObservation, Validation } from '../schemas/index.js';
+import type { CapsuleQuality } from './capsule-quality.js';
 import type { Cycle } from './workspace-machine.js';
 
 /**
@@ -19,6 +20,7 @@ export interface ManifestInputs {
   readonly predecessor: string | null;
   readonly source: string | null;
   readonly capsule: Capsule | null;
+  readonly quality: CapsuleQuality;
   readonly repository: RepositoryObservation;
   readonly validations: readonly Validation[];
   readonly checkpoint: Checkpoint;
@@ -67,6 +69,7 @@ export function buildManifest(inputs: ManifestInputs): Manifest {
     },
     roles: { source: inputs.source, destination: null },
     capsule_source: inputs.capsule === null ? 'missing' : 'agent',
+    capsule_quality: { score: inputs.quality.score, max: inputs.quality.max, missing: [...inputs.quality.missing] },
     capsule: inputs.capsule === null ? EMPTY_CAPSULE : { ...EMPTY_CAPSULE, ...inputs.capsule },
     repository: inputs.repository,
     validations: [...inputs.validations],

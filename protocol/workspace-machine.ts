@@ -69,6 +69,8 @@ export interface WorkspaceContext {
   readonly blocked: string | null;
   readonly lease: leaseRules.LeaseState;
   readonly capsule: CapsuleState | null;
+  /** When PREPARE began (kept through EVACUATE): a capsule written before it is stale. */
+  readonly prepare_since: string | null;
   readonly outcome: Outcome;
 }
 
@@ -171,6 +173,8 @@ export const workspaceMachine = setup({
   actions: {
     stamp: assign(({ event }) => ({ now: event.at, entropy: event.entropy })),
     enterStage: assign(({ context }) => ({ stage_since: iso(context.now) })),
+    markPrepare: assign(({ context }) => ({ prepare_since: context.prepare_since ?? iso(context.now) })),
+    clearPrepare: assign({ prepare_since: null }),
     recordReading: assign(({ context, event }) => {
       assertEvent(event, 'READING');
       const reading = event.reading;
@@ -404,6 +408,7 @@ export const workspaceMachine = setup({
     blocked: null,
     lease: leaseRules.FREE_LEASE,
     capsule: null,
+    prepare_since: null,
     outcome: done('ok', null, false),
   }),
   // Events that mean the same in every state; states override where they move.
@@ -425,7 +430,7 @@ export const workspaceMachine = setup({
   },
   states: {
     NORMAL: {
-      entry: 'enterStage',
+      entry: ['enterStage', 'clearPrepare'],
       always: [
         { guard: and([not('paused'), 'atEvacuateLine']), target: 'EVACUATE', actions: 'startTelemetryCycle' },
         { guard: and([not('paused'), 'atPrepareLine']), target: 'PREPARE' },
@@ -442,7 +447,7 @@ export const workspaceMachine = setup({
       },
     },
     PREPARE: {
-      entry: 'enterStage',
+      entry: ['enterStage', 'markPrepare'],
       always: [
         { guard: and([not('paused'), 'atEvacuateLine']), target: 'EVACUATE', actions: 'startTelemetryCycle' },
         { guard: and([not('paused'), 'canRelax']), target: 'NORMAL' },
@@ -496,12 +501,13 @@ export const workspaceMachine = setup({
           { guard: not('holdsLease'), actions: ['stamp', 'replyStaleToken'] },
           { actions: ['stamp', 'startReturn', 'startDrain'] },
         ],
-        // The return leg's drain reports here, as the out leg's does in EVACUATE.
-        DRAIN_BLOCKED: { guard: 'returning', actions: ['stamp', 'recordBlocked'] },
-        DRAINED: { guard: 'returning', actions: ['stamp', 'recordDrained'] },
-        DRAIN_WAITED: { guard: 'returning', actions: ['stamp', 'recordWaited'] },
-        DRAIN_STEP_DONE: { guard: 'returning', actions: ['stamp', 'recordStep'] },
-        DRAIN_REVISION: { guard: 'returning', actions: ['stamp', 'startRevision'] },
+        // The return leg's drain reports here, as the out leg's does in EVACUATE. Without a return leg
+        // they are refused: an event no transition takes would answer with the previous event's outcome.
+        DRAIN_BLOCKED: [{ guard: 'returning', actions: ['stamp', 'recordBlocked'] }, { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] }],
+        DRAINED: [{ guard: 'returning', actions: ['stamp', 'recordDrained'] }, { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] }],
+        DRAIN_WAITED: [{ guard: 'returning', actions: ['stamp', 'recordWaited'] }, { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] }],
+        DRAIN_STEP_DONE: [{ guard: 'returning', actions: ['stamp', 'recordStep'] }, { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] }],
+        DRAIN_REVISION: [{ guard: 'returning', actions: ['stamp', 'startRevision'] }, { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] }],
         DRAIN_RESUME: [
           { guard: not('returning'), actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },

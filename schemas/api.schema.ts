@@ -34,7 +34,8 @@ export const WarningBodySchema = body({
 export const StageBodySchema = body({ repo: Repo, reason: Type.Optional(Reason) });
 /** `wait: false` is `handoff now --no-wait`: do not wait for the agent's `handoff drained`. */
 export const NowBodySchema = body({ repo: Repo, reason: Type.Optional(Reason), wait: Type.Optional(Type.Boolean()) });
-export const CapsuleBodySchema = body({ repo: Repo, capsule: Type.Unknown() });
+/** The capsule as JSON (an object) or as Markdown with the manifest's headings (a string). */
+export const CapsuleBodySchema = body({ repo: Repo, capsule: Type.Union([Type.Object({}, { additionalProperties: true }), Type.String({ maxLength: 60_000 })]) });
 
 export const LeaseAcquireBodySchema = body({ repo: Repo, as: ExecutorIdSchema });
 export const LeaseTokenBodySchema = body({ repo: Repo, token: LeaseTokenSchema });

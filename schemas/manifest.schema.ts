@@ -93,6 +93,11 @@ export const ManifestSchema = Type.Object(
     ),
     roles: Type.Object({ source: Nullable(Type.String({ maxLength: 200 })), destination: Nullable(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
     capsule_source: literals(['agent', 'missing']),
+    /** protocol/capsule-quality.ts: six rules, one point each, with what is missing. */
+    capsule_quality: Type.Object(
+      { score: Type.Integer({ minimum: 0 }), max: Type.Integer({ minimum: 1 }), missing: Type.Array(Type.String({ maxLength: 2000 })) },
+      { additionalProperties: false },
+    ),
     capsule: NullableCapsuleFields,
     repository: RepositorySchema,
     validations: Type.Array(ValidationSchema),

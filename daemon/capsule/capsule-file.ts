@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HandoffError } from '../../protocol/index.js';
+import { HandoffError, parseCapsuleMarkdown } from '../../protocol/index.js';
 import { CapsuleSchema, type Capsule } from '../../schemas/index.js';
 import { writeFileAtomic } from '../store/index.js';
 import { createAjv, describeErrors } from '../validation.js';
@@ -11,6 +11,15 @@ export const CAPSULE_FILE = 'capsule.json';
 export const capsulePath = (root: string): string => join(workspaceDir(root), CAPSULE_FILE);
 
 const validate = createAjv().compile<Capsule>(CapsuleSchema);
+
+/** A Markdown capsule (the manifest's headings) as the capsule's JSON shape, or `invalid_body`. */
+export function capsuleFromMarkdown(text: string): unknown {
+  try {
+    return parseCapsuleMarkdown(text);
+  } catch (error) {
+    throw new HandoffError('invalid_body', `the Markdown capsule: ${(error as Error).message}`, 'start from `handoff capsule template`');
+  }
+}
 
 /** Validates (filling defaults) or throws `invalid_body` naming the field. */
 export function parseCapsule(value: unknown): Capsule {

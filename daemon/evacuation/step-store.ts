@@ -17,6 +17,14 @@ export function createStepStore(stateDir: string) {
       await writeFileAtomic(join(dirOf(cycle), `${name}.json`), text, 0o600);
       return createHash('sha256').update(text).digest('hex');
     },
+    /** The saved value, or null when this step never saved it (a first run, not a resume). */
+    async find<T>(cycle: string, name: string): Promise<T | null> {
+      const text = await readFile(join(dirOf(cycle), `${name}.json`), 'utf8').catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return null;
+        throw error;
+      });
+      return text === null ? null : (JSON.parse(text) as T);
+    },
     async load<T>(cycle: string, name: string, sha256: string | null): Promise<T> {
       const path = join(dirOf(cycle), `${name}.json`);
       const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {

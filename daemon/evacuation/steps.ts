@@ -4,6 +4,7 @@ import {
   packageFiles,
   renderHandoff,
   serializeManifest,
+  type CapsuleQuality,
   type Cycle,
   type DrainProgress,
   type DrainStep,
@@ -14,6 +15,7 @@ import {
 import { ManifestSchema, type Capsule, type Checkpoint, type Manifest, type RepositoryObservation, type Validation } from '../../schemas/index.js';
 import type { Config } from '../../schemas/index.js';
 import { readCapsule } from '../capsule/capsule-file.js';
+import { capsuleQuality } from '../capsule/quality.js';
 import type { Clock } from '../clock.js';
 import { currentRef, inspectRepository, publishRef, snapshotWorkTree, workTreeTree } from '../git/index.js';
 import { createAjv, describeErrors } from '../validation.js';
@@ -147,11 +149,13 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       const files = packageFiles(drain.leg, drain.revision);
       // The capsule is frozen for this revision the first time, so a resumed package has the same bytes.
       const inputName = name(target, 'package-input');
-      let input: { capsule: Capsule | null };
-      try {
-        input = await store.load(cycle.id, inputName, null);
-      } catch {
-        input = { capsule: (await readCapsule(target.work)).capsule };
+      let input: { capsule: Capsule | null; quality: CapsuleQuality };
+      const saved = await store.find<typeof input>(cycle.id, inputName);
+      if (saved !== null) {
+        input = saved;
+      } else {
+        const { capsule } = await readCapsule(target.work);
+        input = { capsule, quality: await capsuleQuality(target.work, capsule, context) };
         await store.save(cycle.id, inputName, input);
       }
       const repository = await store.load<RepositoryObservation>(cycle.id, name(target, 'inspect'), drain.steps.inspect?.sha256 ?? null);
@@ -165,6 +169,7 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
         predecessor: drain.manifests.at(-1) ?? cycle.drain.manifests.at(-1) ?? null,
         source: context.lease.holder?.executor ?? null,
         capsule: input.capsule,
+        quality: input.quality,
         repository,
         validations,
         checkpoint: checkpointOf(drain),

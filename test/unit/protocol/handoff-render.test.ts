@@ -28,10 +28,11 @@ const checkpoint: Checkpoint = { mechanism: 'handoff_branch', ref: 'refs/heads/h
 
 describe('HANDOFF.md', () => {
   it('says plainly when the capsule is missing, and lists every section even when empty', () => {
-    const manifest = buildManifest({ cycle: cycle(), leg: 'out', revision: 1, createdAt: '2026-08-20T10:00:00.000Z', predecessor: null, source: null, capsule: null, repository, validations: [], checkpoint });
+    const manifest = buildManifest({ cycle: cycle(), leg: 'out', revision: 1, createdAt: '2026-08-20T10:00:00.000Z', predecessor: null, source: null, capsule: null, quality: { score: 0, max: 6, missing: ['no capsule'] }, repository, validations: [], checkpoint });
     expect(manifest.capsule_source).toBe('missing');
     const text = renderHandoff(manifest);
     expect(text.split('\n')[2]).toMatch(/^\*\*Next action:\*\* No capsule was written/);
+    expect(text.split('\n')[4]).toBe('_capsule 0/6: no capsule_');
     expect(text).toContain('_The agent wrote no capsule: objective unknown._');
     for (const heading of ['Recover the source', 'Files to read first', 'Objective', 'Work', 'Decisions', 'Do not repeat', 'Validations', 'Risks']) {
       expect(text).toContain(`## ${heading}`);
@@ -48,6 +49,7 @@ describe('HANDOFF.md', () => {
       predecessor: null,
       source: null,
       capsule: null,
+      quality: { score: 0, max: 6, missing: ['no capsule'] },
       repository: { ...repository, remote_url: "https://example.invalid/it's; rm -rf ~" },
       validations: [],
       checkpoint,
