@@ -23,8 +23,8 @@ export interface ReceiverObservation {
   readonly tree: string;
   /** `git diff --name-status` between the receiver's work tree and the checkpoint, when they differ. */
   readonly differences: readonly string[];
-  /** The work tree moved to the checkpoint (`--checkout`), or why it did not. */
-  readonly checkout: 'not_requested' | 'not_needed' | 'done' | 'refused_dirty' | 'would_move';
+  /** Whether `--checkout` can move the work tree to the checkpoint (it moves only after the lease is won). */
+  readonly checkout: 'not_requested' | 'not_needed' | 'refused_dirty' | 'would_move';
   /** For the return leg: the primary's tree still equals the out checkpoint it froze at. */
   readonly at_frozen_checkpoint: boolean;
   readonly instructions: readonly { readonly path: string; readonly sha256: string }[];
@@ -76,7 +76,7 @@ export function judgeTakeover(manifest: Manifest, receiver: ReceiverObservation,
   const treeMatches = receiver.tree === checkpoint.tree;
   let workTree: Check;
   if (treeMatches) {
-    workTree = check('work_tree', 'ok', checkpoint.tree, receiver.tree, receiver.checkout === 'done' ? 'the work tree was moved to the checkpoint' : 'the work tree equals the checkpoint');
+    workTree = check('work_tree', 'ok', checkpoint.tree, receiver.tree, 'the work tree equals the checkpoint');
   } else if (receiver.checkout === 'would_move') {
     workTree = check('work_tree', 'warning', checkpoint.tree, receiver.tree, '`accept --checkout` will move the work tree to the checkpoint (nothing can be lost)');
   } else if (manifest.leg === 'return' && receiver.at_frozen_checkpoint) {

@@ -56,7 +56,7 @@ export interface ObserveOptions {
   /** The tree the primary froze at (the out leg's checkpoint), for the return leg. */
   readonly frozenTree: string | null;
   readonly timeoutMs: number;
-  /** Runs after the commit is present and before the work tree is judged: the `--checkout` move. */
+  /** Whether `--checkout` could move this tree (decided by the caller; nothing moves here). */
   readonly move: (tree: string, clean: boolean) => Promise<ReceiverObservation['checkout']>;
 }
 
@@ -66,9 +66,10 @@ export async function observeReceiver(root: string, options: ObserveOptions): Pr
   const head = await optional(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], root);
   const roots = head === null ? null : await optional(['rev-list', '--max-parents=0', 'HEAD'], root);
   const commitSource = await ensureCommit(root, manifest, options.timeoutMs);
-  let tree = await workTreeTree(root);
-  const checkout = commitSource === 'missing' || tree === manifest.checkpoint.tree ? (tree === manifest.checkpoint.tree ? 'not_needed' : 'not_requested') : await options.move(tree, await isClean(root));
-  if (checkout === 'done') tree = await workTreeTree(root);
+  const tree = await workTreeTree(root);
+  // Only a tree that differs from a checkpoint we have can be moved to it.
+  let checkout: ReceiverObservation['checkout'] = 'not_needed';
+  if (tree !== manifest.checkpoint.tree) checkout = commitSource === 'missing' ? 'not_requested' : await options.move(tree, await isClean(root));
   return {
     root_commit: roots === null ? null : (roots.split('\n').filter(Boolean).sort()[0] ?? null),
     remote_urls: [...(await remoteUrls(root)).values()].map(stripUrlCredentials),

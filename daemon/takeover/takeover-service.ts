@@ -250,6 +250,17 @@ export function createTakeoverService(deps: TakeoverDeps) {
     return { ok: false, envelope: failure('lease_held', `another executor took cycle ${cycle.id} first${winner.record?.holder ? `: '${winner.record.holder.executor}' (token ${winner.record.holder.token})` : ''}`, 'only one executor holds the lease; see `handoff status`') };
   }
 
+  /** The cycle this checkout took over, and the token the holder acts with (given, or recorded at accept). */
+  async function heldCycle(repo: string, given: number | undefined): Promise<Refused | { kind: 'held'; found: Candidate; token: number }> {
+    const root = await deps.rootOf(repo);
+    const found = receivingCycle(root);
+    if (found === undefined) return refused(failure('wrong_state', `${root} holds no taken-over cycle`, 'run it in the checkout where you ran `handoff accept`'));
+    const record = await readLeaseRecord(root);
+    const token = given ?? (record?.cycle === found.cycle.id ? record.token : undefined);
+    if (token === undefined) return refused(failure('stale_token', 'no lease token for this cycle', 'pass --token N (printed by `handoff accept`)'));
+    return { kind: 'held', found, token };
+  }
+
   function receivingCycle(root: string): Candidate | undefined {
     return candidates().find((c) => c.cycle.receiver?.root === root && c.state === 'TAKEOVER');
   }
@@ -287,26 +298,19 @@ export function createTakeoverService(deps: TakeoverDeps) {
 
     /** `handoff return`: the holder hands back; its token comes from the call or from its lease record. */
     async returnLeg(body: ReturnBody): Promise<Envelope> {
-      const root = await deps.rootOf(body.repo);
-      const found = receivingCycle(root);
-      if (found === undefined) return failure('wrong_state', `${root} holds no taken-over cycle`, 'run `handoff return` in the checkout where you ran `handoff accept`');
-      const record = await readLeaseRecord(root);
-      const token = body.token ?? (record?.cycle === found.cycle.id ? record.token : undefined);
-      if (token === undefined) return failure('stale_token', 'no lease token for this cycle', 'pass --token N (printed by `handoff accept`)');
-      const { outcome, snapshot } = await registry.dispatch(found.home.root, { type: 'RETURN_START', token, wait: body.wait ?? true });
-      if (!outcome.changed && outcome.code === 'return_started') deps.startDrain(found.home.root);
+      const held = await heldCycle(body.repo, body.token);
+      if (held.kind === 'refused') return held.envelope;
+      const { home } = held.found;
+      const { outcome, snapshot } = await registry.dispatch(home.root, { type: 'RETURN_START', token: held.token, wait: body.wait ?? true });
+      if (!outcome.changed && outcome.code === 'return_started') deps.startDrain(home.root);
       return outcomeEnvelope(outcome, snapshot);
     },
 
     async close(body: CloseBody): Promise<Envelope> {
       if (!body.one_way) return failure('usage_error', 'only a one-way cycle is closed by hand', 'use `handoff close --one-way`; an emergency-return cycle closes when the primary accepts the return');
-      const root = await deps.rootOf(body.repo);
-      const found = receivingCycle(root);
-      if (found === undefined) return failure('wrong_state', `${root} holds no taken-over cycle`, 'run it in the checkout where you accepted');
-      const record = await readLeaseRecord(root);
-      const token = body.token ?? (record?.cycle === found.cycle.id ? record.token : undefined);
-      if (token === undefined) return failure('stale_token', 'no lease token for this cycle', 'pass --token N');
-      const { outcome, snapshot } = await registry.dispatch(found.home.root, { type: 'CLOSE_ONE_WAY', token });
+      const held = await heldCycle(body.repo, body.token);
+      if (held.kind === 'refused') return held.envelope;
+      const { outcome, snapshot } = await registry.dispatch(held.found.home.root, { type: 'CLOSE_ONE_WAY', token: held.token });
       return outcomeEnvelope(outcome, snapshot);
     },
 
