@@ -142,7 +142,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     const syncTimer = setInterval(() => void leaseSync.syncAll(), config.lease_sync_seconds * 1000);
     syncTimer.unref();
     undo.push(async () => clearInterval(syncTimer));
-    const service = createService({ registry, drain, takeover, leaseSync, clock, stateDir: dir, info, requestStop: () => void stop(), resolveRoot: rootOf });
+    const service = createService({ registry, drain, takeover, leaseSync, guardWhenUnverified: config.guard_when_lease_unverified, clock, stateDir: dir, info, requestStop: () => void stop(), resolveRoot: rootOf });
     const ingest = createIngestService({ registry, clock, resolveRoot: rootOf, log: log.child({ module: 'ingest' }) });
     const codex = await startCodexWatch({ stateDir: dir, env: process.env, ingest, clock, log: log.child({ module: 'codex' }) });
     undo.push(() => codex.close());

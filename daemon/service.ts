@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import {
   checkCode,
   CODES,
+  editPolicy,
   HandoffError,
   outcomeEnvelope,
   stateOf,
@@ -44,6 +45,7 @@ export interface ServiceDeps {
   readonly drain: DrainRunner;
   readonly takeover: TakeoverService;
   readonly leaseSync: LeaseSync;
+  readonly guardWhenUnverified: 'refuse' | 'last_known';
   readonly clock: Clock;
   readonly stateDir: string;
   readonly info: () => DaemonInfo;
@@ -91,7 +93,8 @@ export function createService(deps: ServiceDeps) {
       const leaseSync = deps.leaseSync.statusOf(workspace.root);
       const snapshot = workspace.snapshot();
       const quality = await capsuleQuality(workspace.root, (await readCapsule(workspace.root)).capsule, snapshot.context);
-      return success('status', { ...statusView(snapshot, clock.now()), capsule_quality: quality, receiving, lease_sync: leaseSync, daemon: deps.info() });
+      const edits = editPolicy(stateOf(snapshot), leaseSync?.unverified_since ?? null, deps.guardWhenUnverified);
+      return success('status', { ...statusView(snapshot, clock.now()), edit_policy: edits, capsule_quality: quality, receiving, lease_sync: leaseSync, daemon: deps.info() });
     },
 
     async lease(repo: string): Promise<Envelope> {

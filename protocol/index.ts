@@ -21,3 +21,4 @@ export * from './takeover-checks.js';
 export * from './remote-lease.js';
 export * from './capsule-markdown.js';
 export * from './capsule-quality.js';
+export * from './edit-policy.js';

@@ -32,6 +32,8 @@ export const ConfigSchema = Type.Object(
     /** A manifest older than this is `stale` at accept: the source may have moved on. */
     /** How often a daemon reads a travelling lease from the remote (status and the guard also read it). */
     lease_sync_seconds: Type.Integer({ minimum: 5, maximum: 86_400, default: 30 }),
+    /** The guard when a travelling lease cannot be verified on the remote: refuse every edit, or trust the last known holder. */
+    guard_when_lease_unverified: literals(['refuse', 'last_known'], { default: 'refuse' }),
     takeover_max_age_hours: Type.Number({ exclusiveMinimum: 0, maximum: 8760, default: 24 }),
     body_limit_bytes: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 65_536 }),
   },

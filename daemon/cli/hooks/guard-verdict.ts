@@ -15,6 +15,8 @@ export type GuardVerdict = { readonly allow: true; readonly note: string | null 
 
 interface StatusOutline {
   readonly workspace?: unknown;
+  /** protocol/edit-policy.ts, computed by the daemon with its config: who may change files now. */
+  readonly edit_policy?: { readonly who?: unknown; readonly why?: unknown };
   readonly state?: unknown;
   readonly cycle?: { readonly id?: unknown } | null;
   readonly lease?: { readonly holder?: { readonly executor?: unknown } | null };
@@ -36,14 +38,17 @@ export function guardVerdict(session: string | null, answer: DaemonAnswer): Guar
   const status = envelope.data as StatusOutline;
   const state = String(status.state);
   const todo = WHAT_TO_DO[state];
-  if (todo === undefined) return { allow: true, note: null };
+  const who = status.edit_policy?.who;
+  if (todo === undefined || who === 'anyone') return { allow: true, note: null };
   const holder = status.lease?.holder?.executor;
-  if (typeof holder === 'string' && holder === session) return { allow: true, note: null };
+  if (who !== 'nobody' && typeof holder === 'string' && holder === session) return { allow: true, note: null };
   const cycle = typeof status.cycle?.id === 'string' ? status.cycle.id : 'CYCLE';
-  const who = typeof holder === 'string' ? `the lease is held by '${holder}'` : 'nobody holds the lease';
+  const held = typeof holder === 'string' ? `the lease is held by '${holder}'` : 'nobody holds the lease';
+  const why = typeof status.edit_policy?.why === 'string' ? status.edit_policy.why : 'only the lease holder may change files now';
+  const nobody = who === 'nobody';
   return {
     allow: false,
-    reason: `session-handoff: ${String(status.workspace)} is in ${state}, and this session (${session ?? 'unknown'}) does not hold its lease (${who}). `
-      + `Only the lease holder may change files now. ${todo.replaceAll('CYCLE', cycle)} Do not work around this with shell commands.`,
+    reason: `session-handoff: ${String(status.workspace)} is in ${state}: ${why}. ${nobody ? 'No session may change files now' : `This session (${session ?? 'unknown'}) does not hold its lease (${held})`}. `
+      + `${todo.replaceAll('CYCLE', cycle)} Do not work around this with shell commands.`,
   };
 }

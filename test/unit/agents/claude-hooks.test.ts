@@ -41,7 +41,7 @@ describe('guardVerdict', () => {
   it.each(['EVACUATE', 'HANDOFF_READY', 'TAKEOVER', 'RETURN_HANDOFF_READY'])('denies a non-holder in %s with the reason', (state) => {
     const verdict = guardVerdict('me', status(state, 'them'));
     expect(verdict.allow).toBe(false);
-    expect(!verdict.allow && verdict.reason).toMatch(new RegExp(`/repo is in ${state}, and this session \\(me\\) does not hold its lease \\(the lease is held by 'them'\\)`));
+    expect(!verdict.allow && verdict.reason).toMatch(new RegExp(`/repo is in ${state}: .*This session \\(me\\) does not hold its lease \\(the lease is held by 'them'\\)`));
   });
 
   it('names the cycle where the next step needs it, and says when nobody holds the lease', () => {
@@ -55,6 +55,21 @@ describe('guardVerdict', () => {
 
   it('allows the holder', () => {
     expect(guardVerdict('me', status('EVACUATE', 'me'))).toEqual({ allow: true, note: null });
+  });
+
+  it('follows the daemon\'s edit policy: nobody edits a frozen source, not even its holder', () => {
+    const frozen = answer('status', {
+      workspace: '/repo',
+      state: 'HANDOFF_READY',
+      cycle: { id: '20261129T081500Z-k3f9qa' },
+      lease: { holder: { executor: 'me' } },
+      edit_policy: { who: 'nobody', why: 'the work is handed off and frozen until a receiver accepts it' },
+    });
+    const verdict = guardVerdict('me', frozen);
+    expect(verdict.allow).toBe(false);
+    expect(!verdict.allow && verdict.reason).toMatch(/handed off and frozen.*No session may change files now/);
+    const offline = answer('status', { workspace: '/repo', state: 'TAKEOVER', cycle: null, lease: { holder: { executor: 'me' } }, edit_policy: { who: 'nobody', why: 'the lease could not be verified on the remote since 2026-11-29T08:00:00.000Z; edits wait until it can' } });
+    expect(!guardVerdict('me', offline).allow && (guardVerdict('me', offline) as { reason: string }).reason).toMatch(/could not be verified on the remote since/);
   });
 
   it('allows, with a note, when it cannot know', () => {
