@@ -44,6 +44,8 @@ export interface CodexTailDeps {
 const ROLLOUT = /^rollout-.*\.jsonl$/;
 /** One read: enough for thousands of token_count lines, small enough to parse in one go. */
 const READ_LIMIT = 1 << 20;
+/** How soon a file whose last line was incomplete is read again. */
+const PARTIAL_LINE_RECHECK_MS = 200;
 /** session_meta carries Codex's base instructions: its line can be long. */
 const FIRST_LINE_LIMIT = 4 << 20;
 
@@ -58,6 +60,9 @@ export class CodexTail {
   private watcher: FSWatcher | null = null;
   private readonly files = new Map<string, TailedFile>();
   private readonly pending = new Set<string>();
+  private readonly rechecks = new Map<string, NodeJS.Timeout>();
+  /** The size at which a file last ended in a partial line. */
+  private readonly partialAt = new Map<string, number>();
   private readonly lastRefusal = new Map<string, string>();
   private chain: Promise<void> = Promise.resolve();
   private ready = false;
@@ -97,6 +102,7 @@ export class CodexTail {
   }
 
   async close(): Promise<void> {
+    for (const timer of this.rechecks.values()) clearTimeout(timer);
     await this.watcher?.close();
     await this.idle();
   }
@@ -156,9 +162,28 @@ export class CodexTail {
         this.files.set(path, file);
         await this.save();
       }
+      // A line caught mid-write: its end may come in a change event the watcher coalesced with
+      // this one. Look again shortly, but only while the file still grows: no idle polling.
+      const now = (await handle.stat()).size;
+      if (now > file.offset && now !== this.partialAt.get(path)) {
+        this.partialAt.set(path, now);
+        this.recheck(path);
+      } else if (now === file.offset) {
+        this.partialAt.delete(path);
+      }
     } finally {
       await handle.close();
     }
+  }
+
+  private recheck(path: string): void {
+    if (this.rechecks.has(path)) return;
+    const timer = setTimeout(() => {
+      this.rechecks.delete(path);
+      this.schedule(path, false);
+    }, PARTIAL_LINE_RECHECK_MS);
+    timer.unref();
+    this.rechecks.set(path, timer);
   }
 
   /** A file met at start: skip its history, but learn its route from the session_meta line. */

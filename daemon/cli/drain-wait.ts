@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { failure, success, type Envelope, type StatusView } from '../../protocol/index.js';
+import { plainStatus } from '../../protocol/status-words.js';
 import type { CommandContext } from './context.js';
 
 const POLL_MS = 150;
@@ -25,9 +26,10 @@ export async function followDrain(ctx: CommandContext, started: Envelope): Promi
     if (view.blocked !== null) {
       return failure('drain_blocked', view.blocked, 'nothing of yours was changed; fix the cause, then run `handoff resume`', view);
     }
-    const drain = view.cycle?.return_drain ?? view.cycle?.drain;
-    const step = drain === undefined ? '' : drain.waited === null ? 'waiting for `handoff drained` (or the drain timeout)' : `${Object.keys(drain.steps).length} of 6 steps done`;
-    if (step !== lastStep && !ctx.output.json) ctx.output.err(`… ${step}`);
+    // One line per step as it starts: which step of how many, and what it does.
+    const drain = plainStatus(view, Date.now()).drain;
+    const step = drain === null ? '' : drain.waiting ? 'waiting for `handoff drained` (or the drain timeout)' : `step ${drain.done + 1} of ${drain.total}: ${drain.current?.step ?? 'finishing'}${drain.current ? ` — ${drain.current.words}` : ''}`;
+    if (step !== lastStep && step !== '' && !ctx.output.json) ctx.output.err(`… ${step}`);
     lastStep = step;
     await sleep(POLL_MS);
   }

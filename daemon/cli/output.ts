@@ -1,4 +1,5 @@
-import { DRAIN_STEPS, exitCodeOf, type Envelope, type StatusView } from '../../protocol/index.js';
+import { exitCodeOf, type Envelope, type StatusView } from '../../protocol/index.js';
+import { formatAge, formatDuration, plainStatus, type DrainReport } from '../../protocol/status-words.js';
 
 export interface Output {
   readonly json: boolean;
@@ -12,55 +13,121 @@ export const processOutput = (json: boolean): Output => ({
   err: (text) => process.stderr.write(`${text}\n`),
 });
 
-function ago(seconds: number): string {
-  if (seconds < 90) return `${seconds} s ago`;
-  if (seconds < 5400) return `${Math.round(seconds / 60)} min ago`;
-  return `${Math.round(seconds / 3600)} h ago`;
+/** Colour only for a person at a terminal: never in a pipe, a file, or with NO_COLOR set. */
+export function colorWanted(stream: { isTTY?: boolean } = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
+  return stream.isTTY === true && (env['NO_COLOR'] ?? '') === '' && env['TERM'] !== 'dumb';
 }
 
-const NEXT_STEP: Record<StatusView['state'], string> = {
-  NORMAL: 'nothing to do; `handoff now` evacuates by hand',
-  PREPARE: 'refresh the capsule (objective, decisions, the one next action)',
-  EVACUATE: 'finish only the current atomic step; the daemon is draining',
-  HANDOFF_READY: 'a receiver verifies and takes over with `handoff accept CYCLE --as EXECUTOR`',
-  TAKEOVER: 'the receiver works; it hands back with `handoff return`',
-  RETURN_HANDOFF_READY: 'the primary takes the work back with `handoff accept CYCLE --return --as EXECUTOR`',
-  CLOSED: 'the cycle is over; the next reading starts a new one',
+type Paint = (text: string) => string;
+interface Palette {
+  readonly bold: Paint;
+  readonly dim: Paint;
+  readonly red: Paint;
+  readonly yellow: Paint;
+  readonly green: Paint;
+  readonly cyan: Paint;
+}
+
+const sgr = (open: number, close: number): Paint => (text) => `\u001b[${open}m${text}\u001b[${close}m`;
+const COLORS: Palette = { bold: sgr(1, 22), dim: sgr(2, 22), red: sgr(31, 39), yellow: sgr(33, 39), green: sgr(32, 39), cyan: sgr(36, 39) };
+const plain: Paint = (text) => text;
+const NO_COLORS: Palette = { bold: plain, dim: plain, red: plain, yellow: plain, green: plain, cyan: plain };
+
+const STATE_PAINT: Record<StatusView['state'], keyof Palette> = {
+  NORMAL: 'green',
+  PREPARE: 'yellow',
+  EVACUATE: 'red',
+  HANDOFF_READY: 'cyan',
+  TAKEOVER: 'cyan',
+  RETURN_HANDOFF_READY: 'cyan',
+  CLOSED: 'green',
 };
 
-function drainProgress(drain: NonNullable<StatusView['cycle']>['drain']): string {
-  if (drain.waited === null) return 'waiting for the agent to finish its atomic step (`handoff drained`) or the drain timeout';
-  const done = DRAIN_STEPS.filter((step) => drain.steps[step] !== undefined);
-  const next = DRAIN_STEPS.find((step) => drain.steps[step] === undefined);
-  return `${done.length} of ${DRAIN_STEPS.length} steps done${next ? `, next: ${next}` : ''}${drain.revision > 1 ? ` (revision ${drain.revision}: the work tree moved after a snapshot)` : ''}`;
+/** At most this many readings: the worst come first, the rest are one `--json` away. */
+const READINGS_SHOWN = 8;
+const BAR_WIDTH = 10;
+
+function bar(percent: number | null, line: { prepare: number; evacuate: number }, c: Palette): string {
+  if (percent === null) return c.dim('·'.repeat(BAR_WIDTH));
+  const filled = Math.max(0, Math.min(BAR_WIDTH, Math.round((percent / 100) * BAR_WIDTH)));
+  const paint = percent >= line.evacuate ? c.red : percent >= line.prepare ? c.yellow : c.green;
+  return paint('█'.repeat(filled)) + c.dim('░'.repeat(BAR_WIDTH - filled));
 }
 
-export function renderStatus(view: StatusView): string {
-  const lines = [`${view.workspace}`, `state     ${view.state} since ${view.stage_since}`];
+function resetsIn(resetsAt: number | null, nowMs: number): string {
+  if (resetsAt === null) return '';
+  const left = resetsAt - nowMs / 1000;
+  return left > 0 ? `  resets in ${formatDuration(left)}` : '  window reset';
+}
+
+function drainLines(report: DrainReport, c: Palette): string[] {
+  if (report.waiting) return [];
+  const marks = report.steps.map((s) => {
+    const time = s.seconds === null ? '' : ` ${formatDuration(s.seconds)}`;
+    if (s.status === 'done') return c.green(`✓ ${s.step}${time}`);
+    if (s.status === 'running') return c.yellow(`▸ ${s.step}${time}`);
+    if (s.status === 'blocked') return c.red(`✗ ${s.step}${time}`);
+    return c.dim(`· ${s.step}`);
+  });
+  return [`          ${marks.join('  ')}`];
+}
+
+export interface RenderOptions {
+  readonly color: boolean;
+  /** The reader's clock, for the drain's running times and the windows' resets. */
+  readonly nowMs: number;
+}
+
+/**
+ * `handoff status` for people: one screen, the worst reading first, ages as "2 min ago", what is
+ * blocked in plain words, the drain's step and how long it has run, and the one next thing to do.
+ */
+export function renderStatus(view: StatusView, options: RenderOptions = { color: colorWanted(), nowMs: Date.now() }): string {
+  const c = options.color ? COLORS : NO_COLORS;
+  const words = plainStatus(view, options.nowMs);
   const { prepare_percent, evacuate_percent, hysteresis_percent } = view.thresholds;
-  const pressure = view.pressure === null ? 'unknown (no credible reading)' : `${view.pressure.percent} % ${view.pressure.metric} from ${view.pressure.source}`;
+  const sinceSeconds = Math.max(0, (options.nowMs - Date.parse(view.stage_since)) / 1000);
+  const lines = [c.bold(view.workspace)];
+  lines.push(`state     ${c.bold(c[STATE_PAINT[view.state]](view.state))} since ${view.stage_since} (${formatAge(sinceSeconds)})`);
+  lines.push(`          ${words.headline}`);
+  const pressure = view.pressure === null ? c.dim('unknown (no credible reading)') : `${view.pressure.percent} % ${view.pressure.metric} from ${view.pressure.source}`;
   lines.push(`pressure  ${pressure}   lines ${prepare_percent} / ${evacuate_percent} (back below ${prepare_percent - hysteresis_percent})`);
-  if (view.paused !== null) lines.push(`PAUSED    ${view.paused.scope}${view.paused.reason ? `: ${view.paused.reason}` : ''} (${view.paused.path})`);
-  if (view.blocked !== null) lines.push(`BLOCKED   ${view.blocked}`);
+  if (view.paused !== null) lines.push(c.red(`PAUSED    ${view.paused.scope}${view.paused.reason ? `: ${view.paused.reason}` : ''} (${view.paused.path})`));
+  if (words.blocked !== null && view.blocked !== null) lines.push(c.red(`BLOCKED   ${words.blocked}`));
   if (view.cycle !== null) {
     lines.push(`cycle     ${view.cycle.id} (${view.cycle.trigger.kind}: ${view.cycle.trigger.reason})`);
-    if (view.state === 'EVACUATE') lines.push(`drain     ${drainProgress(view.cycle.drain)}`);
   }
-  lines.push(`capsule   ${view.capsule === null ? 'none yet — the agent writes it with `handoff capsule set`' : view.capsule.error ? `INVALID: ${view.capsule.error}` : `updated ${view.capsule.updated_at}`}`);
+  if (words.drain !== null) {
+    const d = words.drain;
+    const leg = d.leg === 'return' ? 'return ' : '';
+    const head = d.waiting
+      ? `${leg}waiting ${formatDuration(d.waiting_seconds)} for the agent to finish its atomic step (\`handoff drained\`) or the drain timeout`
+      : `${leg}${d.done} of ${d.total} steps done${d.current ? `; now ${d.current.step}: ${d.current.words}${d.current.seconds === null ? '' : ` (${d.current.status === 'blocked' ? 'stopped after' : 'running'} ${formatDuration(d.current.seconds)})`}` : ''}${d.revision > 1 ? ` — revision ${d.revision}, the work tree moved after a snapshot` : ''}`;
+    lines.push(`drain     ${head}`, ...drainLines(d, c));
+  }
+  lines.push(`capsule   ${view.capsule === null ? 'none yet — the agent writes it with `handoff capsule set`' : view.capsule.error ? c.red(`INVALID: ${view.capsule.error}`) : `updated ${view.capsule.updated_at}`}`);
   const holder = view.lease.holder;
-  lines.push(`lease     ${holder === null ? 'free' : `held by ${holder.executor}, token ${holder.token}, since ${holder.acquired_at}`}${view.lease.offered ? ' (on offer)' : ''}`);
+  lines.push(`lease     ${holder === null ? 'free' : `held by ${holder.executor}, token ${holder.token}, since ${holder.acquired_at}`}${view.lease.offered ? c.cyan(' (on offer)') : ''}`);
   if (view.lease.last_break !== null) {
     const b = view.lease.last_break;
     lines.push(`          broken ${b.at} by an operator: ${b.reason}${b.executor ? ` (was ${b.executor}, token ${b.token})` : ''}`);
   }
-  lines.push('readings');
-  if (view.readings.length === 0) lines.push('  none yet');
-  for (const r of view.readings) {
-    const percent = r.used_percent === null ? 'unknown' : `${r.used_percent} %`;
-    const resets = r.resets_at === null ? '' : ` resets ${new Date(r.resets_at * 1000).toISOString()}`;
-    lines.push(`  ${r.metric.padEnd(10)} ${percent.padStart(8)}  ${r.source}${r.executor ? ` (${r.executor})` : ''}  ${ago(r.age_seconds)}${resets}${r.credible ? '' : `  — not counted: ${r.not_credible}`}`);
+  lines.push(`readings  ${view.readings.length === 0 ? c.dim('none yet') : c.dim('worst first')}`);
+  const line = { prepare: prepare_percent, evacuate: evacuate_percent };
+  for (const r of view.readings.slice(0, READINGS_SHOWN)) {
+    const percent = (r.used_percent === null ? 'unknown' : `${r.used_percent} %`).padStart(8);
+    // Session ids are long uuids: the first characters tell two sessions apart.
+    const who = `${r.source}${r.executor ? ` (${r.executor.length > 12 ? `${r.executor.slice(0, 8)}…` : r.executor})` : ''}`;
+    const text = `  ${r.metric.padEnd(10)} ${percent} ${bar(r.used_percent, line, c)}  ${who}  ${formatAge(r.age_seconds)}${resetsIn(r.resets_at, options.nowMs)}`;
+    lines.push(r.credible ? text : c.dim(`${text}  — not counted: ${r.not_credible}`));
   }
-  lines.push(`next      ${NEXT_STEP[view.state]}`);
+  if (view.readings.length > READINGS_SHOWN) lines.push(c.dim(`  … ${view.readings.length - READINGS_SHOWN} more: \`handoff status --json\``));
+  const warning = view.warnings.at(-1);
+  if (warning !== undefined) {
+    const age = formatAge((options.nowMs - Date.parse(warning.observed_at)) / 1000);
+    lines.push(`warning   ${warning.kind} from ${warning.source}, ${age}: ${warning.text.length > 100 ? `${warning.text.slice(0, 99)}…` : warning.text}`);
+  }
+  lines.push(`next      ${c.bold(words.next)}`);
   return lines.join('\n');
 }
 

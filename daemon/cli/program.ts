@@ -6,6 +6,7 @@ import { registerIngest } from './commands/ingest.js';
 import { registerInstall } from './commands/install.js';
 import { registerLease } from './commands/lease.js';
 import { registerObserve } from './commands/observe.js';
+import { registerOpen } from './commands/open.js';
 import { registerPause } from './commands/pause.js';
 import { registerStages } from './commands/stages.js';
 import { registerTakeover } from './commands/takeover.js';
@@ -29,6 +30,7 @@ export function buildProgram(version: string): Command {
   registerIngest(program);
   registerHook(program);
   registerInstall(program);
+  registerOpen(program);
   for (const command of program.commands) inheritExit(command);
   return program;
 }

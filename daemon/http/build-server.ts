@@ -1,10 +1,13 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
+import type { AgentContextService } from '../agent-context/index.js';
 import type { IngestService } from '../ingest/index.js';
 import type { Logger } from '../logger.js';
 import type { Service } from '../service.js';
 import type { TakeoverService } from '../takeover/index.js';
 import { createAjv } from '../validation.js';
-import { registerErrorHandling } from './errors.js';
+import type { Dashboard } from './dashboard/index.js';
+import { answerClientError, registerErrorHandling } from './errors.js';
+import { agentContextRoutes } from './routes/agent-context.js';
 import { capsuleRoutes } from './routes/capsule.js';
 import { daemonRoutes } from './routes/daemon.js';
 import { ingestRoutes } from './routes/ingest.js';
@@ -24,6 +27,12 @@ export interface ServerDeps {
   readonly port: () => number;
   readonly logger: Logger;
   readonly bodyLimit: number;
+  /** The live dashboard (daemon/http/dashboard/): its routes and its browser session rule. */
+  readonly dashboard?: Dashboard;
+  /** What each stage asks of an agent session (daemon/agent-context/), for the agent hooks. */
+  readonly agentContext?: AgentContextService;
+  /** Told of every route as it is added: the OpenAPI generator reads the schemas from here. */
+  readonly onRoute?: (route: RouteOptions) => void;
 }
 
 /** Builds the API without listening: tests use `inject()`, only the composition root binds. */
@@ -37,13 +46,16 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     return503OnClosing: true,
     // A client that stalls mid-body must not hold a shutdown hostage.
     forceCloseConnections: true,
+    // What node's parser refuses (broken framing, oversized headers) is answered with an Envelope too.
+    clientErrorHandler: answerClientError,
   });
   const ajv = createAjv({ coerceTypes: false });
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
   // JSON only: fastify would otherwise hand a text/plain body to the schema as a string.
   app.removeContentTypeParser('text/plain');
+  if (deps.onRoute !== undefined) app.addHook('onRoute', deps.onRoute);
   registerErrorHandling(app);
-  registerSecurity(app, { token: deps.token, port: deps.port });
+  registerSecurity(app, { token: deps.token, port: deps.port, browserGate: deps.dashboard?.gate });
   statusRoutes(app, deps.service);
   signalRoutes(app, deps.service);
   stageRoutes(app, deps.service);
@@ -53,5 +65,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   pauseRoutes(app, deps.service);
   daemonRoutes(app, deps.service);
   ingestRoutes(app, deps.ingest);
+  if (deps.agentContext !== undefined) agentContextRoutes(app, deps.agentContext);
+  deps.dashboard?.register(app);
   return app;
 }

@@ -6,6 +6,12 @@ export interface SecurityOptions {
   readonly token: string;
   /** The bound port; known only after listen, so it is read on each request. */
   readonly port: () => number;
+  /**
+   * The dashboard's browser routes: returns true when it judged the request by its own rule (a session
+   * cookie, an Origin of exactly its own page; daemon/http/dashboard/session.ts), throws to refuse it,
+   * false for every other route. Runs after the Host check, which holds for every route.
+   */
+  readonly browserGate?: ((request: FastifyRequest) => boolean) | undefined;
 }
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
@@ -28,7 +34,8 @@ function bearer(request: FastifyRequest): string | null {
 
 /**
  * Runs before any body is read. Host first (DNS rebinding), then Origin (any browser page), then the
- * token: a web page can neither reach the API through a hostile name nor ride a user's session.
+ * token: a web page can neither reach the API through a hostile name nor ride a user's session. The
+ * dashboard's browser routes replace the last two with the browser gate (own Origin, session cookie).
  */
 export function registerSecurity(app: FastifyInstance, options: SecurityOptions): void {
   app.addHook('onRequest', async (request) => {
@@ -36,6 +43,7 @@ export function registerSecurity(app: FastifyInstance, options: SecurityOptions)
     if (!allowedHosts(options.port()).has(host)) {
       throw new HandoffError('forbidden_host', `Host '${host.slice(0, 100)}' is not a loopback name of this daemon`, `call http://127.0.0.1:${options.port()}/ directly`);
     }
+    if (options.browserGate?.(request) === true) return;
     if (request.headers.origin !== undefined) {
       throw new HandoffError('forbidden_origin', 'requests that carry an Origin header are refused', 'the API is for local tools, not web pages; call it without a browser');
     }

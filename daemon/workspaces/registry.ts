@@ -10,7 +10,7 @@ import {
 } from '../../protocol/index.js';
 import type { Config } from '../../schemas/index.js';
 import type { Logger } from '../logger.js';
-import { Workspace, type Handled, type WorkspaceRecord } from './workspace.js';
+import { Workspace, type Handled, type WorkspaceChange, type WorkspaceRecord } from './workspace.js';
 
 export interface RegistryDeps {
   readonly machine: typeof workspaceMachine;
@@ -44,8 +44,15 @@ export class WorkspaceRegistry {
   private readonly workspaces = new Map<string, Workspace>();
   private readonly opening = new Map<string, Promise<Workspace>>();
   private globalPause: PauseInfo | null = null;
+  private readonly observers = new Set<(change: WorkspaceChange) => void>();
 
   constructor(private readonly deps: RegistryDeps) {}
+
+  /** Observes every applied change of every workspace, after it is journaled; returns the unsubscribe. */
+  observe(observer: (change: WorkspaceChange) => void): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
 
   /** The last record of each root is its state; earlier ones are history. */
   restore(records: readonly unknown[]): void {
@@ -135,6 +142,17 @@ export class WorkspaceRegistry {
   }
 
   private workspaceDeps() {
-    return { machine: this.deps.machine, append: this.deps.append, log: this.deps.log.child({ module: 'workspace' }) };
+    const log = this.deps.log.child({ module: 'workspace' });
+    const changed = (change: WorkspaceChange) => {
+      for (const observer of this.observers) {
+        try {
+          observer(change);
+        } catch (error) {
+          // An observer only watches: its failure must not fail a change that is already journaled.
+          log.warn({ workspace: change.root, err: error }, 'a workspace observer failed');
+        }
+      }
+    };
+    return { machine: this.deps.machine, append: this.deps.append, log, changed };
   }
 }

@@ -22,6 +22,14 @@ export interface WorkspaceDeps {
   readonly machine: typeof workspaceMachine;
   readonly append: (record: WorkspaceRecord) => Promise<void>;
   readonly log: Logger;
+  /** Told of every applied change, after the journal has it (the dashboard's live view); must not throw. */
+  readonly changed?: (change: WorkspaceChange) => void;
+}
+
+export interface WorkspaceChange {
+  readonly root: string;
+  readonly event: WorkspaceEvent;
+  readonly snapshot: WorkspaceSnapshot;
 }
 
 export interface Handled {
@@ -66,6 +74,7 @@ export class Workspace {
     if (stateOf(before) !== stateOf(after)) {
       this.deps.log.info({ workspace: this.root, from: stateOf(before), to: stateOf(after), event: event.type }, 'state changed');
     }
+    this.deps.changed?.({ root: this.root, event, snapshot: after });
     return { outcome, snapshot: after };
   }
 

@@ -91,7 +91,7 @@ describe('handoff hook claude-guard', () => {
       expect(run.code).toBe(0);
       const decision = JSON.parse(run.stdout) as { hookSpecificOutput: { hookEventName: string; permissionDecision: string; permissionDecisionReason: string } };
       expect(decision.hookSpecificOutput).toMatchObject({ hookEventName: 'PreToolUse', permissionDecision: 'deny' });
-      expect(decision.hookSpecificOutput.permissionDecisionReason).toMatch(/is in EVACUATE, and this session \(other-session\) does not hold its lease \(the lease is held by 'holder-session'\)/);
+      expect(decision.hookSpecificOutput.permissionDecisionReason).toMatch(/is in EVACUATE: .*This session \(other-session\) does not hold its lease \(the lease is held by 'holder-session'\)/);
       expect(decision.hookSpecificOutput.permissionDecisionReason).toMatch(/handoff drained/);
     }
     // A file in a directory that does not exist yet still belongs to the repository.

@@ -1,0 +1,100 @@
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { failure, isCycleId, statusView, success, type Envelope, type StatusView } from '../../../protocol/index.js';
+import { plainStatus, type PlainStatus } from '../../../protocol/status-words.js';
+import type { Clock } from '../../clock.js';
+import type { DaemonInfo } from '../../service.js';
+import type { TakeoverService } from '../../takeover/index.js';
+import { cycleRevisions, recordedCycles } from '../../takeover/index.js';
+import type { WorkspaceRegistry } from '../../workspaces/registry.js';
+import type { ReadingHistory, HistorySeries } from './history.js';
+import { renderMarkdown } from './markdown.js';
+
+export interface WorkspaceCard {
+  readonly root: string;
+  readonly status: StatusView & { readonly receiving: ReturnType<TakeoverService['receiving']> };
+  readonly words: PlainStatus;
+  readonly history: readonly HistorySeries[];
+  /** Cycle ids recorded in `.session-handoff/`, newest first. */
+  readonly cycles: readonly string[];
+}
+
+export interface Overview {
+  readonly now: string;
+  readonly daemon: DaemonInfo;
+  readonly workspaces: readonly WorkspaceCard[];
+}
+
+export interface DashboardDeps {
+  readonly registry: WorkspaceRegistry;
+  readonly takeover: TakeoverService;
+  readonly history: ReadingHistory;
+  readonly clock: Clock;
+  readonly info: () => DaemonInfo;
+}
+
+/** A HANDOFF.md bigger than this is shown cut: the page is for scanning, the file is on disk. */
+const HANDOFF_SHOWN_CHARS = 256 * 1024;
+
+/** What the dashboard shows, built from the registry and the records on disk; no rule lives here. */
+export function createDashboardService(deps: DashboardDeps) {
+  const { registry, clock } = deps;
+
+  async function card(root: string): Promise<WorkspaceCard | null> {
+    const workspace = registry.find(root);
+    if (workspace === undefined) return null;
+    const now = clock.now();
+    const view = statusView(workspace.snapshot(), now);
+    return {
+      root,
+      status: { ...view, receiving: deps.takeover.receiving(root) },
+      words: plainStatus(view, now),
+      history: deps.history.series(root),
+      cycles: (await recordedCycles(root)).reverse(),
+    };
+  }
+
+  async function overview(): Promise<Overview> {
+    const roots = registry.all().map((w) => w.root).sort();
+    const cards = (await Promise.all(roots.map(card))).filter((c): c is WorkspaceCard => c !== null);
+    return { now: new Date(clock.now()).toISOString(), daemon: deps.info(), workspaces: cards };
+  }
+
+  return {
+    card,
+    overview,
+
+    /** `GET /v1/workspaces`: every workspace the daemon knows, with its status and timeline. */
+    async workspaces(): Promise<Envelope> {
+      return success('workspaces', await overview());
+    },
+
+    /** Every HANDOFF.md of one cycle, rendered; only a known workspace and a well-formed cycle id are read. */
+    async cycle(root: string, cycle: string): Promise<Envelope> {
+      if (registry.find(root) === undefined) return failure('not_a_repository', `no workspace ${root} on this daemon`, 'pick a workspace the dashboard lists');
+      if (!isCycleId(cycle) || !(await recordedCycles(root)).includes(cycle)) return failure('unknown_cycle', `no cycle ${cycle} recorded in ${root}`, 'pick a cycle the dashboard lists');
+      const revisions = await cycleRevisions(root, cycle);
+      const documents = await Promise.all(
+        revisions.map(async (revision) => {
+          // manifest.json ↔ HANDOFF.md, manifest.2.json ↔ HANDOFF.2.md, in the same directory.
+          const handoffPath = join(dirname(revision.path), basename(revision.path).replace(/^manifest/, 'HANDOFF').replace(/\.json$/, '.md'));
+          const text = await readFile(handoffPath, 'utf8').catch(() => null);
+          const shown = text === null ? null : text.length > HANDOFF_SHOWN_CHARS ? `${text.slice(0, HANDOFF_SHOWN_CHARS)}\n\n…(cut; the whole file is ${handoffPath})` : text;
+          return {
+            leg: revision.leg,
+            revision: revision.revision,
+            current: revision.current,
+            integrity: revision.integrity,
+            problem: revision.problem,
+            created_at: revision.created_at,
+            handoff_path: handoffPath,
+            handoff_html: shown === null ? null : renderMarkdown(shown),
+          };
+        }),
+      );
+      return success('cycle', { cycle, workspace: root, revisions: documents });
+    },
+  };
+}
+
+export type DashboardService = ReturnType<typeof createDashboardService>;

@@ -1,0 +1,106 @@
+import { readFile } from 'node:fs/promises';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { failure, success } from '../../../protocol/index.js';
+import { DashboardCycleQuerySchema, DashboardLoginQuerySchema, type DashboardCycleQuery, type DashboardLoginQuery } from '../../../schemas/dashboard.schema.js';
+import { sendEnvelope } from '../reply.js';
+import type { DashboardService } from './dashboard-service.js';
+import type { LiveStreams } from './live.js';
+import type { DashboardSessions } from './session.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Set on the dashboard's browser routes: they authenticate by the session cookie (`session`) or
+     * by a one-time ticket (`login`) instead of the bearer token, under the Origin rule of session.ts.
+     */
+    dashboard?: 'session' | 'login';
+  }
+}
+
+/** Headers of every dashboard answer: nothing loads from elsewhere, nothing frames it, nothing caches it. */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-resource-policy': 'same-origin',
+  'cross-origin-opener-policy': 'same-origin',
+  'cache-control': 'no-store',
+};
+
+const ASSETS: Readonly<Record<string, string>> = {
+  'index.html': 'text/html; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+};
+
+/** The page ships in the package next to this module (copied into dist/ by the build). */
+const ASSET_DIR = new URL('./assets/', import.meta.url);
+
+export interface DashboardRouteDeps {
+  readonly service: DashboardService;
+  readonly sessions: DashboardSessions;
+  readonly live: LiveStreams;
+  /** A new stream gets the whole picture first, then one `workspace` event per change. */
+  readonly onStream: (send: (event: string, data: unknown) => void) => Promise<void>;
+}
+
+function withPageHeaders(reply: FastifyReply): FastifyReply {
+  return reply.headers(PAGE_HEADERS);
+}
+
+export function dashboardRoutes(app: FastifyInstance, deps: DashboardRouteDeps): void {
+  const { service, sessions, live } = deps;
+  const cache = new Map<string, Buffer>();
+  const asset = async (name: string): Promise<Buffer> => {
+    let bytes = cache.get(name);
+    if (bytes === undefined) {
+      bytes = await readFile(new URL(name, ASSET_DIR));
+      cache.set(name, bytes);
+    }
+    return bytes;
+  };
+
+  // The JSON API side (bearer token, no Origin): what `handoff open` and scripts call.
+  app.post('/v1/dashboard/link', async (_request, reply) => sendEnvelope(reply, success('dashboard_link', sessions.issueLink())));
+  app.get('/v1/workspaces', async (_request, reply) => sendEnvelope(reply, await service.workspaces()));
+
+  // The browser side (session cookie; the Origin rule of session.ts).
+  app.get<{ Querystring: DashboardLoginQuery }>(
+    '/dashboard/login',
+    { schema: { querystring: DashboardLoginQuerySchema }, config: { dashboard: 'login' } },
+    async (request, reply) => {
+      const session = sessions.redeem(request.query.ticket);
+      if (session === null) {
+        return withPageHeaders(reply).code(401).send(failure('unauthorized', 'this dashboard link was used already or has expired', 'run `handoff open` for a fresh one-time link'));
+      }
+      // 303 to a URL without the ticket, so it leaves neither the address bar nor the history.
+      return withPageHeaders(reply).header('set-cookie', sessions.setCookie(session.id, session.maxAgeSeconds)).redirect('/dashboard/', 303);
+    },
+  );
+  app.get('/dashboard', { config: { dashboard: 'session' } }, async (_request, reply) => withPageHeaders(reply).redirect('/dashboard/', 308));
+  app.get('/dashboard/', { config: { dashboard: 'session' } }, async (_request, reply) =>
+    withPageHeaders(reply).type(ASSETS['index.html'] ?? 'text/html').send(await asset('index.html')),
+  );
+  for (const name of ['app.js', 'app.css']) {
+    app.get(`/dashboard/${name}`, { config: { dashboard: 'session' } }, async (_request, reply) => withPageHeaders(reply).type(ASSETS[name] ?? 'text/plain').send(await asset(name)));
+  }
+  app.get('/dashboard/api/overview', { config: { dashboard: 'session' } }, async (_request, reply) =>
+    sendEnvelope(withPageHeaders(reply), success('workspaces', await service.overview())),
+  );
+  app.get<{ Querystring: DashboardCycleQuery }>(
+    '/dashboard/api/cycle',
+    { schema: { querystring: DashboardCycleQuerySchema }, config: { dashboard: 'session' } },
+    async (request, reply) => sendEnvelope(withPageHeaders(reply), await service.cycle(request.query.workspace, request.query.cycle)),
+  );
+  app.get('/dashboard/events', { config: { dashboard: 'session' } }, async (request, reply) => {
+    reply.hijack();
+    const response = reply.raw;
+    response.writeHead(200, { ...PAGE_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
+    // Reconnect quickly after a daemon restart; the session cookie is then gone and the page says so.
+    response.write('retry: 2000\n\n');
+    live.add(response);
+    request.raw.on('close', () => response.end());
+    await deps.onStream((event, data) => live.send(response, event, data));
+  });
+}
