@@ -9,6 +9,7 @@ import { buildServer } from './http/index.js';
 import { createDashboard } from './http/dashboard/index.js';
 import { cachedRootResolver, createIngestService, startCodexWatch } from './ingest/index.js';
 import { createLogger, type Logger } from './logger.js';
+import { createAgentContextService, SessionRecords } from './agent-context/index.js';
 import { readCapsule } from './capsule/capsule-file.js';
 import { WorkspaceFilesWatcher } from './workspace-files-watch.js';
 import { createService, type DaemonInfo } from './service.js';
@@ -147,7 +148,18 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     const codex = await startCodexWatch({ stateDir: dir, env: process.env, ingest, clock, log: log.child({ module: 'codex' }) });
     undo.push(() => codex.close());
     const dashboard = createDashboard({ registry, takeover, clock, info, port: () => port, log, records });
-    const server = buildServer({ service, takeover, ingest, token, port: () => port, logger, bodyLimit: config.body_limit_bytes, dashboard });
+    const sessionRecords = await SessionRecords.open(dir, log.child({ module: 'agent-context' }));
+    const agentContext = createAgentContextService({
+      registry,
+      takeover,
+      records: sessionRecords,
+      clock,
+      resolveRoot: rootOf,
+      remindAfter: config.context_reminder_after_tool_calls,
+      log: log.child({ module: 'agent-context' }),
+    });
+    undo.push(() => agentContext.flush());
+    const server = buildServer({ service, takeover, ingest, token, port: () => port, logger, bodyLimit: config.body_limit_bytes, dashboard, agentContext });
     undo.push(() => server.close());
 
     await server.listen({ host: LOOPBACK, port: options.port });

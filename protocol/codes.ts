@@ -51,6 +51,10 @@ export const CODES = registry({
   daemon_stopping: { code: 'daemon_stopping', status: 200, exit: 0, summary: 'the daemon is shutting down' },
   workspaces: { code: 'workspaces', status: 200, exit: 0, summary: 'every workspace the daemon knows, with its status, plain-words summary and readings timeline' },
   dashboard_link: { code: 'dashboard_link', status: 200, exit: 0, summary: 'a one-time dashboard link: it works once, within 60 s, and sets the browser session cookie' },
+  agent_context: {
+    code: 'agent_context', status: 200, exit: 0,
+    summary: 'what the stage asks of one agent session now: a short text to inject, or null (told once per stage per session)',
+  },
 
   // Inspect-only outcomes
   wrong_state: { code: 'wrong_state', status: 409, exit: 10, summary: 'the workspace is not in a state that allows this' },

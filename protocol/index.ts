@@ -22,3 +22,4 @@ export * from './remote-lease.js';
 export * from './capsule-markdown.js';
 export * from './capsule-quality.js';
 export * from './edit-policy.js';
+export * from './agent-context.js';

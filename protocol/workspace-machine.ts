@@ -81,6 +81,14 @@ export interface WorkspaceInput {
   readonly at: number;
 }
 
+/** The input of an actor that only computes a transition (see the machine's context factory). */
+const DETACHED: WorkspaceInput = {
+  root: '',
+  policy: { prepare_percent: 80, evacuate_percent: 90, hysteresis_percent: 5, freshness_seconds: 600 },
+  profile: 'emergency-return',
+  at: 0,
+};
+
 /** Kept for status and the manifest; older warnings live in the journal. */
 const WARNINGS_KEPT = 20;
 
@@ -394,7 +402,9 @@ export const workspaceMachine = setup({
 }).createMachine({
   id: 'workspace',
   initial: 'NORMAL',
-  context: ({ input }) => ({
+  // xstate's pure `transition()` builds a throwaway actor without input; its context is never used,
+  // but a factory that throws there costs an exception on every event.
+  context: ({ input = DETACHED }) => ({
     root: input.root,
     policy: input.policy,
     profile: input.profile,

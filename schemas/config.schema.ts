@@ -36,6 +36,8 @@ export const ConfigSchema = Type.Object(
     guard_when_lease_unverified: literals(['refuse', 'last_known'], { default: 'refuse' }),
     takeover_max_age_hours: Type.Number({ exclusiveMinimum: 0, maximum: 8760, default: 24 }),
     body_limit_bytes: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 65_536 }),
+    /** `handoff hook claude-context`: tool calls after the PREPARE notice before its one reminder (0: never). */
+    context_reminder_after_tool_calls: Type.Integer({ minimum: 0, maximum: 10_000, default: 20 }),
   },
   { additionalProperties: false },
 );

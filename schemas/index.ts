@@ -4,3 +4,4 @@ export * from './lease.schema.js';
 export * from './telemetry.schema.js';
 export * from './capsule.schema.js';
 export * from './manifest.schema.js';
+export * from './agent-context.schema.js';

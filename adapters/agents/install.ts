@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import { mergeClaudeSettings } from './claude-settings.js';
+import { mergeCodexHooks } from './codex-hooks.js';
 import type { HookInvocation } from './hook-commands.js';
 import { AGENT_INSTRUCTIONS } from './instructions.js';
 import { unifiedDiff } from './line-diff.js';
 import { upsertMarkedBlock } from './marked-block.js';
-import type { Agent } from './targets.js';
+import { CAPSULE_COMMAND } from './slash-command.js';
+import type { Agent, Companions } from './targets.js';
 
 /** The file system as the installer sees it; the CLI supplies atomic writes. */
 export interface InstallIo {
@@ -39,20 +41,35 @@ export interface FileOutcome {
 const CLINE_RULE_FILE = 'session-handoff.md';
 
 /**
- * What `handoff install AGENT` would change in `target`. Claude Code gets its settings merged; the
- * others get our instructions as a marked block, which leaves the user's own text alone. For Cline a
+ * What `handoff install AGENT` would change in `target` and its companions. Claude Code gets its
+ * settings merged and the `/handoff-capsule` command; the others get our instructions as a marked
+ * block, which leaves the user's own text alone, and Codex its hooks.json merged. For Cline a
  * `.clinerules` directory (or none yet) gets a file of ours, a single `.clinerules` file the block.
  */
-export async function planInstall(agent: Agent, target: string, invocation: HookInvocation, io: InstallIo): Promise<InstallPlan> {
+export async function planInstall(agent: Agent, target: string, invocation: HookInvocation, io: InstallIo, companions: Companions): Promise<InstallPlan> {
+  const changes: FileChange[] = [];
+  let notes: readonly string[] = [];
   if (agent === 'claude') {
     const before = await io.read(target);
-    const { text, notes } = mergeClaudeSettings(before, invocation, target);
-    return { agent, changes: [{ path: target, before, after: text }], notes };
+    const merged = mergeClaudeSettings(before, invocation, target);
+    changes.push({ path: target, before, after: merged.text });
+    notes = merged.notes;
+  } else {
+    const path = agent === 'cline' && !(await io.isFile(target)) ? join(target, CLINE_RULE_FILE) : target;
+    const before = await io.read(path);
+    const after = upsertMarkedBlock(before, AGENT_INSTRUCTIONS, path);
+    changes.push({ path, before, after: after === before ? null : after });
   }
-  const path = agent === 'cline' && !(await io.isFile(target)) ? join(target, CLINE_RULE_FILE) : target;
-  const before = await io.read(path);
-  const after = upsertMarkedBlock(before, AGENT_INSTRUCTIONS, path);
-  return { agent, changes: [{ path, before, after: after === before ? null : after }], notes: [] };
+  if (companions.slashCommand !== null) {
+    // The whole file is ours: rewritten when it differs (the previous version is kept as a backup).
+    const before = await io.read(companions.slashCommand);
+    changes.push({ path: companions.slashCommand, before, after: before === CAPSULE_COMMAND ? null : CAPSULE_COMMAND });
+  }
+  if (companions.codexHooks !== null) {
+    const before = await io.read(companions.codexHooks);
+    changes.push({ path: companions.codexHooks, before, after: mergeCodexHooks(before, invocation, companions.codexHooks) });
+  }
+  return { agent, changes, notes };
 }
 
 export function previewInstall(plan: InstallPlan): FileOutcome[] {

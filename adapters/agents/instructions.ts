@@ -1,22 +1,40 @@
 /**
- * What an agent without hooks (Codex, Cline, OpenCode) must know to cooperate: the stages, the one
- * command each stage asks for, and that only the lease grants permission. Written for the agent.
+ * What an agent reading AGENTS.md or .clinerules (Codex, OpenCode, Cline) must know to cooperate: the
+ * stages, what each asks, the exact commands, and that only the lease grants permission. Written for
+ * the agent. Only real `handoff` commands are named (a test runs each with --help).
  */
 export const AGENT_INSTRUCTIONS = `## session-handoff
 
 This machine runs session-handoff: a daemon that watches this agent's real quota and context
-telemetry and hands the work over before the session dies. The daemon decides the stage; you cooperate.
+telemetry and hands the work over to another session before this one is cut off. The daemon
+decides the stage of each repository; you cooperate with it. If a hook shows you a
+session-handoff notice, do what it says.
 
-- \`handoff status\` shows the stage of this repository. Check it when you start a task and whenever
-  the user or a hook mentions PREPARE or EVACUATE.
-- PREPARE: keep working, and keep the capsule current (objective, decisions, the one next action):
-  \`handoff capsule template\` prints its shape, \`handoff capsule set --file FILE\` stores it.
-- EVACUATE: finish only the current atomic step, start nothing new, refresh the capsule, then run
-  \`handoff drained\`. Change no files after that.
-- HANDOFF_READY, TAKEOVER, RETURN_HANDOFF_READY: the work belongs to the lease holder. Change files
-  only when \`handoff lease\` names you.
-- Taking over a handoff: read \`.session-handoff/<cycle>/HANDOFF.md\`, check it with
-  \`handoff verify <cycle>\`, then \`handoff accept <cycle> --as <your session id>\`.
-- The real source state wins over any capsule or summary. A handoff grants no permission; only the
-  lease does.
+Check \`handoff status\` when you start a task, and again whenever the user, a hook or a tool output
+mentions PREPARE or EVACUATE. It shows the stage, the pressure and the lease holder;
+\`handoff status --json\` also scores the capsule (\`capsule_quality\`: out of 6, with what is missing).
+
+- **NORMAL**: nothing to do.
+- **PREPARE** (pressure passed the prepare line, or \`handoff prepare\`): keep working, and write the
+  capsule now — objective, the one next action (naming a file, command or test), acceptance
+  criteria, work done and left, decisions, do-not-repeat, first files. \`handoff capsule template\`
+  prints the Markdown skeleton; \`handoff capsule set --file FILE\` (or the Markdown on stdin) stores
+  it; \`handoff capsule show\` reads it back. Refresh it whenever the next action changes.
+- **EVACUATE** (the evacuate line, a provider limit warning, or \`handoff now\`): finish only the
+  atomic step you are in, start nothing new, refresh the capsule if it is out of date, then run
+  \`handoff drained\`. Change no files after that: the daemon is checkpointing the work tree.
+- **HANDOFF_READY**, **TAKEOVER**, **RETURN_HANDOFF_READY**: the work belongs to the lease holder.
+  Change files only while \`handoff lease\` names you.
+
+Receiving a handoff (a new session, this machine or another):
+1. Read \`.session-handoff/<cycle>/HANDOFF.md\`: the next action, how to recover the source, the brief.
+2. Check it without taking anything: \`handoff verify <cycle>\` (\`handoff list\` shows the cycles).
+3. Take the lease: \`handoff accept <cycle> --as <session-id>\` (your session id, or a name for this
+   executor; \`--from <remote>\` when the source is on another machine; \`--checkout\` moves this work
+   tree to the checkpoint only when nothing can be lost).
+4. When the primary can work again, hand the work back with \`handoff return\`; the primary takes it
+   with \`handoff accept <cycle> --return --as <session-id>\`.
+
+The real source state wins over any capsule or summary. A handoff grants no permission; only the
+lease does.
 `;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HandoffError, parseCapsuleMarkdown } from '../../protocol/index.js';
@@ -23,7 +24,13 @@ export function capsuleFromMarkdown(text: string): unknown {
 
 /** Validates (filling defaults) or throws `invalid_body` naming the field. */
 export function parseCapsule(value: unknown): Capsule {
-  const copy = structuredClone(value);
+  let copy: unknown;
+  try {
+    copy = structuredClone(value);
+  } catch (error) {
+    // JSON nested a few thousand levels deep overflows the copy's stack: bad input, not a daemon failure.
+    throw new HandoffError('invalid_body', `the capsule cannot be read: ${(error as Error).message}`, 'send a capsule of the documented fields; nothing in it is nested deeply');
+  }
   if (!validate(copy)) {
     throw new HandoffError('invalid_body', describeErrors(validate.errors, 'capsule'), 'see `handoff capsule show` of a valid capsule, or CONTRACT.md for the fields');
   }
@@ -41,10 +48,13 @@ export interface CapsuleRead {
 export async function readCapsule(root: string): Promise<CapsuleRead> {
   let text: string;
   try {
-    text = await readFile(capsulePath(root), 'utf8');
+    // O_NOFOLLOW: a link planted here must not make the daemon read (and quote in status) another file.
+    text = await readFile(capsulePath(root), { encoding: 'utf8', flag: constants.O_RDONLY | constants.O_NOFOLLOW });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { capsule: null, sha256: null, error: null };
-    return { capsule: null, sha256: null, error: `unreadable: ${(error as NodeJS.ErrnoException).code ?? 'error'}` };
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { capsule: null, sha256: null, error: null };
+    if (code === 'ELOOP') return { capsule: null, sha256: null, error: `${CAPSULE_FILE} is a symbolic link; only a regular file is read` };
+    return { capsule: null, sha256: null, error: `unreadable: ${code ?? 'error'}` };
   }
   const sha256 = createHash('sha256').update(text).digest('hex');
   try {

@@ -15,6 +15,7 @@ const HOOKS: Readonly<Record<HookName, () => Promise<Hook>>> = {
   'claude-statusline': async () => (await import('./hooks/statusline.js')).statuslineHook,
   'claude-guard': async () => (await import('./hooks/guard.js')).guardHook,
   'claude-session-start': async () => (await import('./hooks/session-start.js')).sessionStartHook,
+  'claude-context': async () => (await import('./hooks/context.js')).contextHook,
   'claude-event': async () => (await import('./hooks/event.js')).eventHook,
 };
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { HandoffError } from '../../protocol/index.js';
 import { AlreadyExistsError, writeFileCreateOnce } from '../store/index.js';
@@ -25,11 +25,32 @@ export async function createOnceOrSame(path: string, text: string): Promise<void
 
 export const cycleDir = (root: string, cycle: string): string => join(workspaceDir(root), cycle);
 
+/**
+ * A package goes only into real directories of the repository: a symlink planted at
+ * `.session-handoff/`, the cycle dir or `return/` would carry it elsewhere. Checked before the
+ * directories are made (so nothing is created through a link) and after.
+ */
+async function refuseLinkedDirs(root: string, dir: string): Promise<void> {
+  const top = workspaceDir(root);
+  for (let current = dir; current.startsWith(top); current = dirname(current)) {
+    const stats = await lstat(current).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
+    if (stats?.isSymbolicLink() === true) {
+      throw new HandoffError('corrupt_record', `${current} is a symbolic link; a package is written only into a real directory of the repository`, 'remove the link (and look at where it points), then run `handoff resume`');
+    }
+    if (current === top) break;
+  }
+}
+
 /** HANDOFF.md first, manifest last: a manifest on disk always has its HANDOFF.md beside it. */
 export async function writePackage(root: string, cycle: string, files: { manifest: string; handoff: string }, manifestText: string, handoffText: string): Promise<void> {
   const dir = cycleDir(root, cycle);
   const handoffPath = join(dir, files.handoff);
+  await refuseLinkedDirs(root, dirname(handoffPath));
   await mkdir(dirname(handoffPath), { recursive: true });
+  await refuseLinkedDirs(root, dirname(handoffPath));
   await createOnceOrSame(handoffPath, handoffText);
   await createOnceOrSame(join(dir, files.manifest), manifestText);
 }

@@ -57,9 +57,14 @@ export async function fetchRecordsRef(root: string, remote: string, ref: string,
   if (listed.code !== 0 || listed.timedOut) return { ok: false, why: failure(listed) };
   const sha = listed.stdout.split('\n').find((line) => line.endsWith(`\t${ref}`))?.split('\t')[0] ?? null;
   if (sha === null) return { ok: true, commit: null };
-  const fetched = await runGit([...NO_PROMPT_CONFIG, 'fetch', '--no-tags', '--no-write-fetch-head', remote, `+${ref}:${ref}`], { cwd: root, timeoutMs });
-  if (fetched.code !== 0 || fetched.timedOut) return { ok: false, why: failure(fetched) };
-  return { ok: true, commit: sha };
+  // Requests racing in one checkout fetch the same ref at once; the loser of git's ref lock is not a
+  // remote failure (test/fault/race.fault.ts), so it tries again.
+  for (let attempt = 1; ; attempt += 1) {
+    const fetched = await runGit([...NO_PROMPT_CONFIG, 'fetch', '--no-tags', '--no-write-fetch-head', remote, `+${ref}:${ref}`], { cwd: root, timeoutMs });
+    if (fetched.code === 0 && !fetched.timedOut) return { ok: true, commit: sha };
+    if (attempt >= 5 || fetched.timedOut || !/cannot lock ref|unable to update local ref/.test(fetched.stderr)) return { ok: false, why: failure(fetched) };
+    await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+  }
 }
 
 export type RefPush = { readonly ok: true } | { readonly ok: false; readonly rejected: boolean; readonly why: string };

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { CODES, failure, fromError, isHandoffError, type Code, type Envelope } from '../../protocol/index.js';
 import { describeErrors } from '../validation.js';
@@ -29,7 +30,33 @@ export function toEnvelope(error: FastifyError | Error): Envelope {
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     return failure('invalid_body', error.message, 'check the request against docs/http-api.md');
   }
+  const disk = diskProblem(error);
+  if (disk !== null) return failure('internal_error', disk.message, disk.hint);
   return failure('internal_error', 'the daemon failed to handle this request; the cause is in its log', 'retry; if it persists, read the daemon log in the state dir');
+}
+
+const DISK_PROBLEMS: Readonly<Record<string, string>> = {
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOTDIR: 'a file is where a directory should be',
+  EISDIR: 'a directory is where a file should be',
+  ELOOP: 'a symbolic link is in the way',
+  EEXIST: 'a file is in the way',
+};
+
+/** A file-system failure (its own or the cause of one), said plainly with the path: a full disk is not a bug. */
+function diskProblem(error: Error): { message: string; hint: string } | null {
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    const { code, path } = current as NodeJS.ErrnoException;
+    const what = code === undefined ? undefined : DISK_PROBLEMS[code];
+    if (what !== undefined) {
+      return { message: `${path === undefined ? 'a file write' : `writing ${path}`} failed: ${what} (${code})`, hint: 'fix the cause (free space, make it writable, move what is in the way), then retry' };
+    }
+  }
+  return null;
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -43,4 +70,17 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const envelope = failure('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`, 'see docs/http-api.md; every route is under /v1/');
     return reply.code(404).send(envelope);
   });
+}
+
+/**
+ * A request node's HTTP parser refused (conflicting lengths, bad chunks, headers over the limit, a
+ * client too slow) never reaches a route; it gets a 400 Envelope like every other refusal, then the
+ * connection closes. A connection already gone is left alone, as fastify's own handler does.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const why = error.code === 'HPE_HEADER_OVERFLOW' ? 'its headers are over the size limit' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'it did not arrive in time' : `it is not well-formed HTTP/1.1 (${error.code ?? 'parse error'})`;
+  const body = JSON.stringify(failure('invalid_body', `the request was refused before any route: ${why}`, 'send one well-formed request with a single Content-Length or chunked body'));
+  if (socket.writable) socket.write(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.destroy(error);
 }

@@ -283,6 +283,8 @@ export function createTakeoverService(deps: TakeoverDeps) {
       const { source } = judged;
       const data = resultData(source, judged.judgement, leg);
       if (judged.judgement.code !== 'verified') return judgementEnvelope(data, judged.judgement.code);
+      // The lease record's directory must exist before the lease moves: a file in its way refuses the accept, not its answer.
+      await mkdir(workspaceDir(receiverRoot), { recursive: true });
       const accepted = source.home === null ? await acceptRemote(source, body, receiverRoot) : await acceptLocal(source.home, source.cycle, body, receiverRoot, leg);
       if (accepted.error) return accepted;
       const token = Number((accepted.data as { token?: number } | null)?.token);
@@ -291,9 +293,12 @@ export function createTakeoverService(deps: TakeoverDeps) {
         data.checks = data.checks.map((c) => (c.name === 'work_tree' ? { ...c, status: 'ok', detail: 'the work tree was moved to the checkpoint after the lease was taken' } : c));
       }
       const lease: LeaseRecord = { cycle: source.cycle.id, home: source.home?.root ?? receiverRoot, executor: body.as, token };
-      await mkdir(workspaceDir(receiverRoot), { recursive: true });
-      await writeFileAtomic(join(workspaceDir(receiverRoot), LEASE_FILE), `${JSON.stringify(lease, null, 2)}\n`, 0o600);
-      return success('accepted', { ...data, token, state: (accepted.data as { state?: string }).state, executor: body.as });
+      // The lease is taken and journaled: a record that cannot be written must not turn the answer into a failure.
+      const note = await writeFileAtomic(join(workspaceDir(receiverRoot), LEASE_FILE), `${JSON.stringify(lease, null, 2)}\n`, 0o600).then(
+        () => null,
+        (error: unknown) => `the lease record could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); pass --token ${token} to return or close`,
+      );
+      return success('accepted', { ...data, token, state: (accepted.data as { state?: string }).state, executor: body.as, ...(note === null ? {} : { note }) });
     },
 
     /** `handoff return`: the holder hands back; its token comes from the call or from its lease record. */

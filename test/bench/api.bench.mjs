@@ -1,4 +1,3 @@
-/* global process, console */
 // Requests per second of `POST /v1/signals` (bearer token, schema validation, a real repository)
 // against a bare fastify hello-world POST route, each in its own process, loaded with autocannon in
 // the same run, alternating. Two kinds of readings:

@@ -1,4 +1,3 @@
-/* global process, console */
 // Evacuation vs the floor. A generated repository (N files, 200 modified, 50 untracked) with a bare
 // remote on disk: `handoff now --no-wait` until HANDOFF_READY (a real daemon; the CLI returns when
 // the drain is ready) against a shell script doing only the git plumbing for the same result
@@ -15,7 +14,8 @@
 //
 // Usage: node test/bench/evacuation.bench.mjs [--short]
 //   HANDOFF_BENCH_EVAC_RUNS (default 7; --short 3), HANDOFF_BENCH_EVAC_BIG_RUNS (default 3; --short 1),
-//   HANDOFF_BENCH_EVAC_SIZES (default "5000,50000")
+//   HANDOFF_BENCH_EVAC_SIZES (default "5000,50000"), HANDOFF_BENCH_EVAC_FRESH=1 (a fresh state dir per run
+//   even when the cycle path works)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -142,7 +142,7 @@ function stepTimes(log) {
 }
 
 /** 'cycle': one daemon per size, cycles closed between runs · 'fresh': a new state dir per run. */
-let mode = null;
+let mode = process.env.HANDOFF_BENCH_EVAC_FRESH === '1' ? 'fresh' : null;
 let shared = null;
 
 async function openDaemon(stateDir, repo, env) {
@@ -183,7 +183,7 @@ async function runDaemon(base, repo, label, env = {}) {
     } else if (mode === 'cycle') {
       await closeCycle(daemon, repo);
     }
-    return { wall: now.ms, traceBytes, ...timing };
+    return { wall: now.ms, traceBytes, log: readLog(daemon.stateDir).slice(logStart), ...timing };
   } finally {
     if (daemon !== shared) await dropDaemon(daemon);
   }
@@ -194,8 +194,9 @@ async function runDaemon(base, repo, label, env = {}) {
  * and their summed wall time, by subcommand. Taken on the warm-up round only (tracing costs a little).
  */
 function gitTrace(file, limit = Infinity) {
-  if (!existsSync(file)) return { count: 0, total: 0, by: [] };
+  if (!existsSync(file)) return { count: 0, total: 0, by: [], processes: [] };
   const starts = new Map();
+  const processes = [];
   const by = new Map();
   let count = 0;
   let total = 0;
@@ -208,10 +209,14 @@ function gitTrace(file, limit = Infinity) {
       continue; // a line cut at the limit
     }
     if (event.sid.includes('/')) continue;
-    if (event.event === 'start') starts.set(event.sid, event.argv.filter((arg, i) => i > 0 && !arg.startsWith('-') && !event.argv[i - 1]?.startsWith('-c'))[0] ?? '?');
+    if (event.event === 'start') {
+      const name = event.argv.filter((arg, i) => i > 0 && !arg.startsWith('-') && !event.argv[i - 1]?.startsWith('-c'))[0] ?? '?';
+      starts.set(event.sid, { name, at: Date.parse(event.time) });
+    }
     if (event.event === 'exit' && starts.has(event.sid)) {
-      const name = starts.get(event.sid);
+      const { name, at } = starts.get(event.sid);
       const spent = event.t_abs * 1000;
+      processes.push({ name, at, ms: spent });
       count += 1;
       total += spent;
       const entry = by.get(name) ?? { n: 0, ms: 0 };
@@ -219,7 +224,24 @@ function gitTrace(file, limit = Infinity) {
     }
   }
   const list = [...by.entries()].sort((a, b) => b[1].ms - a[1].ms).map(([name, { n, ms: spent }]) => `${name}${n > 1 ? ` ×${n}` : ''} ${ms(spent)}`);
-  return { count, total, by: list };
+  return { count, total, by: list, processes };
+}
+
+/** The traced git processes of a drain, by the step whose log window they started in. */
+function gitByStep(processes, log) {
+  const windows = DRAIN_STEPS.map((step) => ({
+    step,
+    from: Date.parse(log.find((line) => line.msg === 'drain step' && line.step === step)?.time ?? ''),
+    to: Date.parse(log.find((line) => line.msg === 'drain step done' && line.step === step)?.time ?? ''),
+  }));
+  const parts = windows.map(({ step, from, to }) => {
+    const inside = processes.filter((p) => p.at >= from && p.at <= to);
+    const names = new Map();
+    for (const p of inside) names.set(p.name, (names.get(p.name) ?? 0) + 1);
+    const list = [...names].map(([name, n]) => `${name}${n > 1 ? `×${n}` : ''}`).join(' ');
+    return `${step} ${inside.length} (${ms(inside.reduce((sum, p) => sum + p.ms, 0))} ms${list ? `: ${list}` : ''})`;
+  });
+  return parts.join(' · ');
 }
 
 /** Wall time of the CLI process that does not talk to the daemon, next to bare node. */
@@ -307,6 +329,7 @@ for (const files of SIZES) {
     report.figure(
       `evacuation ${files} files: breakdown (medians) · drain inside the daemon EVACUATE→HANDOFF_READY ${ms(drainMedian)} ms = ${DRAIN_STEPS.map((s) => `${s} ${ms(stats(perStep[s]).median)}`).join(' + ')} ms (each incl. its journal fsync) · outside the drain (CLI start, HTTP, status polling every 150 ms) ${ms(stats(ours).median - drainMedian)} ms`,
     );
+    report.figure(`evacuation ${files} files: git processes per drain step (warm-up) · ${gitByStep(traced.ours.processes, warm.log)}`);
     report.figure(
       `evacuation ${files} files: git processes (warm-up, trace2) · handoff ${traced.ours.count} processes, Σ ${ms(traced.ours.total)} ms (${traced.ours.by.join(', ')}) · floor ${traced.floor.count}, Σ ${ms(traced.floor.total)} ms (${traced.floor.by.join(', ')})`,
     );

@@ -1,10 +1,9 @@
-/* global process, console */
 // Shared pieces of the benchmarks (not a benchmark itself: run-all.mjs only runs *.bench.mjs).
 // Plain Node ESM: the benches drive the built CLI (dist/) and real daemons, like a user would.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -49,6 +48,7 @@ export function describeMs(values) {
 export function createReport(name) {
   const lines = [];
   const misses = [];
+  let verdicts = 0;
   return {
     figure(line) {
       lines.push(line);
@@ -59,13 +59,15 @@ export function createReport(name) {
     },
     /** A target verdict: `OK` or `MISSED`, remembered for the summary. */
     verdict(ok, what) {
+      verdicts += 1;
       if (!ok) misses.push(what);
       return ok ? 'OK' : 'MISSED';
     },
     summary() {
       console.log(`\n== ${name}: summary ==`);
       for (const line of lines) console.log(line);
-      console.log(misses.length === 0 ? `${name}: every target met` : `${name}: targets MISSED: ${misses.join('; ')}`);
+      if (verdicts === 0) console.log(`${name}: no target is set for these figures (ratios only)`);
+      else console.log(misses.length === 0 ? `${name}: every target met` : `${name}: targets MISSED: ${misses.join('; ')}`);
     },
   };
 }
@@ -264,7 +266,8 @@ export function clockTicks() {
 export function machine() {
   const cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown CPU';
   const cores = spawnSync('nproc', { encoding: 'utf8' }).stdout.trim();
-  return `${cores} cores (nproc) · ${cpu} · Node ${process.version} · git ${git(process.cwd(), ['--version']).replace('git version ', '')}`;
+  const load = loadavg().map((n) => n.toFixed(1)).join(' ');
+  return `${cores} cores (nproc) · ${cpu} · Node ${process.version} · git ${git(process.cwd(), ['--version']).replace('git version ', '')} · load average now ${load}`;
 }
 
 export { sleep };

@@ -36,7 +36,8 @@ describe('handoff install claude', () => {
     const original = readFileSync(path, 'utf8');
     const first = await install(['claude', '--settings', path, '--json']);
     expect(first.code).toBe(0);
-    expect(first.json).toMatchObject({ code: 'ok', data: { agent: 'claude', dry_run: false, files: [{ path, action: 'updated' }] } });
+    const command = join(path, '..', 'commands', 'handoff-capsule.md');
+    expect(first.json).toMatchObject({ code: 'ok', data: { agent: 'claude', dry_run: false, files: [{ path, action: 'updated' }, { path: command, action: 'created', backup: null }] } });
     const backup = (first.json.data?.['files'] as { backup: string }[])[0]?.backup ?? '';
     expect(readFileSync(backup, 'utf8')).toBe(original);
     expect(statSync(backup).mode & 0o777).toBe(0o600);
@@ -50,11 +51,11 @@ describe('handoff install claude', () => {
     expect(settings.statusLine.command).toBe(`handoff hook claude-statusline --chain 'printf '\\''mine:%s'\\'' "$(head -c 8)"'`);
     expect(settings.hooks['PreToolUse']).toHaveLength(2);
     expect(settings.hooks['PreToolUse']?.[0]).toEqual(USER_SETTINGS.hooks.PreToolUse[0]);
-    expect(Object.keys(settings.hooks)).toEqual(['PreToolUse', 'SessionStart', 'StopFailure']);
+    expect(Object.keys(settings.hooks)).toEqual(['PreToolUse', 'SessionStart', 'UserPromptSubmit', 'PostToolUse', 'StopFailure']);
 
     const after = readFileSync(path, 'utf8');
     const second = await install(['claude', '--settings', path, '--json']);
-    expect(second.json).toMatchObject({ data: { files: [{ action: 'unchanged', backup: null }] } });
+    expect(second.json).toMatchObject({ data: { files: [{ action: 'unchanged', backup: null }, { path: command, action: 'unchanged', backup: null }] } });
     expect(readFileSync(path, 'utf8')).toBe(after);
     expect(readdirSync(join(path, '..')).filter((name) => name.includes('handoff-backup'))).toHaveLength(1);
   });
@@ -87,7 +88,7 @@ describe('handoff install claude', () => {
   it('defaults to $CLAUDE_CONFIG_DIR/settings.json, creating it', () => {
     const config = tempDir('claude-config');
     const run = execFileSync(process.execPath, [CLI, '--state-dir', tempDir('s'), 'install', 'claude', '--json'], { env: { ...process.env, CLAUDE_CONFIG_DIR: config }, encoding: 'utf8' });
-    expect(JSON.parse(run)).toMatchObject({ data: { files: [{ path: join(config, 'settings.json'), action: 'created', backup: null }] } });
+    expect(JSON.parse(run)).toMatchObject({ data: { files: [{ path: join(config, 'settings.json'), action: 'created', backup: null }, { path: join(config, 'commands', 'handoff-capsule.md'), action: 'created' }] } });
   });
 
   it('the installed commands work: the status line runs the chained command and reports to the daemon', async () => {
@@ -114,12 +115,13 @@ describe('handoff install codex, opencode and cline', () => {
     const agents = join(home, 'AGENTS.md');
     writeFileSync(agents, '# My rules\n\nAlways run the tests.\n');
     const env = { ...process.env, CODEX_HOME: home };
-    const run = (...extra: string[]) => execFileSync(process.execPath, [CLI, '--state-dir', tempDir('s'), 'install', 'codex', '--json', ...extra], { env, encoding: 'utf8' });
-    expect(JSON.parse(run())).toMatchObject({ data: { files: [{ path: agents, action: 'updated' }] } });
+    const stateDir = tempDir('s');
+    const run = (...extra: string[]) => execFileSync(process.execPath, [CLI, '--state-dir', stateDir, 'install', 'codex', '--json', ...extra], { env, encoding: 'utf8' });
+    expect(JSON.parse(run())).toMatchObject({ data: { files: [{ path: agents, action: 'updated' }, { path: join(home, 'hooks.json'), action: 'created' }] } });
     const text = readFileSync(agents, 'utf8');
     expect(text.startsWith('# My rules\n\nAlways run the tests.\n\n<!-- session-handoff:begin')).toBe(true);
     expect(text).toContain('handoff drained');
-    expect(JSON.parse(run())).toMatchObject({ data: { files: [{ action: 'unchanged' }] } });
+    expect(JSON.parse(run())).toMatchObject({ data: { files: [{ action: 'unchanged' }, { action: 'unchanged' }] } });
     expect(readFileSync(agents, 'utf8')).toBe(text);
   });
 

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import {
   AGENTS,
   applyInstall,
+  companionTargets,
   defaultTarget,
   planInstall,
   previewInstall,
@@ -89,7 +90,7 @@ function renderInstall(report: InstallReport): string {
 export function registerInstall(program: Command): void {
   program
     .command('install')
-    .description('merge the session-handoff integration into an agent\'s own config (idempotent; keeps a backup of a changed file)')
+    .description('merge the session-handoff integration into an agent\'s own config (idempotent; keeps a backup of a changed file): claude settings.json + the /handoff-capsule command; codex AGENTS.md + hooks.json; opencode AGENTS.md; cline .clinerules')
     .argument('<agent>', AGENTS.join(' | '))
     .option('--dry-run', 'print the change as a unified diff and write nothing')
     .option('--settings <file>', 'the file to merge into (default: claude ~/.claude/settings.json, codex $CODEX_HOME/AGENTS.md, opencode ~/.config/opencode/AGENTS.md, cline <repo>/.clinerules)')
@@ -100,7 +101,8 @@ export function registerInstall(program: Command): void {
         const known = agent as Agent;
         const repoRoot = known === 'cline' && options.settings === undefined ? await resolveRepoRoot(ctx.repo) : ctx.repo;
         const target = resolve(options.settings ?? defaultTarget(known, process.env, homedir(), repoRoot));
-        const plan = await planInstall(known, target, { handoff: options.command, stateDir: stateDirToBake(ctx.stateDir) }, diskIo);
+        const companions = companionTargets(known, target, process.env, homedir());
+        const plan = await planInstall(known, target, { handoff: options.command, stateDir: stateDirToBake(ctx.stateDir) }, diskIo, companions);
         const dryRun = options.dryRun === true;
         const stamp = new Date().toISOString().replace(/[-:.]/g, '');
         const files = dryRun ? previewInstall(plan) : await applyInstall(plan, diskIo, stamp);

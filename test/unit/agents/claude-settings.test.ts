@@ -17,6 +17,21 @@ describe('mergeClaudeSettings', () => {
     expect(json.hooks['PreToolUse']).toEqual([{ matcher: GUARDED_TOOLS_MATCHER, hooks: [{ type: 'command', command: 'handoff hook claude-guard', timeout: 5 }] }]);
     expect(json.hooks['SessionStart']).toEqual([{ hooks: [{ type: 'command', command: 'handoff hook claude-session-start', timeout: 5 }] }]);
     expect(json.hooks['StopFailure']).toEqual([{ matcher: 'rate_limit', hooks: [{ type: 'command', command: 'handoff hook claude-event', timeout: 5 }] }]);
+    // The stage notices: before every prompt and after every tool call, whatever the tool.
+    for (const event of ['UserPromptSubmit', 'PostToolUse']) {
+      expect(json.hooks[event]).toEqual([{ hooks: [{ type: 'command', command: 'handoff hook claude-context', timeout: 5 }] }]);
+    }
+    expect(Object.keys(json.hooks)).toEqual(['PreToolUse', 'SessionStart', 'UserPromptSubmit', 'PostToolUse', 'StopFailure']);
+  });
+
+  it('adds the context hook beside the user\'s own PostToolUse hooks, once', () => {
+    const before = JSON.stringify({ hooks: { PostToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'prettier --write' }] }] } });
+    const { json, text } = merged(before);
+    expect(json.hooks['PostToolUse']).toEqual([
+      { matcher: 'Write', hooks: [{ type: 'command', command: 'prettier --write' }] },
+      { hooks: [{ type: 'command', command: 'handoff hook claude-context', timeout: 5 }] },
+    ]);
+    expect(mergeClaudeSettings(text, ours, PATH).text).toBeNull();
   });
 
   it('keeps every other setting and hook, chains the existing status line and keeps its keys', () => {

@@ -1,0 +1,2 @@
+export { createAgentContextService, type AgentContextAnswer, type AgentContextDeps, type AgentContextService } from './agent-context-service.js';
+export { AGENT_CONTEXT_FILE, SESSIONS_KEPT, SessionRecords } from './session-records.js';

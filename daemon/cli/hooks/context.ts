@@ -1,0 +1,47 @@
+import type { HookContext } from './hook-context.js';
+import { STDIN_TIMEOUT_MS } from './hook-context.js';
+import { askDaemon } from './lean-client.js';
+import { readStdin } from './stdin.js';
+
+/**
+ * The agent waits on this before every prompt and after every tool call: a live daemon answers in
+ * milliseconds (no git, no remote), and past this the turn goes on without a notice.
+ */
+const DAEMON_DEADLINE_MS = 1000;
+
+/** The events this hook answers; for both, Claude Code and Codex read `hookSpecificOutput.additionalContext`. */
+const EVENTS: ReadonlySet<string> = new Set(['UserPromptSubmit', 'PostToolUse']);
+
+type Json = Record<string, unknown>;
+
+function parse(text: string): Json | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : null;
+  } catch (error) {
+    if (error instanceof SyntaxError) return null;
+    throw error;
+  }
+}
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+
+/**
+ * `handoff hook claude-context` (UserPromptSubmit, PostToolUse): asks the daemon what the stage asks
+ * of this session and, when there is something to say (once per stage per session, plus one
+ * reminder), prints it as the event's additional context. Anything else — another event, no session
+ * id, no repository, a daemon that is down, slow or refuses — prints nothing: a notice is a help,
+ * never a reason to disturb the agent's turn.
+ */
+export async function contextHook(ctx: HookContext): Promise<void> {
+  const payload = parse(await readStdin(STDIN_TIMEOUT_MS));
+  const event = text(payload?.['hook_event_name']);
+  const session = text(payload?.['session_id']);
+  if (payload === null || event === null || !EVENTS.has(event) || session === null) return;
+  const repo = text(payload['cwd']) ?? process.cwd();
+  const answer = await askDaemon(ctx.stateDir, { method: 'POST', path: '/v1/agent-context', body: { repo, session, event } }, DAEMON_DEADLINE_MS);
+  if (answer.kind !== 'answer' || answer.envelope.code !== 'agent_context') return;
+  const notice = text(answer.envelope.data?.['text']);
+  if (notice === null) return;
+  ctx.out(JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: notice } }));
+}
