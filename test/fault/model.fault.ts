@@ -1,0 +1,727 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DRAIN_STEPS, packageFiles, stateOf, type DrainStep } from '../../protocol/index.js';
+import type { WorkspaceSnapshot } from '../../protocol/index.js';
+import { tempDir } from '../support/git.js';
+import { twoClones } from '../support/scenario.js';
+import { compose, FakeClock, idleDrain, sharedRepoHelpers, writeConfig, type Composed, type DrainDouble } from './support/compose.js';
+import { bump, newFigures, saveFigures, TransitionLog } from './support/figures.js';
+import { readJournal } from './support/journal-read.js';
+import { drainAction, observeScene, type Scene } from './support/scripted-drain.js';
+
+/*
+ * Model-based test of the lease and the workspace machine through the real HTTP API (fastify
+ * inject) of the real service, registry, takeover and journal. A small reference model, written
+ * from CONTRACT.md and docs/http-api.md rather than from protocol/, predicts every answer; random
+ * command sequences from several executors interleave lease calls, stage changes, drain steps,
+ * accepts, returns and restarts (journal reopened and replayed).
+ */
+
+const RUNS = Number(process.env['MODEL_RUNS'] ?? (process.env['SOAK'] === '1' ? 20_000 : 1_000));
+const MAX_COMMANDS = 40;
+const DRAIN_TIMEOUT_S = 60;
+const FRESH_S = 600;
+const EXECUTORS = ['alice', 'bob', 'carol'] as const;
+const BOGUS_CYCLE = '20000101T000000Z-aaaaaa';
+
+type State = 'NORMAL' | 'PREPARE' | 'EVACUATE' | 'HANDOFF_READY' | 'TAKEOVER' | 'RETURN_HANDOFF_READY' | 'CLOSED';
+type Pick = 'current' | 'stale' | 'future' | 'record';
+
+interface MDrain {
+  noWait: boolean;
+  drained: boolean;
+  startedAt: number;
+  waited: boolean;
+  steps: number;
+}
+
+interface MCycle {
+  id: string | null;
+  out: MDrain;
+  ret: MDrain | null;
+  receiverToken: number | null;
+}
+
+/** The reference: what a reader of the contract expects the daemon to hold. */
+interface Model {
+  state: State;
+  holder: { executor: string; token: number } | null;
+  lastToken: number;
+  offered: boolean;
+  paused: boolean;
+  blocked: boolean;
+  reading: { p: number; at: number } | null;
+  cycle: MCycle | null;
+  profile: 'emergency-return' | 'one-way';
+  /** Every token the daemon handed out in this run, in order. */
+  issued: number[];
+  cycleIds: string[];
+}
+
+interface Real {
+  c: Composed;
+  readonly stateDir: string;
+  readonly clock: FakeClock;
+  readonly drain: DrainDouble;
+  readonly scene: Scene;
+}
+
+type Op =
+  | { kind: 'acquire'; who: string }
+  | { kind: 'renew' | 'release'; pick: Pick }
+  | { kind: 'return'; pick: Pick; wait: boolean }
+  | { kind: 'close'; pick: Pick }
+  | { kind: 'break' }
+  | { kind: 'signal'; p: number }
+  | { kind: 'warning' }
+  | { kind: 'now'; wait: boolean }
+  | { kind: 'prepare' }
+  | { kind: 'pause' }
+  | { kind: 'unpause' }
+  | { kind: 'drained'; from: 'a' | 'b' }
+  | { kind: 'resume'; from: 'a' | 'b' }
+  | { kind: 'drain'; actions: number; failAt: DrainStep | null; unverified: boolean; timeout: boolean }
+  | { kind: 'accept'; who: string; how: 'id' | 'latest' | 'bogus' }
+  | { kind: 'acceptReturn'; who: string }
+  | { kind: 'restart' }
+  | { kind: 'tick'; seconds: number };
+
+const figures = newFigures();
+const transitions = new TransitionLog();
+const started = Date.now();
+let scene: Scene;
+let runIndex = 0;
+// The two clones never change place: their roots are resolved (with git) once for all 1,000 runs.
+const repoHelpers = sharedRepoHelpers();
+
+// ---------------------------------------------------------------------------------------------
+// The reference model
+
+function newDrain(now: number, noWait: boolean): MDrain {
+  return { noWait, drained: false, startedAt: now, waited: false, steps: 0 };
+}
+
+function startCycle(m: Model, now: number, noWait: boolean): void {
+  m.state = 'EVACUATE';
+  m.cycle = { id: null, out: newDrain(now, noWait), ret: null, receiverToken: null };
+  m.blocked = false;
+}
+
+function level(m: Model, now: number): 'none' | 'prepare' | 'evacuate' {
+  if (m.reading === null || now - m.reading.at > FRESH_S * 1000) return 'none';
+  return m.reading.p >= 90 ? 'evacuate' : m.reading.p >= 80 ? 'prepare' : 'none';
+}
+
+/** The contract's automatic moves: NORMAL ↔ PREPARE → EVACUATE on credible pressure, never while paused. */
+function settle(m: Model, now: number): void {
+  for (let i = 0; i < 3; i += 1) {
+    if (m.paused) return;
+    const lvl = level(m, now);
+    if (m.state === 'NORMAL' && lvl === 'evacuate') startCycle(m, now, false);
+    else if (m.state === 'NORMAL' && lvl === 'prepare') m.state = 'PREPARE';
+    else if (m.state === 'PREPARE' && lvl === 'evacuate') startCycle(m, now, false);
+    else if (m.state === 'PREPARE' && m.reading !== null && lvl === 'none' && now - m.reading.at <= FRESH_S * 1000 && m.reading.p < 75) m.state = 'NORMAL';
+    else return;
+  }
+}
+
+function activeDrain(m: Model): MDrain | null {
+  if (m.cycle === null) return null;
+  if (m.state === 'EVACUATE') return m.cycle.out;
+  if (m.state === 'TAKEOVER') return m.cycle.ret;
+  return null;
+}
+
+function tokenFor(m: Model, pick: Pick): number | undefined {
+  switch (pick) {
+    case 'current':
+      return m.holder?.token ?? Math.max(1, m.lastToken);
+    case 'stale': {
+      const old = m.issued.filter((t) => t !== m.holder?.token);
+      return old.at(-1) ?? 1;
+    }
+    case 'future':
+      return m.lastToken + 1;
+    case 'record':
+      return undefined;
+  }
+}
+
+interface Expect {
+  readonly status: number;
+  readonly code: string;
+  /** Whether the journal must grow. */
+  readonly write: boolean;
+  /** Model update once the answer matched. */
+  readonly apply?: (m: Model, data: Record<string, unknown> | null) => void;
+}
+
+const refuse = (status: number, code: string): Expect => ({ status, code, write: false });
+const wrongState = refuse(409, 'wrong_state');
+
+function receiving(m: Model): boolean {
+  return m.state === 'TAKEOVER' && m.cycle?.receiverToken != null;
+}
+
+function grant(m: Model, who: string): number {
+  const token = m.lastToken + 1;
+  m.lastToken = token;
+  m.holder = { executor: who, token };
+  m.offered = false;
+  m.issued.push(token);
+  return token;
+}
+
+/** What the contract says each call answers in the model's state. */
+function expectOf(m: Model, op: Op, now: number): Expect {
+  const startable = m.state === 'NORMAL' || m.state === 'PREPARE' || m.state === 'CLOSED';
+  switch (op.kind) {
+    case 'acquire':
+      // docs/http-api.md: acquire answers paused_denied while the kill switch is on.
+      if (m.paused) return refuse(423, 'paused_denied');
+      if (m.holder !== null) return refuse(409, 'lease_held');
+      if (m.offered) return wrongState;
+      return { status: 200, code: 'lease_acquired', write: true, apply: (mm, data) => expect(data?.['token']).toBe(grant(mm, op.who)) };
+    case 'renew':
+    case 'release': {
+      const token = tokenFor(m, op.pick === 'record' ? 'current' : op.pick);
+      if (m.holder === null || m.holder.token !== token) return refuse(409, 'stale_token');
+      return {
+        status: 200,
+        code: op.kind === 'renew' ? 'lease_renewed' : 'lease_released',
+        write: true,
+        apply: (mm) => {
+          if (op.kind === 'release') mm.holder = null;
+        },
+      };
+    }
+    case 'break':
+      return { status: 200, code: 'lease_broken', write: true, apply: (mm) => (mm.holder = null) };
+    case 'signal':
+      return {
+        status: 200,
+        code: 'reading_recorded',
+        write: true,
+        apply: (mm) => {
+          mm.reading = { p: op.p, at: now };
+          if (mm.state === 'CLOSED') {
+            mm.state = 'NORMAL';
+            mm.cycle = null;
+            mm.blocked = false;
+          }
+          settle(mm, now);
+        },
+      };
+    case 'warning':
+      return {
+        status: 200,
+        code: 'warning_recorded',
+        write: true,
+        apply: (mm) => {
+          if (startable && !mm.paused) startCycle(mm, now, false);
+        },
+      };
+    case 'now':
+      if (startable) {
+        if (m.paused) return refuse(423, 'paused_denied');
+        return { status: 200, code: 'evacuation_started', write: true, apply: (mm) => startCycle(mm, now, !op.wait) };
+      }
+      if (m.state === 'EVACUATE') return { status: 200, code: 'evacuation_started', write: false };
+      return wrongState;
+    case 'prepare':
+      if (m.state === 'NORMAL' || m.state === 'CLOSED') {
+        if (m.paused) return refuse(423, 'paused_denied');
+        return {
+          status: 200,
+          code: 'prepare_entered',
+          write: true,
+          apply: (mm) => {
+            mm.state = 'PREPARE';
+            mm.cycle = null;
+            mm.blocked = false;
+            settle(mm, now);
+          },
+        };
+      }
+      if (m.state === 'PREPARE') return { status: 200, code: 'prepare_entered', write: false };
+      return wrongState;
+    case 'pause':
+      return { status: 200, code: 'paused', write: !m.paused, apply: (mm) => (mm.paused = true) };
+    case 'unpause':
+      return {
+        status: 200,
+        code: 'unpaused',
+        write: m.paused,
+        apply: (mm) => {
+          mm.paused = false;
+          settle(mm, now);
+        },
+      };
+    case 'drained': {
+      // From the receiver's checkout the drain at home is meant; otherwise the receiver's own workspace (never in a cycle).
+      if (op.from === 'b' && !receiving(m)) return wrongState;
+      const drain = activeDrain(m);
+      if (drain === null) return wrongState;
+      return { status: 200, code: 'ok', write: !drain.drained, apply: () => (drain.drained = true) };
+    }
+    case 'resume': {
+      if (op.from === 'b' && !receiving(m)) return wrongState;
+      if (activeDrain(m) === null) return wrongState;
+      if (m.paused) return refuse(423, 'paused_denied');
+      return { status: 200, code: 'ok', write: m.blocked, apply: (mm) => (mm.blocked = false) };
+    }
+    case 'accept': {
+      if (op.how === 'bogus' || m.cycle === null) return refuse(404, 'unknown_cycle');
+      if (op.how === 'latest' && m.state !== 'HANDOFF_READY') return refuse(404, 'unknown_cycle');
+      if (m.state === 'TAKEOVER' || m.state === 'RETURN_HANDOFF_READY' || m.state === 'CLOSED') return refuse(409, 'lease_held');
+      if (m.state !== 'HANDOFF_READY') return wrongState;
+      if (m.paused) return refuse(423, 'paused_denied');
+      return {
+        status: 200,
+        code: 'accepted',
+        write: true,
+        apply: (mm, data) => {
+          const token = grant(mm, op.who);
+          expect(data?.['token']).toBe(token);
+          mm.state = 'TAKEOVER';
+          if (mm.cycle) mm.cycle.receiverToken = token;
+        },
+      };
+    }
+    case 'acceptReturn': {
+      if (m.cycle === null) return refuse(404, 'unknown_cycle');
+      if (m.state === 'TAKEOVER' || m.state === 'CLOSED') return refuse(409, 'lease_held');
+      if (m.state !== 'RETURN_HANDOFF_READY') return wrongState;
+      if (m.paused) return refuse(423, 'paused_denied');
+      return {
+        status: 200,
+        code: 'accepted',
+        write: true,
+        apply: (mm, data) => {
+          expect(data?.['token']).toBe(grant(mm, op.who));
+          mm.state = 'CLOSED';
+        },
+      };
+    }
+    case 'return': {
+      if (!receiving(m)) return wrongState;
+      const token = tokenFor(m, op.pick) ?? m.cycle?.receiverToken;
+      if (m.paused) return refuse(423, 'paused_denied');
+      if (m.holder?.token !== token) return refuse(409, 'stale_token');
+      if (m.cycle?.ret) return { status: 200, code: 'return_started', write: false };
+      return { status: 200, code: 'return_started', write: true, apply: (mm) => mm.cycle && (mm.cycle.ret = newDrain(now, !op.wait)) };
+    }
+    case 'close': {
+      if (!receiving(m)) return wrongState;
+      const token = tokenFor(m, op.pick) ?? m.cycle?.receiverToken;
+      if (m.holder?.token !== token) return refuse(409, 'stale_token');
+      if (m.profile !== 'one-way') return wrongState;
+      return { status: 200, code: 'ok', write: true, apply: (mm) => (mm.state = 'CLOSED') };
+    }
+    default:
+      throw new Error(`no HTTP expectation for ${op.kind}`);
+  }
+}
+
+/** The runner's next move as the contract describes the drain, for one scripted action. */
+function drainModelStep(m: Model, op: Extract<Op, { kind: 'drain' }>, now: number): { event: string; code: string; changed: boolean } | null {
+  const drain = activeDrain(m);
+  if (drain === null || m.blocked) return null;
+  if (!drain.waited && !drain.noWait && !drain.drained && now < drain.startedAt + DRAIN_TIMEOUT_S * 1000) return null;
+  if (m.paused) {
+    m.blocked = true;
+    return { event: 'DRAIN_BLOCKED', code: 'drain_blocked', changed: true };
+  }
+  if (!drain.waited) {
+    drain.waited = true;
+    return { event: 'DRAIN_WAITED', code: 'ok', changed: true };
+  }
+  if (drain.steps < DRAIN_STEPS.length) {
+    if (op.failAt === DRAIN_STEPS[drain.steps]) {
+      m.blocked = true;
+      return { event: 'DRAIN_BLOCKED', code: 'drain_blocked', changed: true };
+    }
+    drain.steps += 1;
+    return { event: 'DRAIN_STEP_DONE', code: 'ok', changed: true };
+  }
+  if (m.state === 'EVACUATE') {
+    if (op.unverified) {
+      // Readiness is never claimed for an unverified checkpoint. The refusal changes nothing, not
+      // even a blocked reason (see the report: a latent stall, since the runner never sends one).
+      return { event: 'CHECKPOINT_VERIFIED', code: 'wrong_state', changed: false };
+    }
+    m.state = 'HANDOFF_READY';
+    m.offered = true;
+    return { event: 'CHECKPOINT_VERIFIED', code: 'ok', changed: true };
+  }
+  // The return leg is fenced by the token fixed at accept.
+  if (m.holder?.token !== m.cycle?.receiverToken) return { event: 'RETURN_READY', code: 'stale_token', changed: false };
+  if (op.unverified) return { event: 'RETURN_READY', code: 'wrong_state', changed: false };
+  m.state = 'RETURN_HANDOFF_READY';
+  m.offered = true;
+  return { event: 'RETURN_READY', code: 'ok', changed: true };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Talking to the real thing
+
+function request(op: Op, m: Model, r: Real): { method: string; url: string; body?: unknown } {
+  const { a, b } = r.scene;
+  const tokenBody = (pick: Pick) => {
+    const token = tokenFor(m, pick);
+    return token === undefined ? {} : { token };
+  };
+  const cycleId = m.cycle?.id ?? m.cycleIds.at(-1) ?? BOGUS_CYCLE;
+  switch (op.kind) {
+    case 'acquire':
+      return { method: 'POST', url: '/v1/lease/acquire', body: { repo: a, as: op.who } };
+    case 'renew':
+    case 'release':
+      return { method: 'POST', url: `/v1/lease/${op.kind}`, body: { repo: a, ...tokenBody(op.pick === 'record' ? 'current' : op.pick) } };
+    case 'break':
+      return { method: 'POST', url: '/v1/lease/break', body: { repo: a, reason: 'operator override in the model' } };
+    case 'signal':
+      return { method: 'POST', url: '/v1/signals', body: { repo: a, source: 'claude-statusline', metric: 'five_hour', used_percent: op.p } };
+    case 'warning':
+      return { method: 'POST', url: '/v1/warnings', body: { repo: a, source: 'anthropic-headers', text: '429 rate limited', kind: 'rate_limit' } };
+    case 'now':
+      return { method: 'POST', url: '/v1/now', body: { repo: a, wait: op.wait } };
+    case 'prepare':
+      return { method: 'POST', url: '/v1/prepare', body: { repo: a } };
+    case 'pause':
+    case 'unpause':
+      return { method: 'POST', url: `/v1/${op.kind}`, body: { scope: 'workspace', repo: a } };
+    case 'drained':
+    case 'resume':
+      return { method: 'POST', url: `/v1/${op.kind}`, body: { repo: op.from === 'a' ? a : b } };
+    case 'accept':
+      return { method: 'POST', url: '/v1/accept', body: { repo: b, as: op.who, ...(op.how === 'latest' ? { latest: true } : { cycle: op.how === 'bogus' ? BOGUS_CYCLE : cycleId }) } };
+    case 'acceptReturn':
+      return { method: 'POST', url: '/v1/accept', body: { repo: a, as: op.who, return: true, cycle: cycleId } };
+    case 'return':
+      return { method: 'POST', url: '/v1/return', body: { repo: b, wait: op.wait, ...tokenBody(op.pick) } };
+    case 'close':
+      return { method: 'POST', url: '/v1/close', body: { repo: b, one_way: true, ...tokenBody(op.pick) } };
+    default:
+      throw new Error(`${op.kind} is not an HTTP call`);
+  }
+}
+
+function homeSnapshot(r: Real): WorkspaceSnapshot | null {
+  return r.c.registry.find(r.scene.a)?.snapshot() ?? null;
+}
+
+const journalSize = (r: Real) => (existsSync(r.c.journalPath) ? statSync(r.c.journalPath).size : 0);
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** The model and the daemon agree, and the safety invariants hold, after every command. */
+function checkAgreement(m: Model, r: Real, where: string): void {
+  const snapshot = homeSnapshot(r);
+  if (snapshot === null) {
+    expect(m.state, where).toBe('NORMAL');
+    return;
+  }
+  const { context } = snapshot;
+  const state = stateOf(snapshot);
+  expect(state, where).toBe(m.state);
+  expect(context.lease.holder === null ? null : { executor: context.lease.holder.executor, token: context.lease.holder.token }, `${where}: holder`).toEqual(m.holder);
+  expect(context.lease.last_token, `${where}: last_token`).toBe(m.lastToken);
+  expect(context.lease.offered, `${where}: offered`).toBe(m.offered);
+  expect(context.blocked !== null, `${where}: blocked (${context.blocked})`).toBe(m.blocked);
+  expect(context.paused.workspace !== null, `${where}: paused`).toBe(m.paused);
+  expect(context.cycle?.id ?? null, `${where}: cycle`).toBe(m.cycle === null ? null : m.cycle.id);
+  expect(context.cycle?.return_drain != null, `${where}: return drain`).toBe(m.cycle?.ret != null);
+  // Readiness only with a verified checkpoint whose package is on disk as the journal recorded it.
+  for (const [ready, leg] of [['HANDOFF_READY', 'out'], ['RETURN_HANDOFF_READY', 'return']] as const) {
+    if (state !== ready) continue;
+    const cycle = context.cycle;
+    const drain = leg === 'out' ? cycle?.drain : cycle?.return_drain;
+    expect((leg === 'out' ? cycle?.checkpoint : cycle?.return_checkpoint)?.verified, `${where}: ${ready} with a verified checkpoint`).toBe(true);
+    expect(DRAIN_STEPS.every((s) => drain?.steps[s] !== undefined), `${where}: ${ready} after every drain step`).toBe(true);
+    const files = packageFiles(leg, drain?.revision ?? 1);
+    const bytes = readFileSync(join(r.scene.a, '.session-handoff', cycle?.id ?? '', files.manifest));
+    expect(sha256(bytes), `${where}: manifest hash`).toBe(drain?.manifests.at(-1));
+    expect(context.lease.offered).toBe(true);
+  }
+}
+
+function learnCycle(m: Model, r: Real): void {
+  const id = homeSnapshot(r)?.context.cycle?.id ?? null;
+  if (m.cycle !== null && m.cycle.id === null) {
+    expect(id, 'a new cycle has an id').not.toBeNull();
+    expect(m.cycleIds, 'cycle ids are never reused').not.toContain(id);
+    m.cycle.id = id;
+    m.cycleIds.push(id ?? '');
+  }
+}
+
+async function restart(r: Real): Promise<void> {
+  await r.c.close();
+  r.c = await compose({ stateDir: r.stateDir, clock: r.clock, drain: r.drain, ...repoHelpers });
+  figures.extra['restarts'] = (figures.extra['restarts'] ?? 0) + 1;
+}
+
+class Step implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly op: Op) {}
+
+  check(): boolean {
+    return true;
+  }
+
+  async run(m: Model, r: Real): Promise<void> {
+    const op = this.op;
+    const now = r.clock.now();
+    const where = `${this.toString()} in ${m.state}`;
+    if (op.kind === 'tick') {
+      r.clock.advance(op.seconds);
+      return;
+    }
+    if (op.kind === 'restart') {
+      const before = homeSnapshot(r);
+      const size = journalSize(r);
+      await restart(r);
+      // Restart = reopen the journal and rebuild from it: exactly the acknowledged state comes back.
+      expect(journalSize(r), 'a restart writes nothing').toBe(size);
+      const journaled = readJournal(r.c.journalPath).records.some((record) => (record as { root?: string }).root === r.scene.a);
+      // A workspace that never changed was never journaled: it comes back as new, on first use.
+      expect((await r.c.inject('GET', `/v1/status?repo=${encodeURIComponent(r.scene.a)}`)).status).toBe(200);
+      const after = homeSnapshot(r);
+      if (before !== null && journaled) {
+        expect({ state: stateOf(after as WorkspaceSnapshot), ...strip(after as WorkspaceSnapshot) }, 'restored as acknowledged').toEqual({ state: stateOf(before), ...strip(before) });
+      }
+      checkAgreement(m, r, where);
+      return;
+    }
+    if (op.kind === 'drain') {
+      const waiting = activeDrain(m);
+      // The drain timeout passes (the runner's timer would fire): a drain no one marks drained goes on.
+      if (op.timeout && waiting !== null && !waiting.waited) r.clock.advance(DRAIN_TIMEOUT_S);
+      for (let i = 0; i < op.actions; i += 1) {
+        const size = journalSize(r);
+        const want = drainModelStep(m, op, r.clock.now());
+        const got = await drainAction(r.c.registry, r.clock, r.scene, r.scene.a, op, DRAIN_TIMEOUT_S);
+        if (want === null) {
+          expect(got.kind, `${where}: the drain has nothing to do`).toBe('none');
+          break;
+        }
+        expect(got.kind === 'event' ? [got.event, got.outcome.code, got.outcome.changed] : got, `${where}: drain action ${i + 1}`).toEqual([want.event, want.code, want.changed]);
+        expect(journalSize(r) > size, `${where}: drain action ${i + 1} journaled`).toBe(want.changed);
+        checkAgreement(m, r, `${where}, drain action ${i + 1}`);
+        if (!want.changed) break;
+      }
+      return;
+    }
+    const want = expectOf(m, op, now);
+    const call = request(op, m, r);
+    const size = journalSize(r);
+    const before = JSON.stringify(homeSnapshot(r)?.context ?? null);
+    const got = await r.c.inject(call.method, call.url, call.body);
+    figures.requests += 1;
+    expect({ status: got.status, code: got.body.code }, `${where}: ${got.body.error?.message ?? ''}`).toEqual({ status: want.status, code: want.code });
+    expect(got.body.authority).toBe('none');
+    expect(journalSize(r) > size, `${where}: journal written`).toBe(want.write);
+    if (got.status >= 400) {
+      // A refused call — a stale token above all — changes nothing, in memory or on disk.
+      expect(JSON.stringify(homeSnapshot(r)?.context ?? null), `${where}: refused but changed`).toBe(before);
+      if (got.body.code === 'stale_token') bump(figures, 'stale_token_refusals');
+    }
+    want.apply?.(m, got.body.data);
+    learnCycle(m, r);
+    checkAgreement(m, r, where);
+  }
+
+  toString(): string {
+    const { kind, ...rest } = this.op;
+    const args = Object.values(rest).map((v) => JSON.stringify(v));
+    return `${kind}(${args.join(', ')})`;
+  }
+}
+
+/** The context without what every event restamps (time, entropy, the last outcome). */
+function strip(snapshot: WorkspaceSnapshot): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(snapshot.context).filter(([key]) => !['now', 'entropy', 'outcome'].includes(key)));
+}
+
+/** Journal-wide invariants of a whole run, restarts included. */
+function checkJournal(path: string, root: string): void {
+  const { records, corruptLine, tornBytes } = readJournal(path);
+  expect(corruptLine).toBeNull();
+  expect(tornBytes).toBe(0);
+  let lastToken = 0;
+  let highest = 0;
+  let holderToken: number | null = null;
+  for (const raw of records) {
+    const record = raw as { root: string; state: string; event: { type: string; token?: number }; context: WorkspaceSnapshot['context'] };
+    if (record.root !== root) continue;
+    const { lease, cycle } = record.context;
+    expect(lease.last_token, 'last_token never goes down').toBeGreaterThanOrEqual(lastToken);
+    if (lease.holder !== null && lease.holder.token !== holderToken) {
+      // A new holder always gets a token above every token before it.
+      expect(lease.holder.token).toBeGreaterThan(highest);
+      expect(lease.holder.token).toBe(lease.last_token);
+    }
+    const { type, token } = record.event;
+    if (token !== undefined && ['LEASE_RENEW', 'LEASE_RELEASE', 'RETURN_START', 'RETURN_READY', 'CLOSE_ONE_WAY'].includes(type)) {
+      // A write fenced by a token is persisted only when that token was the holder's.
+      expect(token, `${type} persisted with a stale token`).toBe(holderToken);
+    }
+    if (record.state === 'HANDOFF_READY') expect(cycle?.checkpoint?.verified).toBe(true);
+    if (record.state === 'RETURN_HANDOFF_READY') expect(cycle?.return_checkpoint?.verified).toBe(true);
+    lastToken = lease.last_token;
+    highest = Math.max(highest, lease.last_token);
+    holderToken = lease.holder?.token ?? null;
+  }
+}
+
+/** At most one holder: of every token ever issued, only the current holder's is honoured. */
+async function probeTokens(m: Model, r: Real): Promise<void> {
+  let honoured = 0;
+  for (const token of new Set(m.issued)) {
+    const got = await r.c.inject('POST', '/v1/lease/renew', { repo: r.scene.a, token });
+    figures.requests += 1;
+    if (got.status === 200) honoured += 1;
+    expect(got.status === 200).toBe(m.holder?.token === token);
+  }
+  expect(honoured).toBe(m.holder === null ? 0 : 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arbitraries
+
+const pick = fc.constantFrom<Pick>('current', 'current', 'stale', 'future', 'record');
+const executor = fc.constantFrom(...EXECUTORS);
+const step = <T extends Op>(arb: fc.Arbitrary<T>) => arb.map((op) => new Step(op));
+/** Several copies of a command weigh it: a sequence must be able to walk a whole cycle and back. */
+const weigh = <T>(times: number, arb: fc.Arbitrary<T>): fc.Arbitrary<T>[] => Array.from({ length: times }, () => arb);
+const commands = [
+  ...weigh(2, step(executor.map((who) => ({ kind: 'acquire', who }) as const))),
+  step(pick.map((p) => ({ kind: 'renew', pick: p }) as const)),
+  step(pick.map((p) => ({ kind: 'release', pick: p }) as const)),
+  step(fc.constant({ kind: 'break' } as const)),
+  step(fc.constantFrom(10, 50, 74, 76, 82, 85, 91, 99).map((p) => ({ kind: 'signal', p }) as const)),
+  step(fc.constant({ kind: 'warning' } as const)),
+  ...weigh(2, step(fc.boolean().map((wait) => ({ kind: 'now', wait }) as const))),
+  step(fc.constant({ kind: 'prepare' } as const)),
+  step(fc.constant({ kind: 'pause' } as const)),
+  step(fc.constant({ kind: 'unpause' } as const)),
+  step(fc.constantFrom('a', 'b').map((from) => ({ kind: 'drained', from }) as const)),
+  ...weigh(2, step(fc.constantFrom('a', 'b').map((from) => ({ kind: 'resume', from }) as const))),
+  ...weigh(
+    5,
+    step(
+      fc
+        .record({
+          actions: fc.constantFrom(1, 2, 3, 8, 8, 8),
+          failAt: fc.option(fc.constantFrom(...DRAIN_STEPS), { freq: 10 }),
+          unverified: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+          timeout: fc.boolean(),
+        })
+        .map((r) => ({ kind: 'drain', ...r }) as const),
+    ),
+  ),
+  ...weigh(3, step(fc.record({ who: executor, how: fc.constantFrom('id', 'id', 'latest', 'bogus') }).map((r) => ({ kind: 'accept', ...r }) as const))),
+  ...weigh(3, step(executor.map((who) => ({ kind: 'acceptReturn', who }) as const))),
+  ...weigh(3, step(fc.record({ pick, wait: fc.boolean() }).map((r) => ({ kind: 'return', ...r }) as const))),
+  ...weigh(2, step(pick.map((p) => ({ kind: 'close', pick: p }) as const))),
+  step(fc.constant({ kind: 'restart' } as const)),
+  step(fc.constantFrom(5, 30, 61, 400).map((seconds) => ({ kind: 'tick', seconds }) as const)),
+];
+
+// ---------------------------------------------------------------------------------------------
+
+beforeAll(async () => {
+  const { a, b } = twoClones();
+  scene = await observeScene(a, b);
+});
+
+afterAll(() => {
+  saveFigures('model', figures, transitions, (Date.now() - started) / 1000);
+});
+
+/** One sequence against a fresh daemon composition: the property's body and the regressions'. */
+async function runSequence(cmds: Iterable<fc.AsyncCommand<Model, Real>>, profile: Model['profile']): Promise<void> {
+  runIndex += 1;
+  // The journal's durability is the kill -9 suite's subject; here a tmpfs keeps 1,000 runs quick.
+  const stateDir = join(existsSync('/dev/shm') ? mkdtempSync('/dev/shm/handoff-model-') : tempDir('model'), 'state');
+  const clock = new FakeClock(Date.parse('2026-01-01T00:00:00Z') + runIndex * 86_400_000);
+  const drain = idleDrain();
+  mkdirSync(stateDir, { mode: 0o700 });
+  writeConfig(stateDir, { profile, drain_timeout_seconds: DRAIN_TIMEOUT_S });
+  rmSync(join(scene.a, '.session-handoff', 'PAUSE'), { force: true });
+  const real: Real = { c: await compose({ stateDir, clock, drain, ...repoHelpers }), stateDir, clock, drain, scene };
+  // The source workspace exists from the start (opening one writes nothing), so every refusal can be compared.
+  expect((await real.c.inject('GET', `/v1/status?repo=${encodeURIComponent(scene.a)}`)).status).toBe(200);
+  const model: Model = { state: 'NORMAL', holder: null, lastToken: 0, offered: false, paused: false, blocked: false, reading: null, cycle: null, profile, issued: [], cycleIds: [] };
+  try {
+    await fc.asyncModelRun(() => ({ model, real }), cmds);
+    await probeTokens(model, real);
+    checkJournal(real.c.journalPath, scene.a);
+    figures.runs += 1;
+    bump(figures, 'commands', [...cmds].length);
+    transitions.addJournal(real.c.journalPath);
+  } finally {
+    await real.c.close();
+    rmSync(dirname(stateDir), { recursive: true, force: true });
+  }
+}
+
+const seq = (...ops: Op[]) => ops.map((op) => new Step(op));
+const readyCycle = (): Op[] => [
+  { kind: 'acquire', who: 'alice' },
+  { kind: 'now', wait: false },
+  { kind: 'drain', actions: 8, failAt: null, unverified: false, timeout: false },
+];
+
+/**
+ * Where a run starts: random commands rarely walk a whole cycle, so a third of the runs start from a
+ * later stage, reached through the same checked commands.
+ */
+const PREFIXES: (() => Op[])[] = [
+  () => [],
+  () => [],
+  () => [],
+  readyCycle,
+  () => [...readyCycle(), { kind: 'accept', who: 'bob', how: 'id' }],
+  () => [...readyCycle(), { kind: 'accept', who: 'bob', how: 'id' }, { kind: 'return', pick: 'record', wait: false }, { kind: 'drain', actions: 8, failAt: null, unverified: false, timeout: false }],
+];
+
+describe('the lease and the machine against a reference model, through the HTTP API', () => {
+  it(`holds every invariant over ${RUNS} random command sequences`, { timeout: 1_800_000 }, async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...PREFIXES), fc.commands(commands, { maxCommands: MAX_COMMANDS, size: 'medium' }), fc.constantFrom('emergency-return', 'one-way'), (prefix, cmds, profile) =>
+        runSequence([...seq(...prefix()), ...cmds], profile),
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  describe('regressions: sequences the model found', () => {
+    it('`handoff drained` in TAKEOVER without a return leg is wrong_state, not a replay of the accept (200 accepted + a journal record)', async () => {
+      await runSequence(seq(...readyCycle(), { kind: 'accept', who: 'bob', how: 'id' }, { kind: 'drained', from: 'a' }, { kind: 'drained', from: 'b' }, { kind: 'restart' }), 'emergency-return');
+    });
+
+    it('the lease is not handed out while the kill switch is on (paused_denied, as docs/http-api.md says)', async () => {
+      await runSequence(seq({ kind: 'pause' }, { kind: 'acquire', who: 'alice' }, { kind: 'unpause' }, { kind: 'acquire', who: 'alice' }), 'emergency-return');
+    });
+
+    it('a whole emergency-return cycle and a whole one-way cycle, with stale tokens refused on the way', async () => {
+      await runSequence(
+        seq(
+          ...readyCycle(),
+          { kind: 'accept', who: 'bob', how: 'latest' },
+          { kind: 'renew', pick: 'stale' },
+          { kind: 'return', pick: 'stale', wait: false },
+          { kind: 'return', pick: 'record', wait: false },
+          { kind: 'drain', actions: 8, failAt: null, unverified: false, timeout: false },
+          { kind: 'acceptReturn', who: 'alice' },
+          { kind: 'signal', p: 10 },
+        ),
+        'emergency-return',
+      );
+      await runSequence(seq(...readyCycle(), { kind: 'accept', who: 'bob', how: 'id' }, { kind: 'close', pick: 'stale' }, { kind: 'close', pick: 'record' }, { kind: 'now', wait: false }), 'one-way');
+    });
+  });
+});
