@@ -240,10 +240,16 @@ export const workspaceMachine = setup({
     setPause: assign(({ context, event }) => {
       assertEvent(event, 'PAUSE_SET');
       const code = event.pause === null ? 'unpaused' : 'paused';
-      // The API writes the PAUSE file and the watcher then sees it: the second report is moot.
+      // The API writes the PAUSE file and the watcher then sees it: the second report is moot. A
+      // reason written after the file appeared (an editor's save) is news, and keeps the first `since`.
       const current = context.paused[event.scope];
-      if ((current === null) === (event.pause === null) && current?.path === event.pause?.path) return { outcome: done(code, null, false) };
-      return { paused: { ...context.paused, [event.scope]: event.pause }, outcome: done(code) };
+      const next = event.pause;
+      if (current === null && next === null) return { outcome: done(code, null, false) };
+      if (current !== null && next !== null && current.path === next.path) {
+        if (current.reason === next.reason) return { outcome: done(code, null, false) };
+        return { paused: { ...context.paused, [event.scope]: { ...next, since: current.since } }, outcome: done(code) };
+      }
+      return { paused: { ...context.paused, [event.scope]: next }, outcome: done(code) };
     }),
     setPolicy: assign(({ event }) => {
       assertEvent(event, 'CONFIG_SET');

@@ -239,3 +239,14 @@ describe('the handoff path', () => {
     expect(STATES).toEqual(['NORMAL', 'PREPARE', 'EVACUATE', 'HANDOFF_READY', 'TAKEOVER', 'RETURN_HANDOFF_READY', 'CLOSED']);
   });
 });
+
+describe('pause reports', () => {
+  it('a reason written after the PAUSE file appeared replaces the empty one and keeps the first time', () => {
+    const h = new Harness();
+    const path = '/repo/.session-handoff/PAUSE';
+    h.send({ type: 'PAUSE_SET', scope: 'workspace', pause: { reason: null, since: '2026-08-20T10:00:00.000Z', path } });
+    expect(h.send({ type: 'PAUSE_SET', scope: 'workspace', pause: { reason: null, since: '2026-08-20T10:00:01.000Z', path } }).changed).toBe(false);
+    expect(h.send({ type: 'PAUSE_SET', scope: 'workspace', pause: { reason: 'flaky test', since: '2026-08-20T10:00:02.000Z', path } }).changed).toBe(true);
+    expect(h.context.paused.workspace).toEqual({ reason: 'flaky test', since: '2026-08-20T10:00:00.000Z', path });
+  });
+});
