@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Journal } from '../../daemon/store/index.js';
-import { cli, startDaemon } from '../support/daemon.js';
+import { spawn } from 'node:child_process';
+import { CLI, cli, startDaemon } from '../support/daemon.js';
 import { tempDir, tempRepo } from '../support/git.js';
 import { newFigures, saveFigures, TransitionLog } from './support/figures.js';
 import { readJournal } from './support/journal-read.js';
@@ -28,6 +29,30 @@ let journalPath: string;
 let pristine: Buffer;
 let lines: Buffer[];
 let repo: string;
+
+/**
+ * `handoff daemon --json` on the damaged journal: it must exit by itself, quickly, with one Envelope.
+ * A daemon that starts instead (damage skipped) is killed and reported, not waited for.
+ */
+function startOnDamage(): Promise<{ code: number | null; json: { code: string; error?: { message: string; hint: string } }; started: boolean }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, '--state-dir', stateDir, 'daemon', '--port', '0', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.resume();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      let json: { code: string; error?: { message: string; hint: string } } = { code: '' };
+      try {
+        json = JSON.parse(stdout) as typeof json;
+      } catch {
+        json = { code: `<no envelope: ${stdout.slice(0, 200)}>` };
+      }
+      resolve({ code, json, started: signal === 'SIGKILL' });
+    });
+  });
+}
 
 /** Byte offset where line `index` (0-based) starts. */
 const offsetOf = (index: number) => lines.slice(0, index).reduce((sum, line) => sum + line.length, 0);
@@ -109,9 +134,10 @@ describe('a torn last record', () => {
 describe('a damaged record before the last', () => {
   const expectStopped74 = async (what: string, line: number) => {
     const damaged = readFileSync(journalPath);
-    const result = await cli(stateDir, ['daemon', '--json']);
+    const result = await startOnDamage();
     figures.runs += 1;
-    expect(result.code, `${what}: ${result.stdout}${result.stderr}`).toBe(74);
+    expect(result.started, `${what}: the daemon started on a damaged journal`).toBe(false);
+    expect(result.code, `${what}: ${JSON.stringify(result.json)}`).toBe(74);
     expect(result.json.code).toBe('corrupt_record');
     expect(result.json.error?.message, what).toMatch(new RegExp(`line ${line}\\b`));
     // How to look at it, and that nothing was deleted.
@@ -143,9 +169,10 @@ describe('a damaged record before the last', () => {
     for (const [what, bytes, line] of cases) {
       restore(bytes);
       const damaged = readFileSync(journalPath);
-      const result = await cli(stateDir, ['daemon', '--json']);
+      const result = await startOnDamage();
       figures.runs += 1;
-      expect(result.code, `${what}: ${result.stdout}`).toBe(74);
+      expect(result.started, `${what}: the daemon started on a damaged journal`).toBe(false);
+      expect(result.code, `${what}: ${JSON.stringify(result.json)}`).toBe(74);
       expect(result.json.code).toBe('corrupt_record');
       expect(result.json.error?.message, what).toMatch(new RegExp(`(line|record) ${line}\\b`));
       expect(result.json.error?.hint, what).toMatch(/inspect/);
