@@ -33,8 +33,12 @@ let pair: { a: string; b: string };
 let journalPath: string;
 const otherToken = 'f'.repeat(64);
 
-/** Events the daemon appends by itself (a drain started by an earlier valid request, a file watcher), never a request's. */
-const BACKGROUND = new Set(['DRAIN_WAITED', 'DRAIN_STEP_DONE', 'DRAIN_BLOCKED', 'DRAIN_REVISION', 'CHECKPOINT_VERIFIED', 'RETURN_READY', 'LEASE_HEAD', 'REMOTE_LEASE', 'CAPSULE_SET']);
+/**
+ * Events the daemon appends by itself — a drain an earlier valid request started, the file watcher
+ * catching up with a PAUSE or capsule file an earlier valid request wrote — never a refused request's.
+ * The files themselves are checked separately: a refusal must not touch them.
+ */
+const BACKGROUND = new Set(['DRAIN_WAITED', 'DRAIN_STEP_DONE', 'DRAIN_BLOCKED', 'DRAIN_REVISION', 'CHECKPOINT_VERIFIED', 'RETURN_READY', 'LEASE_HEAD', 'REMOTE_LEASE', 'CAPSULE_SET', 'PAUSE_SET']);
 
 /** A file's identity and content version, cheaply: inode, size and change time. */
 const sha = (path: string) => {
@@ -392,7 +396,7 @@ describe('HTTP fuzzing of the real daemon', () => {
           expect(answer.body).not.toMatch(/at .*\.js:\d+/);
         }
       }),
-      { numRuns: FUZZ_RUNS, seed: SEED, endOnFailure: process.env["FUZZ_NO_SHRINK"] === "1" },
+      { numRuns: FUZZ_RUNS, seed: SEED, endOnFailure: process.env['FUZZ_NO_SHRINK'] === '1' },
     );
     figures.runs = sent;
     for (const [bucket, n] of statuses) figures.extra[`answers_${bucket}`] = n;

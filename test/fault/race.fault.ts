@@ -1,6 +1,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fetchRecordsRef } from '../../daemon/git/index.js';
 import { api, startDaemon, type DaemonProcess, type RawResponse } from '../support/daemon.js';
 import { git, tempDir, tempRepo } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
@@ -190,7 +191,12 @@ describe('races over loopback HTTP: exactly one winner every round', () => {
       expect((await call('POST', '/v1/now', { repo: a, wait: false })).body.code).toBe('evacuation_started');
       const cycle = await until(a, 'HANDOFF_READY');
       // The source machine's own checkout races in the last round only: it is the quickest and would always win.
-      const racing = round === MACHINE_ROUNDS - 1 ? racers : racers.slice(1);
+      // In the third round only receivers whose workspace is CLOSED (an earlier winner's) race, so a
+      // takeover from CLOSED happens too.
+      const remoteRacers = racers.slice(1);
+      const closed = [];
+      for (const r of remoteRacers) if ((await stateOf(r.repo, r.d)).state === 'CLOSED') closed.push(r);
+      const racing = round === MACHINE_ROUNDS - 1 ? racers : round === 2 && closed.length > 0 ? closed : remoteRacers;
       const answers = await Promise.all(racing.map((r) => call('POST', '/v1/accept', { repo: r.repo, cycle, as: `machine-${racers.indexOf(r)}`, checkout: true, ...(r.from === undefined ? {} : { from: r.from }) }, r.d)));
       expect(count(answers, 'accepted'), `round ${round}: ${codes(answers).join(',')} ${answers.map((x) => x.body.error?.message ?? '').join(' | ')}`).toBe(1);
       for (const answer of answers) expect(['accepted', 'lease_held'], answer.text.slice(0, 300)).toContain(answer.body.code);
@@ -207,6 +213,21 @@ describe('races over loopback HTTP: exactly one winner every round', () => {
       expect((await call('POST', '/v1/accept', { repo: a, cycle, return: true, as: 'primary', checkout: true })).body.code).toBe('accepted');
       lastToken = (await stateOf(a)).lease.last_token;
       if (winner.d !== daemon) await until(winner.repo, 'CLOSED', winner.d);
+      figures.runs += 1;
+    }
+  });
+
+  it('records fetches racing in one checkout all succeed: losing the ref lock is no remote failure', { timeout: 300_000 }, async () => {
+    const { a, b } = twoClones();
+    const ref = 'refs/handoff/lease/20260101T000000Z-racers';
+    for (let round = 0; round < 10; round += 1) {
+      // A new head on the remote each round, so every fetch has to move the same local ref.
+      const tree = git(a, 'write-tree');
+      const commit = git(a, 'commit-tree', tree, '-m', `lease ${round}`);
+      git(a, 'push', '-q', '--force', 'origin', `${commit}:${ref}`);
+      const fetched = await Promise.all(Array.from({ length: 12 }, () => fetchRecordsRef(b, 'origin', ref, 30_000)));
+      expect(fetched.filter((f) => !f.ok), JSON.stringify(fetched.find((f) => !f.ok))).toEqual([]);
+      expect(git(b, 'rev-parse', ref)).toBe(commit);
       figures.runs += 1;
     }
   });
