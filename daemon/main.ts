@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import pino, { type DestinationStream } from 'pino';
-import { DRAIN_STEPS, HandoffError, PROTOCOL_VERSION, stateOf, workspaceMachine, type DrainStep } from '../protocol/index.js';
+import { DRAIN_STEPS, HandoffError, PROTOCOL_VERSION, stateOf, type DrainStep } from '../protocol/index.js';
 import { eventMeta, systemClock, type Clock } from './clock.js';
 import { loadConfig } from './config.js';
 import { createDrainRunner } from './evacuation/index.js';
@@ -17,6 +17,7 @@ import { createLeaseSync, createTakeoverService } from './takeover/index.js';
 import { acquireInstanceGuard, Journal, openStateDir, removeDaemonInfo, writeDaemonInfo } from './store/index.js';
 import { WorkspaceRegistry } from './workspaces/registry.js';
 import { ensureWorkspaceDir } from './workspaces/workspace-dir.js';
+import { createWorkspaceJournal } from './workspaces/workspace-journal.js';
 
 export const JOURNAL_FILE = 'journal.jsonl';
 export const LOG_FILE = 'daemon.log';
@@ -96,11 +97,16 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       clock,
       log.child({ module: 'files' }),
     );
+    const workspaceJournal = createWorkspaceJournal(journal, {
+      compactAfterBytes: config.journal.compact_after_bytes,
+      snapshot: () => liveRegistry().snapshotRecords(),
+      log: log.child({ module: 'journal' }),
+    });
     registry = new WorkspaceRegistry({
-      // After the transition has settled, so the drain reads the snapshot that entered EVACUATE.
-      machine: workspaceMachine.provide({ actions: { startDrain: ({ context }) => void setImmediate(() => drain.start(context.root)) } }),
       config,
-      append: (record) => journal.append(record),
+      append: (record) => workspaceJournal.append(record),
+      // After the transition has settled, so the drain reads the snapshot that entered EVACUATE.
+      effect: (_effect, root) => void setImmediate(() => drain.start(root)),
       meta: () => eventMeta(clock),
       log,
       onOpen: async (root) => {
@@ -109,7 +115,13 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       },
     });
     registry.restore(records);
-    undo.push(async () => liveRegistry().stop());
+    // A journal grown before compaction existed (or past its bound while the daemon was down) starts small again.
+    await workspaceJournal.compactIfLarge();
+    // Registered before the journal closes, so it runs first on the way down.
+    undo.push(() => liveRegistry().flushReadings());
+    const readingsTimer = setInterval(() => void liveRegistry().flushReadings().catch((error: unknown) => log.error({ err: error }, 'could not write readings')), config.journal.readings_flush_seconds * 1000);
+    readingsTimer.unref();
+    undo.push(async () => clearInterval(readingsTimer));
     await files.start();
     undo.push(() => files.close());
     await registry.reconcile();

@@ -8,6 +8,8 @@ export * from './pressure-policy.js';
 export * from './workspace-events.js';
 export * from './workspace-machine.js';
 export * from './workspace-step.js';
+export * from './workspace-delta.js';
+export * from './reading-retention.js';
 export const PROTOCOL_VERSION = 1;
 export * from './status-view.js';
 export * from './outcome-envelope.js';

@@ -5,6 +5,7 @@ import type { Code } from './codes.js';
 import { formatCycleId } from './cycle-id.js';
 import * as leaseRules from './lease-rules.js';
 import { assess, credibility, describeReading, readingKey, type PressurePolicy } from './pressure-policy.js';
+import { retainReadings } from './reading-retention.js';
 import { newDrain, REVISION_STEPS, type DrainProgress } from './drain-plan.js';
 import type { CapsuleState, PauseInfo, RemoteTracking, VerifiedCheckpoint, WorkspaceEvent, WorkspaceEventType } from './workspace-events.js';
 
@@ -197,7 +198,8 @@ export const workspaceMachine = setup({
           outcome: { ...done('reading_not_credible', { reason: 'superseded' }, false), message: `a newer ${reading.metric} reading from ${reading.source} is already recorded; nothing changed` },
         };
       }
-      return { readings: { ...context.readings, [key]: reading }, outcome: done('reading_recorded', { key }) };
+      const readings = retainReadings({ ...context.readings, [key]: reading }, context.now, context.policy);
+      return { readings, outcome: done('reading_recorded', { key }) };
     }),
     recordWarning: assign(({ context, event }) => {
       assertEvent(event, 'WARNING');
@@ -402,7 +404,7 @@ export const workspaceMachine = setup({
     })),
     replyClosed: assign({ outcome: done('ok') }),
     replyAlreadyCurrent: assign({ outcome: done('ok', null, false) }),
-    // The drain is an effect: the daemon supplies it with `machine.provide` at the composition root.
+    // The drain is an effect: `step()` hands it to the daemon, which runs it once the change is journaled.
     startDrain: () => undefined,
   },
 }).createMachine({

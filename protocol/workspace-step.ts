@@ -26,11 +26,16 @@ export function persist(snapshot: WorkspaceSnapshot): PersistedWorkspace {
   return { state: stateOf(snapshot), context: snapshot.context };
 }
 
+/** The effects a transition asks for; the daemon runs them after the change is journaled. */
+export type WorkspaceEffect = 'startDrain';
+
 /**
- * The pure step: the next snapshot and the outcome, without running any effect. The daemon journals
- * the result when `outcome.changed`, and only then lets the live actor take the event.
+ * The pure step (xstate's `transition()`): the next snapshot, the outcome and the effects to run,
+ * without running any. The daemon journals the result when `outcome.changed`, then runs the effects.
  */
-export function step(snapshot: WorkspaceSnapshot, event: WorkspaceEvent): { next: WorkspaceSnapshot; outcome: Outcome } {
-  const [next] = transition(workspaceMachine, snapshot, event);
-  return { next, outcome: next.context.outcome };
+export function step(snapshot: WorkspaceSnapshot, event: WorkspaceEvent): { next: WorkspaceSnapshot; outcome: Outcome; effects: WorkspaceEffect[] } {
+  const [next, actions] = transition(workspaceMachine, snapshot, event);
+  // assign() actions are already folded into `next`; what is left are the named effects.
+  const effects = actions.map((action) => action.type).filter((type): type is WorkspaceEffect => type === 'startDrain');
+  return { next, outcome: next.context.outcome, effects };
 }

@@ -36,6 +36,15 @@ export const ConfigSchema = Type.Object(
     guard_when_lease_unverified: literals(['refuse', 'last_known'], { default: 'refuse' }),
     takeover_max_age_hours: Type.Number({ exclusiveMinimum: 0, maximum: 8760, default: 24 }),
     body_limit_bytes: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 65_536 }),
+    journal: Type.Object(
+      {
+        /** Past this size (and four times its last compacted size) the journal is rewritten as one snapshot per workspace. */
+        compact_after_bytes: Type.Integer({ minimum: 65_536, maximum: 1_073_741_824, default: 1_048_576 }),
+        /** Readings that move nothing are written at most this often (and at shutdown), not one fsync each. */
+        readings_flush_seconds: Type.Integer({ minimum: 1, maximum: 3600, default: 5 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     /** `handoff hook claude-context`: tool calls after the PREPARE notice before its one reminder (0: never). */
     context_reminder_after_tool_calls: Type.Integer({ minimum: 0, maximum: 10_000, default: 20 }),
   },

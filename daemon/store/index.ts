@@ -1,5 +1,6 @@
 export { AlreadyExistsError, fsyncDir, writeFileAtomic, writeFileCreateOnce } from './atomic-write.js';
 export {
+  compactionPath,
   DEFAULT_MAX_RECORD_BYTES,
   Journal,
   JournalClosedError,

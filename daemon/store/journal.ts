@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { HandoffError } from '../../protocol/errors.js';
 import { fsyncDir } from './atomic-write.js';
@@ -22,6 +22,7 @@ export interface JournalStats {
   readonly appends: number;
   readonly writes: number;
   readonly syncs: number;
+  readonly compactions: number;
 }
 
 export class JournalClosedError extends Error {
@@ -43,6 +44,9 @@ export class JournalFailedError extends Error {
   }
 }
 
+/** Where a compaction writes the new journal before it takes the journal's name. */
+export const compactionPath = (path: string): string => `${path}.compacting`;
+
 interface Pending {
   readonly bytes: Buffer;
   readonly resolve: () => void;
@@ -52,7 +56,7 @@ interface Pending {
 /** An append-only JSONL file with a checksum per record and group commit. */
 export class Journal {
   readonly path: string;
-  private readonly handle: FileHandle;
+  private handle: FileHandle;
   private readonly maxRecordBytes: number;
   /** Bytes known to be durable; a failed write is cut back to here. */
   private durableSize: number;
@@ -60,7 +64,9 @@ export class Journal {
   private flushing: Promise<void> | null = null;
   private closing: Promise<void> | null = null;
   private failure: unknown = null;
-  private counters = { appends: 0, writes: 0, syncs: 0 };
+  private counters = { appends: 0, writes: 0, syncs: 0, compactions: 0 };
+  /** A compaction asked for: run by the flush loop once every earlier append is on disk. */
+  private compaction: { produce: () => object[]; done: Array<(error: unknown) => void> } | null = null;
 
   private constructor(path: string, handle: FileHandle, size: number, maxRecordBytes: number) {
     this.path = path;
@@ -75,6 +81,8 @@ export class Journal {
    */
   static async open(path: string, options: JournalOptions = {}): Promise<{ journal: Journal; records: unknown[] }> {
     const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+    // A compaction that crashed before its rename left only this; the journal itself is whole.
+    await rm(compactionPath(path), { force: true });
     const handle = await openOrCreate(path);
     try {
       const stat = await handle.stat();
@@ -106,6 +114,28 @@ export class Journal {
 
   get stats(): JournalStats {
     return { ...this.counters };
+  }
+
+  /** Bytes on disk, every one of them durable. */
+  get size(): number {
+    return this.durableSize;
+  }
+
+  /**
+   * Replaces the whole journal with the records `produce` returns, called when no append is queued
+   * or in flight (every one accepted so far is durable), so they can describe exactly what it held. The new file is
+   * written beside the journal, fsync'd and renamed over it: a crash at any point leaves either the
+   * old journal or the new one, each whole. Appends made meanwhile wait and land in the new file.
+   */
+  compact(produce: () => object[]): Promise<void> {
+    if (this.closing !== null) return Promise.reject(new JournalClosedError(this.path));
+    if (this.failure !== null) return Promise.reject(new JournalFailedError(this.path, this.failure));
+    return new Promise<void>((resolve, reject) => {
+      const done = (error: unknown) => (error === null ? resolve() : reject(error));
+      if (this.compaction === null) this.compaction = { produce, done: [done] };
+      else this.compaction.done.push(done);
+      this.flushing ??= this.flushLoop();
+    });
   }
 
   /**
@@ -154,7 +184,14 @@ export class Journal {
   }
 
   private async flushLoop(): Promise<void> {
-    while (this.queue.length > 0) {
+    while (this.queue.length > 0 || this.compaction !== null) {
+      if (this.queue.length === 0 && this.compaction !== null) {
+        const { produce, done } = this.compaction;
+        this.compaction = null;
+        const error = await this.rewrite(produce).then(() => null, (failure: unknown) => failure);
+        for (const settle of done) settle(error);
+        continue;
+      }
       const batch = this.queue;
       this.queue = [];
       await this.commit(batch);
@@ -182,6 +219,37 @@ export class Journal {
       return;
     }
     for (const pending of batch) pending.resolve();
+  }
+
+  private async rewrite(produce: () => object[]): Promise<void> {
+    if (this.failure !== null) throw new JournalFailedError(this.path, this.failure);
+    const bytes = Buffer.concat(produce().map((record) => encodeLine(this.serialize(record))));
+    const temp = compactionPath(this.path);
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
+    const out = await open(temp, flags, FILE_MODE);
+    try {
+      let offset = 0;
+      while (offset < bytes.length) offset += (await out.write(bytes, offset, bytes.length - offset, null)).bytesWritten;
+      await out.sync();
+    } catch (error) {
+      await out.close();
+      await rm(temp, { force: true });
+      throw error;
+    }
+    await out.close();
+    await rename(temp, this.path);
+    await fsyncDir(dirname(this.path));
+    // From here the new file is the journal: appends must go to it, whatever happens next.
+    const previous = this.handle;
+    try {
+      this.handle = await open(this.path, constants.O_RDWR | constants.O_APPEND | constants.O_NOFOLLOW);
+    } catch (error) {
+      this.failure = error;
+      throw error;
+    }
+    this.durableSize = bytes.length;
+    this.counters.compactions += 1;
+    await previous.close();
   }
 
   private async writeAll(bytes: Buffer): Promise<void> {

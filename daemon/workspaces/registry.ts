@@ -1,43 +1,28 @@
 import {
-  HandoffError,
   initialSnapshot,
   restoreSnapshot,
   samePolicy,
-  STATES,
   type PauseInfo,
+  type WorkspaceEffect,
   type WorkspaceEvent,
-  type workspaceMachine,
 } from '../../protocol/index.js';
 import type { Config } from '../../schemas/index.js';
 import type { Logger } from '../logger.js';
-import { Workspace, type Handled, type WorkspaceChange, type WorkspaceRecord } from './workspace.js';
+import { foldJournal } from './journal-fold.js';
+import { Workspace, type Handled, type WorkspaceChange, type WorkspaceDeps, type WorkspaceRecord } from './workspace.js';
 
 export interface RegistryDeps {
-  readonly machine: typeof workspaceMachine;
   readonly config: Config;
   readonly append: (record: WorkspaceRecord) => Promise<void>;
   readonly meta: () => { at: number; entropy: string };
   readonly log: Logger;
   /** Called once per workspace, after it exists: directories, watchers. */
   readonly onOpen: (root: string) => Promise<void>;
+  /** Runs a transition's effect (the drain), after the change is journaled. */
+  readonly effect: (effect: WorkspaceEffect, root: string) => void;
 }
 
 type EventBody = WorkspaceEvent extends infer E ? (E extends WorkspaceEvent ? Omit<E, 'at' | 'entropy'> : never) : never;
-
-function isRecord(value: unknown): value is WorkspaceRecord {
-  if (typeof value !== 'object' || value === null) return false;
-  const r = value as Partial<WorkspaceRecord>;
-  return (
-    r.kind === 'workspace' &&
-    typeof r.root === 'string' &&
-    typeof r.state === 'string' &&
-    (STATES as readonly string[]).includes(r.state) &&
-    typeof r.context === 'object' &&
-    r.context !== null &&
-    r.context.root === r.root &&
-    typeof r.event === 'object'
-  );
-}
 
 /** One workspace per git root, created on first use, restored from the journal on start. */
 export class WorkspaceRegistry {
@@ -45,6 +30,8 @@ export class WorkspaceRegistry {
   private readonly opening = new Map<string, Promise<Workspace>>();
   private globalPause: PauseInfo | null = null;
   private readonly observers = new Set<(change: WorkspaceChange) => void>();
+  /** Workspaces whose readings changed since the last coalesced write. */
+  private readonly unwrittenReadings = new Set<string>();
 
   constructor(private readonly deps: RegistryDeps) {}
 
@@ -54,18 +41,26 @@ export class WorkspaceRegistry {
     return () => this.observers.delete(observer);
   }
 
-  /** The last record of each root is its state; earlier ones are history. */
+  /** Each workspace as the journal's records leave it. */
   restore(records: readonly unknown[]): void {
-    const latest = new Map<string, WorkspaceRecord>();
-    records.forEach((record, index) => {
-      if (!isRecord(record)) {
-        throw new HandoffError('corrupt_record', `journal record ${index + 1} is not a workspace record`, 'inspect the journal in the state dir; nothing was deleted', { record: index + 1 });
-      }
-      latest.set(record.root, record);
-    });
-    for (const [root, record] of latest) {
-      this.workspaces.set(root, new Workspace(root, restoreSnapshot(record), this.workspaceDeps()));
+    for (const [root, persisted] of foldJournal(records)) {
+      this.workspaces.set(root, new Workspace(root, restoreSnapshot(persisted), true, this.workspaceDeps()));
     }
+  }
+
+  /** Every workspace whole: what a compacted journal starts with. */
+  snapshotRecords(): WorkspaceRecord[] {
+    return this.all().map((workspace) => workspace.journaled());
+  }
+
+  /** Writes the readings that changed since the last call, one record per workspace. */
+  async flushReadings(): Promise<void> {
+    const roots = [...this.unwrittenReadings];
+    this.unwrittenReadings.clear();
+    await Promise.all(roots.flatMap((root) => {
+      const workspace = this.workspaces.get(root);
+      return workspace === undefined ? [] : [this.deps.append(workspace.telemetryRecord())];
+    }));
   }
 
   all(): Workspace[] {
@@ -113,14 +108,10 @@ export class WorkspaceRegistry {
     return this.globalPause !== null;
   }
 
-  stop(): void {
-    for (const workspace of this.all()) workspace.stop();
-  }
-
   private async create(root: string): Promise<Workspace> {
     const { config } = this.deps;
     const snapshot = initialSnapshot({ root, policy: config.pressure, profile: config.profile, at: this.deps.meta().at });
-    const workspace = new Workspace(root, snapshot, this.workspaceDeps());
+    const workspace = new Workspace(root, snapshot, false, this.workspaceDeps());
     this.workspaces.set(root, workspace);
     this.deps.log.info({ workspace: root }, 'workspace opened');
     if (this.globalPause !== null) await this.dispatch(root, { type: 'PAUSE_SET', scope: 'global', pause: this.globalPause });
@@ -141,7 +132,7 @@ export class WorkspaceRegistry {
     }
   }
 
-  private workspaceDeps() {
+  private workspaceDeps(): WorkspaceDeps {
     const log = this.deps.log.child({ module: 'workspace' });
     const changed = (change: WorkspaceChange) => {
       for (const observer of this.observers) {
@@ -153,6 +144,7 @@ export class WorkspaceRegistry {
         }
       }
     };
-    return { machine: this.deps.machine, append: this.deps.append, log, changed };
+    const telemetry = (root: string) => void this.unwrittenReadings.add(root);
+    return { append: this.deps.append, effect: this.deps.effect, log, changed, telemetry };
   }
 }

@@ -1,27 +1,48 @@
-import { createActor, type Actor } from 'xstate';
 import {
+  deltaOf,
+  movesMachine,
   persist,
   stateOf,
   step,
   type Outcome,
   type PersistedWorkspace,
+  type WorkspaceDelta,
+  type WorkspaceEffect,
   type WorkspaceEvent,
-  type workspaceMachine,
   type WorkspaceSnapshot,
 } from '../../protocol/index.js';
+import type { Reading } from '../../schemas/index.js';
 import type { Logger } from '../logger.js';
 
-/** What the journal keeps for every change of a workspace: the event and the snapshot it led to. */
-export interface WorkspaceRecord extends PersistedWorkspace {
+/** One change of a workspace in the journal: the event and what it changed (not the whole snapshot). */
+export interface WorkspaceChangeRecord extends WorkspaceDelta {
   readonly kind: 'workspace';
   readonly root: string;
   readonly event: WorkspaceEvent;
 }
 
+/** A whole workspace: the base its changes apply to (written first, and again on compaction). */
+export interface WorkspaceSnapshotRecord extends PersistedWorkspace {
+  readonly kind: 'snapshot';
+  readonly root: string;
+}
+
+/** The live readings, written coalesced: telemetry that moved nothing is not worth an fsync each. */
+export interface ReadingsRecord {
+  readonly kind: 'readings';
+  readonly root: string;
+  readonly readings: Readonly<Record<string, Reading>>;
+}
+
+export type WorkspaceRecord = WorkspaceChangeRecord | WorkspaceSnapshotRecord | ReadingsRecord;
+
 export interface WorkspaceDeps {
-  readonly machine: typeof workspaceMachine;
   readonly append: (record: WorkspaceRecord) => Promise<void>;
   readonly log: Logger;
+  /** Runs a transition's effect, after the change is journaled; must not throw. */
+  readonly effect: (effect: WorkspaceEffect, root: string) => void;
+  /** Told that readings changed without a journal record: the registry writes them coalesced. */
+  readonly telemetry: (root: string) => void;
   /** Told of every applied change, after the journal has it (the dashboard's live view); must not throw. */
   readonly changed?: (change: WorkspaceChange) => void;
 }
@@ -38,24 +59,43 @@ export interface Handled {
 }
 
 /**
- * One git root: its live actor, with every change journaled (fsync'd) before the actor takes it and
- * before anyone is told. Events are handled one at a time, in arrival order.
+ * One git root. Each event goes through the machine's pure transition; a change that moves the machine
+ * is journaled (fsync'd) before it is applied and before anyone is told, then its effects run. A
+ * change that only updates readings is applied at once and written coalesced. Events are handled one
+ * at a time, in arrival order.
  */
 export class Workspace {
   readonly root: string;
-  private readonly actor: Actor<typeof workspaceMachine>;
+  private current: WorkspaceSnapshot;
+  /** The newest state handed to the journal: what a compaction snapshot must hold (the live one may lag an append). */
+  private latest: PersistedWorkspace;
+  /** Whether the journal holds a base for this workspace's changes. */
+  private based: boolean;
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(root: string, snapshot: WorkspaceSnapshot, private readonly deps: WorkspaceDeps) {
+  constructor(root: string, snapshot: WorkspaceSnapshot, based: boolean, private readonly deps: WorkspaceDeps) {
     this.root = root;
-    const { policy, profile, now } = snapshot.context;
-    // xstate wants input even when resuming; the snapshot's own context is what counts.
-    this.actor = createActor(deps.machine, { snapshot, input: { root, policy, profile, at: now } });
-    this.actor.start();
+    this.current = snapshot;
+    this.latest = persist(snapshot);
+    this.based = based;
   }
 
   snapshot(): WorkspaceSnapshot {
-    return this.actor.getSnapshot();
+    return this.current;
+  }
+
+  /** The whole workspace as the journal must restore it, telemetry included. */
+  journaled(): WorkspaceSnapshotRecord {
+    return { kind: 'snapshot', root: this.root, ...this.latest };
+  }
+
+  /** The coalesced write of the live readings (the whole workspace while the journal has no base for it). */
+  telemetryRecord(): WorkspaceRecord {
+    if (!this.based) {
+      this.based = true;
+      return this.journaled();
+    }
+    return { kind: 'readings', root: this.root, readings: this.latest.context.readings };
   }
 
   handle(event: WorkspaceEvent): Promise<Handled> {
@@ -65,20 +105,31 @@ export class Workspace {
   }
 
   private async apply(event: WorkspaceEvent): Promise<Handled> {
-    const before = this.actor.getSnapshot();
-    const { next, outcome } = step(before, event);
+    const before = this.current;
+    const { next, outcome, effects } = step(before, event);
     if (!outcome.changed) return { outcome, snapshot: before };
-    await this.deps.append({ kind: 'workspace', root: this.root, event, ...persist(next) });
-    this.actor.send(event);
-    const after = this.actor.getSnapshot();
-    if (stateOf(before) !== stateOf(after)) {
-      this.deps.log.info({ workspace: this.root, from: stateOf(before), to: stateOf(after), event: event.type }, 'state changed');
+    const delta = deltaOf(persist(before), persist(next));
+    const durable = movesMachine(delta, stateOf(before));
+    this.latest = persist(next);
+    if (durable) {
+      // The first change of a new workspace is preceded by its base, in one group commit.
+      const base = this.based ? null : this.deps.append({ kind: 'snapshot', root: this.root, ...persist(before) });
+      const change = this.deps.append({ kind: 'workspace', root: this.root, event, ...delta });
+      try {
+        await Promise.all([base, change]);
+      } catch (error) {
+        this.latest = persist(before);
+        throw error;
+      }
+      this.based = true;
     }
-    this.deps.changed?.({ root: this.root, event, snapshot: after });
-    return { outcome, snapshot: after };
-  }
-
-  stop(): void {
-    this.actor.stop();
+    this.current = next;
+    if (!durable) this.deps.telemetry(this.root);
+    if (stateOf(before) !== stateOf(next)) {
+      this.deps.log.info({ workspace: this.root, from: stateOf(before), to: stateOf(next), event: event.type }, 'state changed');
+    }
+    for (const effect of effects) this.deps.effect(effect, this.root);
+    this.deps.changed?.({ root: this.root, event, snapshot: next });
+    return { outcome: event.type === 'READING' ? { ...outcome, data: { ...outcome.data, durable } } : outcome, snapshot: next };
   }
 }

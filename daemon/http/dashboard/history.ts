@@ -66,13 +66,17 @@ export class ReadingHistory {
     }
   }
 
-  /** From journal records: every recorded READING event, in journal order. Anything else is skipped. */
+  /**
+   * From journal records: every journaled READING event, and the readings a snapshot or a coalesced
+   * readings record holds, in journal order. Anything else is skipped.
+   */
   seed(records: readonly unknown[]): void {
     for (const record of records) {
-      const r = record as { kind?: unknown; root?: unknown; event?: { type?: unknown; reading?: Reading } } | null;
-      if (r?.kind === 'workspace' && typeof r.root === 'string' && r.event?.type === 'READING' && r.event.reading !== undefined) {
-        this.record(r.root, r.event.reading);
-      }
+      const r = record as { kind?: unknown; root?: unknown; event?: { type?: unknown; reading?: Reading }; readings?: unknown; context?: { readings?: unknown } } | null;
+      if (typeof r?.root !== 'string') continue;
+      if (r.kind === 'workspace' && r.event?.type === 'READING' && r.event.reading !== undefined) this.record(r.root, r.event.reading);
+      const held = r.kind === 'readings' ? r.readings : r.kind === 'snapshot' ? r.context?.readings : undefined;
+      if (typeof held === 'object' && held !== null) for (const reading of Object.values(held as Record<string, Reading>)) this.record(r.root, reading);
     }
   }
 

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { PROTOCOL_VERSION, workspaceMachine } from '../../../protocol/index.js';
+import { PROTOCOL_VERSION } from '../../../protocol/index.js';
 import type { Clock } from '../../../daemon/clock.js';
 import { loadConfig } from '../../../daemon/config.js';
 import type { DrainRunner } from '../../../daemon/evacuation/index.js';
@@ -15,6 +15,7 @@ import { acquireInstanceGuard, Journal, openStateDir } from '../../../daemon/sto
 import { createLeaseSync, createTakeoverService } from '../../../daemon/takeover/index.js';
 import { WorkspaceRegistry } from '../../../daemon/workspaces/registry.js';
 import { ensureWorkspaceDir } from '../../../daemon/workspaces/workspace-dir.js';
+import { createWorkspaceJournal } from '../../../daemon/workspaces/workspace-journal.js';
 
 /** The port the composed server believes it is bound to: the Host check compares against it. */
 export const COMPOSED_PORT = 47_321;
@@ -100,10 +101,11 @@ export async function compose(options: ComposeOptions): Promise<Composed> {
     const logger = createLogger(memoryLog().stream, 'warn');
     const journalPath = join(dir, 'journal.jsonl');
     const { journal, records } = await Journal.open(journalPath);
-    const registry = new WorkspaceRegistry({
-      machine: workspaceMachine.provide({ actions: { startDrain: ({ context }) => void drain.start(context.root) } }),
+    const workspaceJournal = createWorkspaceJournal(journal, { compactAfterBytes: config.journal.compact_after_bytes, snapshot: () => registry.snapshotRecords(), log: logger });
+    const registry: WorkspaceRegistry = new WorkspaceRegistry({
       config,
-      append: (record) => journal.append(record),
+      append: (record) => workspaceJournal.append(record),
+      effect: (_effect, root) => void drain.start(root),
       // Entropy from a process-wide counter: never the same cycle id twice, even after a restart.
       meta: () => ({ at: clock.now(), entropy: base32(entropyCounter++) }),
       log: logger,
@@ -141,7 +143,7 @@ export async function compose(options: ComposeOptions): Promise<Composed> {
       },
       async close() {
         await app.close();
-        registry.stop();
+        await registry.flushReadings();
         await journal.close();
         await guard.release();
       },

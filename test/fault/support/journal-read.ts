@@ -2,11 +2,14 @@ import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 
 /**
- * An independent reader of the journal's line format (`<crc32 hex8> <json>\n`), so the suites do
- * not trust the code they test to tell them what is on disk.
+ * An independent reader of the journal's line format (`<crc32 hex8> <json>\n`) and of its record
+ * shapes, so the suites do not trust the code they test to tell them what is on disk.
  */
 export interface JournalRead {
+  /** Each change record, with the whole state it led to (`context`), folded from the snapshots and deltas. */
   readonly records: unknown[];
+  /** Every record as written: snapshots, changes (deltas) and coalesced readings. */
+  readonly raw: unknown[];
   /** Bytes after the last newline: a torn tail the daemon has not cut yet. */
   readonly tornBytes: number;
   /** The first line that fails its checksum or does not parse, with more data after it. */
@@ -19,15 +22,20 @@ export function readJournal(path: string): JournalRead {
   try {
     bytes = readFileSync(path);
   } catch {
-    return { records: [], tornBytes: 0, corruptLine: null, bytes: 0 };
+    return { records: [], raw: [], tornBytes: 0, corruptLine: null, bytes: 0 };
   }
-  const records: unknown[] = [];
+  const raw: unknown[] = [];
   let offset = 0;
   let line = 0;
+  let tornBytes = 0;
+  let corruptLine: number | null = null;
   while (offset < bytes.length) {
     line += 1;
     const end = bytes.indexOf(0x0a, offset);
-    if (end === -1) return { records, tornBytes: bytes.length - offset, corruptLine: null, bytes: bytes.length };
+    if (end === -1) {
+      tornBytes = bytes.length - offset;
+      break;
+    }
     const text = bytes.subarray(offset, end);
     const sum = text.subarray(0, 8).toString('latin1');
     const body = text.subarray(9);
@@ -40,11 +48,37 @@ export function readJournal(path: string): JournalRead {
       }
     }
     if (value === undefined) {
-      if (end + 1 === bytes.length) return { records, tornBytes: bytes.length - offset, corruptLine: null, bytes: bytes.length };
-      return { records, tornBytes: 0, corruptLine: line, bytes: bytes.length };
+      if (end + 1 === bytes.length) tornBytes = bytes.length - offset;
+      else corruptLine = line;
+      break;
     }
-    records.push(value);
+    raw.push(value);
     offset = end + 1;
   }
-  return { records, tornBytes: 0, corruptLine: null, bytes: bytes.length };
+  return { records: fold(raw), raw, tornBytes, corruptLine, bytes: bytes.length };
+}
+
+type Loose = { kind?: string; root?: string; state?: string; context?: Record<string, unknown>; set?: Record<string, unknown>; readings?: unknown };
+
+/** Snapshots set a workspace's state, deltas replace the fields they name, readings records the readings map. */
+function fold(raw: readonly unknown[]): unknown[] {
+  const state = new Map<string, { state: string; context: Record<string, unknown> }>();
+  const changes: unknown[] = [];
+  for (const value of raw) {
+    const r = value as Loose;
+    if (typeof r.root !== 'string') continue;
+    const base = state.get(r.root);
+    if (r.kind === 'snapshot' || (r.kind === 'workspace' && r.context !== undefined)) {
+      state.set(r.root, { state: String(r.state), context: r.context ?? {} });
+    } else if (r.kind === 'readings' && base !== undefined) {
+      state.set(r.root, { ...base, context: { ...base.context, readings: r.readings } });
+    } else if (r.kind === 'workspace' && base !== undefined) {
+      const delta = r.readings as { put?: Record<string, unknown>; drop?: string[] } | undefined;
+      const readings = { ...(base.context['readings'] as Record<string, unknown>), ...(delta?.put ?? {}) };
+      for (const key of delta?.drop ?? []) delete readings[key];
+      state.set(r.root, { state: String(r.state), context: { ...base.context, ...r.set, readings } });
+    }
+    if (r.kind === 'workspace') changes.push({ ...r, ...state.get(r.root) });
+  }
+  return changes;
 }

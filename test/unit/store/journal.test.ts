@@ -1,7 +1,8 @@
 import { appendFile, lstat, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Journal, JournalClosedError, type TornTail } from '../../../daemon/store/index.js';
+import { compactionPath, Journal, JournalClosedError, type TornTail } from '../../../daemon/store/index.js';
 import { handoffErrorOf, modeOf, tempDir } from './fixtures.js';
 
 async function journalWith(records: object[]): Promise<string> {
@@ -111,7 +112,7 @@ describe('Journal.append', () => {
   it('resolves only after its own fsync', async () => {
     const { journal } = await Journal.open(join(await tempDir(), 'journal.jsonl'));
     await journal.append({ n: 1 });
-    expect(journal.stats).toEqual({ appends: 1, writes: 1, syncs: 1 });
+    expect(journal.stats).toEqual({ appends: 1, writes: 1, syncs: 1, compactions: 0 });
     await journal.close();
   });
 
@@ -191,5 +192,49 @@ describe('Journal.append', () => {
     expect((await handoffErrorOf(journal.append({ toJSON: () => undefined }))).code).toBe('invalid_body');
     expect(journal.stats.writes).toBe(0);
     await journal.close();
+  });
+});
+
+describe('Journal.compact', () => {
+  it('replaces the file with what `produce` returns, called once every earlier append is durable; appends during the rewrite land after it', async () => {
+    const path = join(await tempDir(), 'journal.jsonl');
+    const { journal } = await Journal.open(path);
+    for (let n = 1; n <= 50; n += 1) void journal.append({ n });
+    let late: Promise<void> | null = null;
+    await journal.compact(() => {
+      // Nothing is queued or in flight: the snapshot can describe exactly what is on disk.
+      expect(journal.stats.appends).toBe(50);
+      expect(journal.size).toBe(readFileSync(path).length);
+      late = journal.append({ n: 51 });
+      return [{ snapshot: 50 }];
+    });
+    await late;
+    expect(journal.size).toBe((await stat(path)).size);
+    expect(journal.stats.compactions).toBe(1);
+    await journal.close();
+    const { journal: again, records } = await Journal.open(path);
+    await again.close();
+    expect(records).toEqual([{ snapshot: 50 }, { n: 51 }]);
+    expect(modeOf((await lstat(path)).mode)).toBe(0o600);
+  });
+
+  it('a compaction that crashed before its rename leaves the journal whole; its temp file is removed at open', async () => {
+    const path = await journalWith([{ n: 1 }, { n: 2 }]);
+    await writeFile(compactionPath(path), 'half a compaction');
+    const { journal, records } = await Journal.open(path);
+    await journal.close();
+    expect(records).toEqual([{ n: 1 }, { n: 2 }]);
+    await expect(lstat(compactionPath(path))).rejects.toThrow();
+  });
+
+  it('a snapshot that cannot be written leaves the old journal in place and appends going on', async () => {
+    const path = await journalWith([{ n: 1 }]);
+    const { journal } = await Journal.open(path);
+    await expect(journal.compact(() => [{ big: 'x'.repeat(300 * 1024) }])).rejects.toThrow(/over the/);
+    await journal.append({ n: 2 });
+    await journal.close();
+    const { journal: again, records } = await Journal.open(path);
+    await again.close();
+    expect(records).toEqual([{ n: 1 }, { n: 2 }]);
   });
 });

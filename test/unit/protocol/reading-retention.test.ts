@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_LIVE_READINGS, readingKey, retainReadings } from '../../../protocol/index.js';
+import type { Reading } from '../../../schemas/telemetry.schema.js';
+import { Harness, POLICY, T0 } from './machine-harness.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function reading(executor: string, percent: number, observedMs: number, extra: Partial<Reading> = {}): Reading {
+  return { source: 'claude-statusline', metric: 'context', used_percent: percent, resets_at: null, observed_at: iso(observedMs), raw_sha256: null, executor, ...extra };
+}
+
+const byKey = (...readings: Reading[]) => Object.fromEntries(readings.map((r) => [readingKey(r), r]));
+const STALE = T0 - (POLICY.freshness_seconds + 1) * 1000;
+
+describe('retainReadings', () => {
+  it('keeps fresh readings and a stale high one with nothing newer (silence is no relief)', () => {
+    const kept = retainReadings(byKey(reading('a', 30, T0), reading('b', 88, STALE, { metric: 'five_hour' })), T0, POLICY);
+    expect(Object.keys(kept).sort()).toEqual(['claude-statusline/context/a', 'claude-statusline/five_hour/b']);
+  });
+
+  it('drops a stale low reading, a reset window, and a stale high one that a newer session of the same metric superseded', () => {
+    const kept = retainReadings(
+      byKey(
+        reading('low', 20, STALE),
+        reading('reset', 95, T0 - 1000, { metric: 'five_hour', resets_at: Math.floor(T0 / 1000) - 1 }),
+        reading('silent', 88, STALE),
+        reading('now', 40, T0),
+      ),
+      T0,
+      POLICY,
+    );
+    expect(Object.keys(kept)).toEqual(['claude-statusline/context/now']);
+  });
+
+  it('never keeps more than MAX_LIVE_READINGS: the oldest observations go first', () => {
+    const many = Array.from({ length: MAX_LIVE_READINGS + 10 }, (_, i) => reading(`s${i}`, 50, T0 - (MAX_LIVE_READINGS + 10 - i) * 1000));
+    const kept = retainReadings(byKey(...many), T0, POLICY);
+    expect(Object.keys(kept)).toHaveLength(MAX_LIVE_READINGS);
+    expect(kept['claude-statusline/context/s0']).toBeUndefined();
+    expect(kept[`claude-statusline/context/s${MAX_LIVE_READINGS + 9}`]).toBeDefined();
+  });
+
+  it('the machine holds what is alive now: 10,000 sessions in turn leave a bounded state that still evacuates', () => {
+    const h = new Harness();
+    for (let i = 0; i < 10_000; i += 1) {
+      h.advance(30);
+      for (const metric of ['context', 'five_hour', 'seven_day'] as const) {
+        h.send({ type: 'READING', reading: { ...reading(`session-${i}`, 40, h.at), metric } });
+      }
+    }
+    expect(Object.keys(h.context.readings).length).toBeLessThanOrEqual(MAX_LIVE_READINGS);
+    expect(JSON.stringify(h.context).length).toBeLessThan(64 * 1024);
+    expect(h.send({ type: 'NOW', reason: null, wait: false }).code).toBe('evacuation_started');
+    expect(h.state).toBe('EVACUATE');
+  });
+});
