@@ -1,4 +1,5 @@
 import type { Capsule } from '../schemas/index.js';
+import { printable } from './printable.js';
 
 export interface CapsuleQuality {
   readonly score: number;
@@ -23,6 +24,12 @@ const NAMES_SOMETHING = [
   /\btests?\b|\bspec\b/i,
 ];
 
+/** The agent's paths inside the daemon's reason: a few, each on one printable, bounded line. */
+function namesOf(paths: readonly string[]): string {
+  const shown = paths.slice(0, 5).map((path) => printable(path, { max: 200 }));
+  return `${shown.join(', ')}${paths.length > shown.length ? ` and ${paths.length - shown.length} more` : ''}`;
+}
+
 /** A next action a receiver can start on: it names a file, a command or a test. */
 export function isActionable(action: string): boolean {
   return NAMES_SOMETHING.some((pattern) => pattern.test(action));
@@ -42,7 +49,7 @@ export function scoreCapsule(capsule: Capsule | null, context: QualityContext): 
   if (capsule.acceptance_criteria.length === 0) missing.push('no acceptance criteria');
   const absent = capsule.first_files.filter((f) => !context.existingFiles.has(f));
   if (capsule.first_files.length === 0) missing.push('no first files');
-  else if (absent.length > 0) missing.push(`first files not in the repository: ${absent.join(', ')}`);
+  else if (absent.length > 0) missing.push(`first files not in the repository: ${namesOf(absent)}`);
   const worked = capsule.work.completed.length + capsule.work.in_progress.length > 0;
   if (worked && capsule.decisions.length + capsule.do_not_repeat.length === 0) missing.push('work done but no decisions or do-not-repeat');
   const fresh = context.stageStartedAt === null || (context.capsuleUpdatedAt !== null && Date.parse(context.capsuleUpdatedAt) >= Date.parse(context.stageStartedAt));

@@ -91,10 +91,10 @@ describe('handoff now on a busy repository with a bare remote', () => {
     expect(manifest.repository.root_commit).toBe(git(root, 'rev-list', '--max-parents=0', 'HEAD'));
     expect(manifest.repository.remote_url).toBe(remote);
 
-    // Scan-first: the one next action is the first thing after the title.
+    // Scan-first: the authority line, then the one next action, quoted as the agent wrote it.
     const firstLines = handoff.split('\n').filter(Boolean);
-    expect(firstLines[1]).toBe(`**Next action:** ${capsule.next_action}`);
-    expect(handoff).toContain('Authority: none — verify before acting');
+    expect(firstLines[1]).toMatch(/^Authority: none — verify before acting/);
+    expect(firstLines.slice(3, 7)).toEqual(['## Next action', '_Written by the source agent, unverified:_', '```text', capsule.next_action]);
     expect(handoff).toContain('do not bump the major version');
     expect(handoff).toContain('NOT_RUN');
 
@@ -124,7 +124,7 @@ describe('handoff now on a busy repository with a bare remote', () => {
     expect(manifest.checkpoint).toMatchObject({ mechanism: 'local_ref', remote_verified: false, remote: root });
     expect(manifest.capsule_source).toBe('missing');
     expect(handoff).toContain('Recoverable on this machine only');
-    expect(handoff).toMatch(/\*\*Next action:\*\* No capsule was written/);
+    expect(handoff).toMatch(/## Next action\n\n_No capsule was written/);
     expect(git(root, 'show', `refs/heads/handoff/${cycle}:a.txt`)).toBe('two');
   });
 
