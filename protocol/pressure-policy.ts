@@ -44,9 +44,29 @@ export function credibility(reading: Reading, nowMs: number, policy: PressurePol
   return { credible: true };
 }
 
-/** One slot per reporter and metric: two sessions in one repository each have their own context window. */
+/**
+ * One slot per reporter and metric: two sessions in one repository each have their own context window.
+ * A Codex per-model limit family gets its own slot, so it never overwrites the account's window.
+ */
 export function readingKey(reading: Reading): string {
-  return `${reading.source}/${reading.metric}/${reading.executor ?? '-'}`;
+  const base = `${reading.source}/${reading.metric}/${reading.executor ?? '-'}`;
+  return reading.limit === undefined ? base : `${base}/${reading.limit.id}`;
+}
+
+/**
+ * Whether a credible reading moves the state: account-wide readings always do; a per-model limit
+ * family only when `count_limit_families` names it. The others are kept and shown, never counted.
+ */
+export function countsForPressure(reading: Reading, policy: PressurePolicy): boolean {
+  return reading.limit === undefined || (policy.count_limit_families ?? []).includes(reading.limit.id);
+}
+
+/** Why a per-model family does not count, in the words `handoff status` shows. */
+export function uncountedFamilyMessage(reading: Reading): string {
+  const limit = reading.limit;
+  if (limit === undefined) return '';
+  const name = limit.name === null ? limit.id : `${limit.name} (${limit.id})`;
+  return `per-model limit family ${name}: shown, not counted (pressure.count_limit_families)`;
 }
 
 export interface Assessment {
@@ -69,6 +89,7 @@ export function assess(readings: readonly Reading[], nowMs: number, policy: Pres
   let blocked = false;
   const pressing: Reading[] = [];
   for (const reading of readings) {
+    if (!countsForPressure(reading, policy)) continue;
     const verdict = credibility(reading, nowMs, policy);
     const percent = reading.used_percent;
     if (verdict.credible && percent !== null) {
@@ -89,7 +110,8 @@ export function assess(readings: readonly Reading[], nowMs: number, policy: Pres
 
 export function describeReading(reading: Reading): string {
   const percent = reading.used_percent === null ? 'unknown' : `${reading.used_percent} %`;
-  return `${reading.metric} ${percent} from ${reading.source}`;
+  const family = reading.limit === undefined ? '' : ` (${reading.limit.name ?? reading.limit.id})`;
+  return `${reading.metric}${family} ${percent} from ${reading.source}`;
 }
 
 export function samePolicy(a: PressurePolicy, b: PressurePolicy): boolean {
@@ -97,6 +119,7 @@ export function samePolicy(a: PressurePolicy, b: PressurePolicy): boolean {
     a.prepare_percent === b.prepare_percent &&
     a.evacuate_percent === b.evacuate_percent &&
     a.hysteresis_percent === b.hysteresis_percent &&
-    a.freshness_seconds === b.freshness_seconds
+    a.freshness_seconds === b.freshness_seconds &&
+    (a.count_limit_families ?? []).join('\n') === (b.count_limit_families ?? []).join('\n')
   );
 }

@@ -1,5 +1,5 @@
 import type { Reading } from '../schemas/telemetry.schema.js';
-import { assess, credibility } from './pressure-policy.js';
+import { assess, countsForPressure, credibility, uncountedFamilyMessage } from './pressure-policy.js';
 import type { PauseInfo } from './workspace-events.js';
 import type { WorkspaceState } from './workspace-machine.js';
 import { stateOf, type WorkspaceSnapshot } from './workspace-step.js';
@@ -34,11 +34,13 @@ export function statusView(snapshot: WorkspaceSnapshot, nowMs: number): StatusVi
   const views = readings
     .map((reading): ReadingView => {
       const verdict = credibility(reading, nowMs, context.policy);
+      // A per-model limit family is shown under its name but, unless configured, moves nothing.
+      const counted = countsForPressure(reading, context.policy);
       return {
         ...reading,
         age_seconds: Math.max(0, Math.round((nowMs - Date.parse(reading.observed_at)) / 1000)),
-        credible: verdict.credible,
-        not_credible: verdict.credible ? null : verdict.message,
+        credible: verdict.credible && counted,
+        not_credible: !verdict.credible ? verdict.message : counted ? null : uncountedFamilyMessage(reading),
       };
     })
     // Worst first: the operator's eye goes to the top line.

@@ -7,6 +7,11 @@ export const PressurePolicySchema = Type.Object(
     evacuate_percent: Type.Number({ exclusiveMinimum: 0, maximum: 1000, default: 90 }),
     hysteresis_percent: Type.Number({ minimum: 0, maximum: 100, default: 5 }),
     freshness_seconds: Type.Integer({ minimum: 1, maximum: 86_400, default: 600 }),
+    /**
+     * Codex per-model limit families (their `rate_limits.limit_id`) whose readings count for pressure.
+     * By default only the account family does; per-model ones are shown and kept, not counted.
+     */
+    count_limit_families: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 64, default: [] })),
   },
   { additionalProperties: false, default: {} },
 );

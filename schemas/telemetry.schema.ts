@@ -28,6 +28,18 @@ export const EpochSecondsSchema = Type.Number({ minimum: 0, maximum: 1e11 });
 export const Sha256Schema = Type.String({ pattern: '^[0-9a-f]{64}$' });
 export const IsoTimeSchema = Type.String({ format: 'date-time', maxLength: 40 });
 
+/**
+ * A Codex per-model limit family (`rate_limits.limit_id` other than `codex`, with its `limit_name`):
+ * its windows are that model's, not the account's. Absent on account-wide readings and every other source.
+ */
+export const LimitFamilySchema = Type.Object(
+  {
+    id: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
 export const ReadingSchema = Type.Object(
   {
     source: SourceSchema,
@@ -40,6 +52,8 @@ export const ReadingSchema = Type.Object(
     raw_sha256: Type.Union([Sha256Schema, Type.Null()]),
     /** The agent session that reported it (Claude session_id, Codex session id), when known. */
     executor: Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()]),
+    /** Set only for a per-model limit family; it counts for pressure only when configured to. */
+    limit: Type.Optional(LimitFamilySchema),
   },
   { additionalProperties: false },
 );
@@ -63,4 +77,5 @@ export type Source = (typeof SOURCES)[number];
 export type Metric = (typeof METRICS)[number];
 export type WarningKind = (typeof WARNING_KINDS)[number];
 export type Reading = Static<typeof ReadingSchema>;
+export type LimitFamily = Static<typeof LimitFamilySchema>;
 export type ProviderWarning = Static<typeof WarningSchema>;

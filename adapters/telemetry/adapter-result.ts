@@ -29,6 +29,13 @@ export interface PayloadRoute {
   session_id: string | null;
 }
 
+/** A line of a multi-line payload that could not be read: left out, named, and the rest still counts. */
+export interface SkippedLine {
+  /** 1-based, as an editor shows it. */
+  line: number;
+  reason: string;
+}
+
 export interface AdapterResult {
   /** Only numbers the agent or provider reported; at most one per metric. */
   readings: Reading[];
@@ -36,6 +43,7 @@ export interface AdapterResult {
   warnings: ProviderWarning[];
   events: AgentEvent[];
   route: PayloadRoute;
+  skipped: SkippedLine[];
 }
 
 export type Adapter = (raw: string, ctx: ParseContext) => AdapterResult;

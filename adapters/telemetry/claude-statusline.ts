@@ -3,13 +3,13 @@ import type { AdapterResult, ParseContext, UnknownMetric } from './adapter-resul
 import { reading, result, sha256Hex, type Stamp } from './result.js';
 import {
   EPOCH_SECONDS_RANGE,
+  EXECUTOR_MAX_LENGTH,
+  lenientString,
   missingWord,
-  optExecutor,
-  optNumber,
-  optRecord,
-  optString,
+  numberField,
   parseJsonObject,
   PERCENT_RANGE,
+  recordField,
   type JsonRecord,
   type ShapeSpec,
 } from './shape.js';
@@ -29,14 +29,14 @@ const WINDOWS: readonly { key: string; metric: Metric }[] = [
  * Claude Code status line → context, five_hour and seven_day, each either the number Claude Code
  * printed or an unknown entry. Token counts (`total_input_tokens`, `current_usage`) are never used:
  * before 2.1.132 `total_input_tokens` was cumulative, and any division would be our estimate.
+ * Each metric is read on its own: a field of the wrong type makes its metric unknown, never the
+ * payload (status-line tools met `"used_percentage": "9"` in the wild); plain numeric strings count.
  */
 export function parseClaudeStatusline(raw: string, ctx: ParseContext): AdapterResult {
   const payload = parseJsonObject(SPEC, raw);
-  const executor = optExecutor(SPEC, payload, 'session_id', 'session_id');
-  const workspace = optRecord(SPEC, payload, 'workspace', 'workspace');
-  const cwd = optString(SPEC, payload, 'cwd', 'cwd') ?? (workspace === null
-    ? null
-    : optString(SPEC, workspace, 'current_dir', 'workspace.current_dir'));
+  const executor = lenientString(payload, 'session_id', EXECUTOR_MAX_LENGTH);
+  const workspace = recordField(payload, 'workspace', 'workspace');
+  const cwd = lenientString(payload, 'cwd') ?? lenientString('value' in workspace ? workspace.value : null, 'current_dir');
   const stamp: Stamp = {
     source: 'claude-statusline',
     observedAt: ctx.observedAt.toISOString(),
@@ -46,25 +46,29 @@ export function parseClaudeStatusline(raw: string, ctx: ParseContext): AdapterRe
   const readings: Reading[] = [];
   const unknown: UnknownMetric[] = [];
 
-  const contextWindow = optRecord(SPEC, payload, 'context_window', 'context_window');
-  if (contextWindow === null) {
+  const contextWindow = recordField(payload, 'context_window', 'context_window');
+  if ('bad' in contextWindow) {
+    unknown.push({ metric: 'context', reason: contextWindow.bad });
+  } else if (contextWindow.value === null) {
     // Claude Code 1.0.x (hook_event_name "Status") sent no context_window at all.
     unknown.push({ metric: 'context', reason: `context_window is ${missingWord(payload, 'context_window')} (Claude Code before 2.x sends none)` });
   } else {
-    const used = optNumber(SPEC, contextWindow, 'used_percentage', 'context_window.used_percentage', PERCENT_RANGE);
-    if (used === null) {
+    const used = numberField(contextWindow.value, 'used_percentage', 'context_window.used_percentage', PERCENT_RANGE);
+    if ('bad' in used) {
+      unknown.push({ metric: 'context', reason: used.bad });
+    } else if (used.value === null) {
       unknown.push({
         metric: 'context',
-        reason: `context_window.used_percentage is ${missingWord(contextWindow, 'used_percentage')} (not reported yet in this session)`,
+        reason: `context_window.used_percentage is ${missingWord(contextWindow.value, 'used_percentage')} (not reported yet in this session)`,
       });
     } else {
-      readings.push(reading(stamp, 'context', used, null));
+      readings.push(reading(stamp, 'context', used.value, null));
     }
   }
 
-  const rateLimits = optRecord(SPEC, payload, 'rate_limits', 'rate_limits');
+  const rateLimits = recordField(payload, 'rate_limits', 'rate_limits');
   for (const { key, metric } of WINDOWS) {
-    const outcome = readWindow(rateLimits, missingWord(payload, 'rate_limits'), key);
+    const outcome = 'bad' in rateLimits ? rateLimits.bad : readWindow(rateLimits.value, missingWord(payload, 'rate_limits'), key);
     if (typeof outcome === 'string') unknown.push({ metric, reason: outcome });
     else readings.push(reading(stamp, metric, outcome.used, outcome.resetsAt));
   }
@@ -82,10 +86,14 @@ function readWindow(
     return `rate_limits is ${rateLimitsMissing} (Claude Code sends it only to subscribers, after the first API response)`;
   }
   const path = `rate_limits.${key}`;
-  const window = optRecord(SPEC, rateLimits, key, path);
-  if (window === null) return `${path} is ${missingWord(rateLimits, key)}`;
-  const used = optNumber(SPEC, window, 'used_percentage', `${path}.used_percentage`, PERCENT_RANGE);
-  if (used === null) return `${path}.used_percentage is ${missingWord(window, 'used_percentage')}`;
-  const resetsAt = optNumber(SPEC, window, 'resets_at', `${path}.resets_at`, EPOCH_SECONDS_RANGE);
-  return { used, resetsAt };
+  const window = recordField(rateLimits, key, path);
+  if ('bad' in window) return window.bad;
+  if (window.value === null) return `${path} is ${missingWord(rateLimits, key)}`;
+  const used = numberField(window.value, 'used_percentage', `${path}.used_percentage`, PERCENT_RANGE);
+  if ('bad' in used) return used.bad;
+  if (used.value === null) return `${path}.used_percentage is ${missingWord(window.value, 'used_percentage')}`;
+  // A reset we cannot read would make a passed window look live: the window is then unknown.
+  const resetsAt = numberField(window.value, 'resets_at', `${path}.resets_at`, EPOCH_SECONDS_RANGE);
+  if ('bad' in resetsAt) return resetsAt.bad;
+  return { used: used.value, resetsAt: resetsAt.value };
 }

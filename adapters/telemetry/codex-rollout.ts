@@ -1,15 +1,16 @@
-import type { Metric, Reading } from '../../schemas/telemetry.schema.js';
-import type { AdapterResult, AgentEvent, ParseContext, UnknownMetric } from './adapter-result.js';
-import { describeSlot, readSlots, SLOTS, type WindowObservation } from './codex-rate-limits.js';
+import { isHandoffError } from '../../protocol/errors.js';
+import type { LimitFamily, Metric, Reading } from '../../schemas/telemetry.schema.js';
+import type { AdapterResult, AgentEvent, ParseContext, SkippedLine, UnknownMetric } from './adapter-result.js';
+import { describeSlot, limitFamily, readSlots, SLOTS, type WindowObservation } from './codex-rate-limits.js';
 import { hookEvent } from './hook-event.js';
-import { parseJsonLines, type JsonLine } from './jsonl.js';
+import { lineReason, readJsonLines, type JsonLine } from './jsonl.js';
 import { agentEvent, reading, result, sha256Hex, type Stamp } from './result.js';
 import {
   describeType,
   invalid,
   missingWord,
   optExecutor,
-  optNumber,
+  numberField,
   optRecord,
   optString,
   type JsonRecord,
@@ -38,54 +39,96 @@ const EXPECTED_WINDOWS: readonly { metric: Metric; label: string }[] = [
 const CONTEXT_DERIVED_REASON = 'Codex reports token counts (info.last_token_usage) and info.model_context_window, '
   + 'not a percentage; a context percent would be derived from token counts';
 
+/** Mid-2025 rollouts: a bare session header line and `record_type: "state"` lines, no token_count events. */
+export const LEGACY_FORMAT_REASON = 'an older Codex format with no usage data (mid-2025 rollout: record_type "state" lines, no token_count events)';
+
 /** Everything one payload taught us, accumulated line by line in file (= time) order. */
 interface Accumulator {
-  /** The latest reported number per window: a payload gives at most one reading per metric. */
-  readonly readings: Map<Metric, Reading>;
+  /** The latest reported number per window and limit family (`metric` or `metric/limit_id`). */
+  readonly readings: Map<string, Reading>;
+  /** Unknown reasons of the account family's windows. */
   readonly notes: Map<Metric, string>;
   readonly events: AgentEvent[];
+  readonly skipped: SkippedLine[];
   metaCwd: string | null;
   turnCwd: string | null;
   eventCwd: string | null;
   sessionId: string | null;
   eventSessionId: string | null;
+  legacy: boolean;
 }
 
+const slotKey = (metric: Metric, limit: LimitFamily | undefined): string => (limit === undefined ? metric : `${metric}/${limit.id}`);
+
 /**
- * Codex rollout JSONL → five_hour / weekly / monthly readings from `token_count` events, the
- * route from `session_meta`, and events from Codex hook and notify payloads (which carry no numbers).
+ * Codex rollout JSONL → five_hour / weekly / monthly readings from `token_count` events, one per limit
+ * family, the route from `session_meta`, and events from Codex hook and notify payloads (which carry no
+ * numbers). A line that cannot be read is skipped and named; the other lines still count.
  */
 export function parseCodexRollout(raw: string, ctx: ParseContext): AdapterResult {
   const rawSha256 = sha256Hex(raw);
+  const parsed = readJsonLines(SPEC, raw);
   const acc: Accumulator = {
     readings: new Map(),
     notes: new Map(),
     events: [],
+    skipped: [...parsed.skipped],
     metaCwd: null,
     turnCwd: null,
     eventCwd: null,
     sessionId: null,
     eventSessionId: null,
+    legacy: false,
   };
-  for (const line of parseJsonLines(SPEC, raw)) {
-    const value = line.value;
-    if (value['hook_event_name'] !== undefined) readHook(acc, line, ctx, rawSha256);
-    else if (value['thread-id'] !== undefined) readNotify(acc, line, ctx, rawSha256);
-    else readRolloutLine(acc, line, ctx, rawSha256);
+  for (const line of parsed.lines) {
+    try {
+      readLine(acc, line, ctx, rawSha256);
+    } catch (error) {
+      if (!isHandoffError(error)) throw error;
+      // The report names the line already: its number is not repeated in the reason.
+      acc.skipped.push({ line: line.lineNumber, reason: lineReason(SPEC, error).replace(/^line \d+: /, '') });
+    }
+  }
+  acc.skipped.sort((a, b) => a.line - b.line);
+  if (parsed.lines.length === 0 && acc.skipped.length > 0) {
+    // Nothing at all was readable: this is not a rollout, and saying so beats an empty report.
+    const first = acc.skipped[0];
+    throw invalid(SPEC, `no line could be read (line ${first?.line ?? 1}: ${first?.reason ?? ''})`);
   }
   // session_meta names the session for every reading of the file, wherever it sits in the payload.
   const executor = acc.sessionId ?? acc.eventSessionId;
   const readings = [...acc.readings.values()].map((r) => ({ ...r, executor }));
+  if (acc.legacy && readings.length === 0) {
+    for (const { metric } of EXPECTED_WINDOWS) acc.notes.set(metric, LEGACY_FORMAT_REASON);
+  }
   const unknown: UnknownMetric[] = [...acc.notes].map(([metric, reason]) => ({ metric, reason }));
   return result({
     readings,
     unknown,
     events: acc.events,
     route: { cwd: acc.metaCwd ?? acc.turnCwd ?? acc.eventCwd, session_id: executor },
+    skipped: acc.skipped,
   });
 }
 
-/** Absence of a number is noted only while no number is known for that window in this payload. */
+function readLine(acc: Accumulator, line: JsonLine, ctx: ParseContext, rawSha256: string): void {
+  const value = line.value;
+  if (value['hook_event_name'] !== undefined) readHook(acc, line, ctx, rawSha256);
+  else if (value['thread-id'] !== undefined) readNotify(acc, line, ctx, rawSha256);
+  else if (isLegacyLine(value)) acc.legacy = true;
+  else readRolloutLine(acc, line, ctx, rawSha256);
+}
+
+/**
+ * The mid-2025 format: a first line `{id, timestamp, instructions, git?}` with no `type`, then
+ * response items and `{"record_type": "state"}` lines. It never carried rate limits.
+ */
+function isLegacyLine(value: JsonRecord): boolean {
+  if (value['record_type'] !== undefined) return true;
+  return value['type'] === undefined && value['payload'] === undefined && typeof value['id'] === 'string' && typeof value['timestamp'] === 'string';
+}
+
+/** Absence of a number is noted only while no number is known for that account window in this payload. */
 function noteUnknown(acc: Accumulator, metric: Metric, reason: string): void {
   if (!acc.readings.has(metric)) acc.notes.set(metric, reason);
 }
@@ -146,28 +189,35 @@ function lineTime(line: JsonLine, ctx: ParseContext): number {
 }
 
 function readTokenCount(acc: Accumulator, payload: JsonRecord, stamp: Stamp, timeMs: number, at: string): void {
-  readContext(acc, payload, at);
   const rateLimits = optRecord(SPEC, payload, 'rate_limits', `${at}payload.rate_limits`);
+  const limit = rateLimits === null ? undefined : limitFamily(rateLimits);
+  // A model's own limits say nothing about the account's windows or the context.
+  const account = limit === undefined;
+  if (account) readContext(acc, payload);
   if (rateLimits === null) {
     for (const { metric } of EXPECTED_WINDOWS) {
       noteUnknown(acc, metric, `token_count rate_limits is ${missingWord(payload, 'rate_limits')}`);
     }
     return;
   }
-  const slots = readSlots(SPEC, rateLimits, `${at}payload.rate_limits`, timeMs);
+  const slots = readSlots(rateLimits, `${at}payload.rate_limits`, timeMs);
   const seen = new Set<Metric>();
   const skipped: string[] = [];
   const candidates = new Map<Metric, WindowObservation>();
   for (const slot of SLOTS) {
     const state = slots[slot];
     if (typeof state === 'string') continue;
+    if ('bad' in state) {
+      skipped.push(state.bad);
+      continue;
+    }
     if (state.metric === null) {
-      skipped.push(`${slot} window_minutes ${state.windowMinutes ?? 'absent'} matches no known window, skipped`);
+      skipped.push(state.problem ?? `${slot} window_minutes ${state.windowMinutes ?? 'absent'} matches no known window, skipped`);
       continue;
     }
     seen.add(state.metric);
     if (state.usedPercent === null) {
-      noteUnknown(acc, state.metric, `token_count ${slot}.used_percent is null`);
+      if (account) noteUnknown(acc, state.metric, state.problem ?? `token_count ${slot}.used_percent is null`);
       continue;
     }
     // Two slots of one length should not happen; if they do, the fuller one is the binding limit.
@@ -176,14 +226,16 @@ function readTokenCount(acc: Accumulator, payload: JsonRecord, stamp: Stamp, tim
   }
   for (const [metric, window] of candidates) {
     if (window.usedPercent === null) continue;
-    const next = reading(stamp, metric, window.usedPercent, window.resetsAt);
-    if (isZeroPlaceholder(acc.readings.get(metric), next)) {
-      acc.notes.set(metric, ZERO_PLACEHOLDER_REASON);
+    const key = slotKey(metric, limit);
+    const next: Reading = { ...reading(stamp, metric, window.usedPercent, window.resetsAt), ...(limit === undefined ? {} : { limit }) };
+    if (isZeroPlaceholder(acc.readings.get(key), next)) {
+      if (account) acc.notes.set(metric, ZERO_PLACEHOLDER_REASON);
     } else {
-      acc.readings.set(metric, next);
-      acc.notes.delete(metric);
+      acc.readings.set(key, next);
+      if (account) acc.notes.delete(metric);
     }
   }
+  if (!account) return;
   const held = SLOTS.map((slot) => describeSlot(slot, slots[slot])).join(', ');
   for (const { metric, label } of EXPECTED_WINDOWS) {
     if (seen.has(metric)) continue;
@@ -191,18 +243,22 @@ function readTokenCount(acc: Accumulator, payload: JsonRecord, stamp: Stamp, tim
   }
 }
 
-function readContext(acc: Accumulator, payload: JsonRecord, at: string): void {
-  const info = optRecord(SPEC, payload, 'info', `${at}payload.info`);
-  if (info === null) {
-    noteUnknown(acc, 'context', `token_count info is ${missingWord(payload, 'info')}`);
+function readContext(acc: Accumulator, payload: JsonRecord): void {
+  const info = payload['info'];
+  if (info === undefined || info === null || typeof info !== 'object' || Array.isArray(info)) {
+    noteUnknown(acc, 'context', `token_count info is ${info === undefined || info === null ? missingWord(payload, 'info') : `not an object (${describeType(info)})`}`);
     return;
   }
-  const window = optNumber(SPEC, info, 'model_context_window', `${at}payload.info.model_context_window`, { min: 0, max: 1e12 });
-  const lastUsage = optRecord(SPEC, info, 'last_token_usage', `${at}payload.info.last_token_usage`);
-  if (window === null) {
-    noteUnknown(acc, 'context', `token_count info.model_context_window is ${missingWord(info, 'model_context_window')}`);
-  } else if (lastUsage === null) {
-    noteUnknown(acc, 'context', `token_count info.last_token_usage is ${missingWord(info, 'last_token_usage')}`);
+  const record = info as JsonRecord;
+  // Context is never a reading here, so a mistyped window size only changes the reason given.
+  const windowField = numberField(record, 'model_context_window', 'token_count info.model_context_window', { min: 0, max: 1e12 });
+  const lastUsage = record['last_token_usage'];
+  if ('bad' in windowField) {
+    noteUnknown(acc, 'context', windowField.bad);
+  } else if (windowField.value === null) {
+    noteUnknown(acc, 'context', `token_count info.model_context_window is ${missingWord(record, 'model_context_window')}`);
+  } else if (lastUsage === undefined || lastUsage === null) {
+    noteUnknown(acc, 'context', `token_count info.last_token_usage is ${missingWord(record, 'last_token_usage')}`);
   } else {
     noteUnknown(acc, 'context', CONTEXT_DERIVED_REASON);
   }

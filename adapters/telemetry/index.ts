@@ -7,7 +7,7 @@ import { parseCodexRollout } from './codex-rollout.js';
 import { parseJsonFile } from './json-file.js';
 import { parseOpenaiHeaders } from './openai-headers.js';
 
-export type { Adapter, AdapterResult, AgentEvent, ParseContext, PayloadRoute, UnknownMetric } from './adapter-result.js';
+export type { Adapter, AdapterResult, AgentEvent, ParseContext, PayloadRoute, SkippedLine, UnknownMetric } from './adapter-result.js';
 export { parseAnthropicHeaders } from './anthropic-headers.js';
 export { parseClaudeHook } from './claude-hook.js';
 export { parseClaudeStatusline } from './claude-statusline.js';

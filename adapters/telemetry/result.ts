@@ -98,5 +98,6 @@ export function result(parts: Partial<AdapterResult>): AdapterResult {
     warnings: parts.warnings ?? [],
     events: parts.events ?? [],
     route: { ...(parts.route ?? NO_ROUTE) },
+    skipped: parts.skipped ?? [],
   };
 }

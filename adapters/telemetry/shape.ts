@@ -105,3 +105,35 @@ export function optExecutor(spec: ShapeSpec, obj: JsonRecord, key: string, path:
   }
   return value;
 }
+
+/**
+ * A field read on its own: its value, null when absent or null, or why it cannot be read. Used where
+ * one bad field must cost only its own metric, never the readings next to it.
+ */
+export type Field<T> = { readonly value: T | null } | { readonly bad: string };
+
+/** Plain decimal text such as "42" or "9.3": some writers quote their numbers. Nothing else. */
+const NUMERIC_TEXT = /^[+-]?(?:\d+(?:\.\d+)?|\.\d+)$/;
+
+export function numberField(obj: JsonRecord | null, key: string, path: string, range: NumberRange): Field<number> {
+  const raw = obj === null ? undefined : obj[key];
+  if (raw === undefined || raw === null) return { value: null };
+  const value = typeof raw === 'string' && NUMERIC_TEXT.test(raw.trim()) ? Number(raw.trim()) : raw;
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    return { bad: `${path} is not a number (${typeof raw === 'string' ? JSON.stringify(raw.slice(0, 40)) : describeType(raw)})` };
+  }
+  if (value < range.min || value > range.max) return { bad: `${path} lies outside ${range.min}–${range.max} (${value})` };
+  return { value };
+}
+
+export function recordField(obj: JsonRecord | null, key: string, path: string): Field<JsonRecord> {
+  const raw = obj === null ? undefined : obj[key];
+  if (raw === undefined || raw === null) return { value: null };
+  return isRecord(raw) ? { value: raw } : { bad: `${path} is not an object (${describeType(raw)})` };
+}
+
+/** A string field; any other type reads as null, for fields that only route or name things. */
+export function lenientString(obj: JsonRecord | null, key: string, maxLength = Infinity): string | null {
+  const raw = obj === null ? undefined : obj[key];
+  return typeof raw === 'string' && raw !== '' && raw.length <= maxLength ? raw : null;
+}

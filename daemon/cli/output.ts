@@ -118,7 +118,9 @@ export function renderStatus(view: StatusView, options: RenderOptions = { color:
     const percent = (r.used_percent === null ? 'unknown' : `${r.used_percent} %`).padStart(8);
     // Session ids are long uuids: the first characters tell two sessions apart.
     const who = `${r.source}${r.executor ? ` (${r.executor.length > 12 ? `${r.executor.slice(0, 8)}…` : r.executor})` : ''}`;
-    const text = `  ${r.metric.padEnd(10)} ${percent} ${bar(r.used_percent, line, c)}  ${who}  ${formatAge(r.age_seconds)}${resetsIn(r.resets_at, options.nowMs)}`;
+    // A Codex per-model limit family is named as Codex names it (`limit_name`).
+    const metric = r.limit === undefined ? r.metric : `${r.metric} ${r.limit.name ?? r.limit.id}`;
+    const text = `  ${metric.padEnd(10)} ${percent} ${bar(r.used_percent, line, c)}  ${who}  ${formatAge(r.age_seconds)}${resetsIn(r.resets_at, options.nowMs)}`;
     lines.push(r.credible ? text : c.dim(`${text}  — not counted: ${r.not_credible}`));
   }
   if (view.readings.length > READINGS_SHOWN) lines.push(c.dim(`  … ${view.readings.length - READINGS_SHOWN} more: \`handoff status --json\``));

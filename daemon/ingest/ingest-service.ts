@@ -1,4 +1,4 @@
-import { ADAPTERS, type AgentEvent, type UnknownMetric } from '../../adapters/telemetry/index.js';
+import { ADAPTERS, type AgentEvent, type SkippedLine, type UnknownMetric } from '../../adapters/telemetry/index.js';
 import { HandoffError, readingKey, stateOf, type Code, type WorkspaceState } from '../../protocol/index.js';
 import type { ProviderWarning, Reading, Source } from '../../schemas/telemetry.schema.js';
 import type { Clock } from '../clock.js';
@@ -36,6 +36,8 @@ export interface IngestReport {
   readonly unknown: UnknownMetric[];
   readonly warnings: { readonly warning: ProviderWarning; readonly code: Code }[];
   readonly events: AgentEvent[];
+  /** Lines of a multi-line payload that could not be read; every other line counted. */
+  readonly skipped_lines: SkippedLine[];
 }
 
 export interface IngestDeps {
@@ -79,6 +81,15 @@ export function createIngestService(deps: IngestDeps) {
     async ingest(request: IngestRequest): Promise<IngestReport> {
       const parsed = ADAPTERS[request.adapter](request.payload, { observedAt: new Date(clock.now()) });
       const dir = request.repo ?? parsed.route.cwd;
+      if (dir === null && parsed.readings.length === 0 && parsed.warnings.length === 0 && parsed.events.length === 0) {
+        // Nothing to route and nothing to record: say what the payload held instead of asking where it goes.
+        const reasons = [...new Set(parsed.unknown.map((u) => u.reason))];
+        throw new HandoffError(
+          'usage_error',
+          `the ${request.adapter} payload holds nothing to record${reasons.length === 0 ? '' : `: ${reasons.join('; ')}`}`,
+          'nothing to do: no reading, warning or event in it',
+        );
+      }
       if (dir === null) {
         throw new HandoffError(
           'usage_error',
@@ -100,6 +111,7 @@ export function createIngestService(deps: IngestDeps) {
         unknown: parsed.unknown,
         warnings: [],
         events: parsed.events.map((event) => withExecutor(event, executor)),
+        skipped_lines: parsed.skipped,
       };
       // In payload order: a reading is judged against what the previous one left behind.
       for (const reading of parsed.readings) await recordReading(root, withExecutor(reading, executor), report);

@@ -5,6 +5,8 @@ export interface LineBatches {
   readonly batches: string[];
   /** 1-based numbers of lines that alone exceed the budget and were left out. */
   readonly oversized: number[];
+  /** The file's line number of each batch's first line, so a batch's line numbers map back to the file. */
+  readonly firstLines: number[];
 }
 
 /**
@@ -15,6 +17,7 @@ export interface LineBatches {
 export function batchLines(text: string, budget: number): LineBatches {
   const batches: string[] = [];
   const oversized: number[] = [];
+  const firstLines: number[] = [];
   let current = '';
   let size = 0;
   text.split(/(?<=\n)/).forEach((line, index) => {
@@ -29,17 +32,23 @@ export function batchLines(text: string, budget: number): LineBatches {
       current = '';
       size = 0;
     }
+    if (current === '') firstLines.push(index + 1);
     current += line;
     size += cost;
   });
   if (current !== '') batches.push(current);
-  return { batches, oversized };
+  return { batches, oversized, firstLines };
 }
 
 export type MergedReport = IngestReport & { readonly chunks: number; readonly oversized_lines: number[] };
 
+/** Line numbers of later chunks counted from the start of the file, as an editor shows them. */
+function skippedAcross(reports: readonly IngestReport[], firstLines: readonly number[]): IngestReport['skipped_lines'] {
+  return reports.flatMap((r, index) => r.skipped_lines.map((s) => ({ ...s, line: s.line + (firstLines[index] ?? 1) - 1 })));
+}
+
 /** One report for a file sent in chunks: every chunk's records in order, the last chunk's state. */
-export function mergeReports(reports: readonly IngestReport[], oversized: number[]): MergedReport {
+export function mergeReports(reports: readonly IngestReport[], oversized: number[], firstLines: readonly number[] = []): MergedReport {
   const [first] = reports;
   const last = reports[reports.length - 1];
   if (first === undefined || last === undefined) throw new Error('mergeReports needs at least one report');
@@ -57,6 +66,7 @@ export function mergeReports(reports: readonly IngestReport[], oversized: number
     unknown: [...unknown.values()],
     warnings: reports.flatMap((r) => r.warnings),
     events: reports.flatMap((r) => r.events),
+    skipped_lines: skippedAcross(reports, firstLines),
     chunks: reports.length,
     oversized_lines: oversized,
   };

@@ -26,7 +26,7 @@ const post = (ctx: CommandContext, adapter: string, body: { payload: string; rep
  * session along: they no longer contain the line that names them.
  */
 async function ingestChunks(ctx: CommandContext, adapter: string, payload: string, repo: string | undefined): Promise<Envelope> {
-  const { batches, oversized } = batchLines(payload, PAYLOAD_BUDGET);
+  const { batches, oversized, firstLines } = batchLines(payload, PAYLOAD_BUDGET);
   const reports: IngestReport[] = [];
   let route: { repo?: string; executor?: string } = repo === undefined ? {} : { repo };
   for (const batch of batches) {
@@ -37,7 +37,7 @@ async function ingestChunks(ctx: CommandContext, adapter: string, payload: strin
     route = { repo: report.workspace, ...(report.route.session_id === null ? {} : { executor: report.route.session_id }) };
   }
   if (reports.length === 0) return post(ctx, adapter, { payload, ...route });
-  return success('ingested', mergeReports(reports, oversized));
+  return success('ingested', mergeReports(reports, oversized, firstLines));
 }
 
 const percent = (value: number | null) => (value === null ? 'unknown' : `${value} %`);
@@ -50,6 +50,7 @@ function renderIngest(report: IngestReport | MergedReport): string {
   for (const u of report.unknown) lines.push(`  unknown       ${u.metric}: ${u.reason}`);
   for (const w of report.warnings) lines.push(`  warning       ${w.warning.kind}: ${w.warning.text} (${w.code})`);
   for (const e of report.events) lines.push(`  event         ${e.name}`);
+  for (const s of report.skipped_lines) lines.push(`  skipped line  ${s.line}: ${s.reason}`);
   if ('oversized_lines' in report && report.oversized_lines.length > 0) {
     lines.push(`  skipped lines ${report.oversized_lines.join(', ')}: each longer than one request body (no telemetry line is)`);
   }

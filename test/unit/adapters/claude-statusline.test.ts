@@ -91,14 +91,35 @@ describe('claude-statusline', () => {
     expect(parseClaudeStatusline(raw, CTX).route).toEqual({ cwd: '/ws', session_id: 's' });
   });
 
-  it('refuses text that is not JSON, a non-object, and wrongly typed fields', () => {
+  it('refuses only text that is not JSON or not an object', () => {
     expect(expectInvalidBody(() => parseClaudeStatusline('not json', CTX)).message).toMatch(/not valid JSON/);
+    expect(expectInvalidBody(() => parseClaudeStatusline('[1]', CTX)).hint).toMatch(/statusLine/);
     expect(expectInvalidBody(() => parseClaudeStatusline('[1]', CTX)).message).toMatch(/one JSON object, got an array/);
-    expect(expectInvalidBody(() => parseClaudeStatusline(payload({ context_window: { used_percentage: '59' } }), CTX)).message)
-      .toMatch(/context_window\.used_percentage must be a number or null, got a string/);
-    expect(expectInvalidBody(() => parseClaudeStatusline(payload({ rate_limits: { five_hour: { used_percentage: 1, resets_at: 1787234400000 } } }), CTX)).message)
-      .toMatch(/rate_limits\.five_hour\.resets_at must lie between/);
-    expect(expectInvalidBody(() => parseClaudeStatusline(payload({ context_window: { used_percentage: -1 } }), CTX)).hint)
-      .toMatch(/statusLine/);
+  });
+
+  it('one mistyped field makes its metric unknown; the other readings count (the issue\'s payload)', () => {
+    const raw = JSON.stringify({ context_window: { used_percentage: '9x' }, rate_limits: { five_hour: { used_percentage: 91, resets_at: 1787234400 } }, cwd: '/repo' });
+    const result = parseClaudeStatusline(raw, CTX);
+    expect(result.readings.map((r) => [r.metric, r.used_percent])).toEqual([['five_hour', 91]]);
+    expect(result.unknown).toContainEqual({ metric: 'context', reason: 'context_window.used_percentage is not a number ("9x")' });
+    expectSchemaValid(result);
+  });
+
+  it('reads plain numeric strings ("9", "9.3") as numbers', () => {
+    const raw = JSON.stringify({ context_window: { used_percentage: '9' }, rate_limits: { five_hour: { used_percentage: '9.3', resets_at: '1787234400' } } });
+    expect(parseClaudeStatusline(raw, CTX).readings.map((r) => [r.metric, r.used_percent, r.resets_at])).toEqual([['context', 9, null], ['five_hour', 9.3, 1787234400]]);
+  });
+
+  it('an out-of-range or unreadable reset makes that window unknown, not the payload', () => {
+    const result = parseClaudeStatusline(payload({ rate_limits: { five_hour: { used_percentage: 1, resets_at: 1787234400000 }, seven_day: { used_percentage: 40, resets_at: 1787648400 } }, context_window: { used_percentage: -1 } }), CTX);
+    expect(result.readings.map((r) => r.metric)).toEqual(['seven_day']);
+    expect(result.unknown.map((u) => u.metric)).toEqual(['context', 'five_hour']);
+    expect(result.unknown[1]?.reason).toMatch(/rate_limits\.five_hour\.resets_at lies outside/);
+  });
+
+  it('a mistyped session_id or cwd routes nothing rather than refusing the numbers', () => {
+    const result = parseClaudeStatusline(JSON.stringify({ session_id: 7, cwd: ['x'], rate_limits: { five_hour: { used_percentage: 50 } } }), CTX);
+    expect(result.route).toEqual({ cwd: null, session_id: null });
+    expect(metrics(result.readings)).toEqual(['five_hour']);
   });
 });

@@ -214,17 +214,19 @@ describe('codex-rollout JSONL framing', () => {
     expect(parseCodexRollout('{"timestamp":"2026-08-20T09:05:00.000Z","ty', CTX).readings).toEqual([]);
   });
 
-  it('refuses a malformed middle line, naming its number', () => {
+  it('skips a malformed middle line, naming its number, and reads every other line', () => {
     const lines = fixture(ROLLOUT).trimEnd().split('\n');
     lines.splice(2, 0, '{"type": "event_msg", oops');
-    const error = expectInvalidBody(() => parseCodexRollout(`${lines.join('\n')}\n`, CTX));
-    expect(error.message).toMatch(/^codex-rollout: line 3 is not valid JSON/);
-    expect(error.hint).toMatch(/rollout/);
+    const result = parseCodexRollout(`${lines.join('\n')}\n`, CTX);
+    expect(result.skipped).toEqual([{ line: 3, reason: expect.stringMatching(/^the line is not valid JSON/) as string }]);
+    expect(result.readings.map((r) => [r.metric, r.used_percent])).toEqual([['five_hour', 15], ['weekly', 44]]);
+    expect(result.route.cwd).not.toBeNull();
   });
 
-  it('refuses a malformed last line that is terminated by a newline', () => {
-    const error = expectInvalidBody(() => parseCodexRollout(jsonl(tokenCount(null, null), '{broken'), CTX));
-    expect(error.message).toMatch(/line 2 is not valid JSON/);
+  it('skips a malformed last line that is terminated by a newline', () => {
+    const result = parseCodexRollout(jsonl(tokenCount(null, windows({ used_percent: 9, window_minutes: 300 }, null)), '{broken'), CTX);
+    expect(result.skipped.map((s) => s.line)).toEqual([2]);
+    expect(metrics(result.readings)).toEqual(['five_hour']);
   });
 
   it('accepts CRLF line ends', () => {
@@ -232,12 +234,23 @@ describe('codex-rollout JSONL framing', () => {
     expect(metrics(parseCodexRollout(raw, CTX).readings)).toEqual(['five_hour']);
   });
 
-  it('refuses wrongly typed fields with the line number', () => {
-    expect(expectInvalidBody(() => parseCodexRollout(jsonl('[1,2]'), CTX)).message).toMatch(/line 1 must be a JSON object, got an array/);
-    expect(expectInvalidBody(() => parseCodexRollout(jsonl(tokenCount(null, windows({ used_percent: '9' as unknown as number, window_minutes: 300 }, null))), CTX)).message)
-      .toMatch(/line 1: payload\.rate_limits\.primary\.used_percent must be a number or null, got a string/);
-    expect(expectInvalidBody(() => parseCodexRollout(jsonl(tokenCount('yesterday', null)), CTX)).message)
-      .toMatch(/line 1: timestamp is not an ISO 8601 time/);
+  it('refuses a payload where no line is a JSON object', () => {
+    expect(expectInvalidBody(() => parseCodexRollout(jsonl('[1,2]'), CTX)).message).toMatch(/no line could be read \(line 1: not a JSON object \(an array\)\)/);
+  });
+
+  it('reads plain numeric strings as numbers; any other wrong type makes that window unknown and keeps the others', () => {
+    const quoted = parseCodexRollout(jsonl(tokenCount(null, windows({ used_percent: '9.5' as unknown as number, window_minutes: 300 }, null))), CTX);
+    expect(quoted.readings.map((r) => [r.metric, r.used_percent])).toEqual([['five_hour', 9.5]]);
+    const mixed = parseCodexRollout(jsonl(tokenCount(null, windows({ used_percent: 'lots' as unknown as number, window_minutes: 300 }, { used_percent: 61, window_minutes: 10080 }))), CTX);
+    expect(mixed.readings.map((r) => [r.metric, r.used_percent])).toEqual([['weekly', 61]]);
+    expect(mixed.unknown).toContainEqual({ metric: 'five_hour', reason: 'line 1: payload.rate_limits.primary.used_percent is not a number ("lots")' });
+    expect(mixed.skipped).toEqual([]);
+  });
+
+  it('skips a line with an unreadable timestamp, naming it', () => {
+    const result = parseCodexRollout(jsonl(tokenCount('yesterday', null), tokenCount(null, windows({ used_percent: 9, window_minutes: 300 }, null))), CTX);
+    expect(result.skipped).toEqual([{ line: 1, reason: 'timestamp is not an ISO 8601 time: "yesterday"' }]);
+    expect(metrics(result.readings)).toEqual(['five_hour']);
   });
 });
 

@@ -6,7 +6,7 @@ describe('batchLines', () => {
   it('keeps whole lines together within the budget, in order', () => {
     const text = 'aaaa\nbbbb\ncccc\ndddd\n';
     // 'aaaa\n' is six bytes once escaped: two lines fill a budget of 12.
-    expect(batchLines(text, 12)).toEqual({ batches: ['aaaa\nbbbb\n', 'cccc\ndddd\n'], oversized: [] });
+    expect(batchLines(text, 12)).toEqual({ batches: ['aaaa\nbbbb\n', 'cccc\ndddd\n'], oversized: [], firstLines: [1, 3] });
     expect(batchLines(text, 1000).batches).toEqual([text]);
   });
 
@@ -16,14 +16,14 @@ describe('batchLines', () => {
   });
 
   it('leaves out and names a line that alone exceeds the budget', () => {
-    expect(batchLines(`ok\n${'x'.repeat(50)}\nfine\n`, 20)).toEqual({ batches: ['ok\nfine\n'], oversized: [2] });
+    expect(batchLines(`ok\n${'x'.repeat(50)}\nfine\n`, 20)).toEqual({ batches: ['ok\nfine\n'], oversized: [2], firstLines: [1] });
   });
 });
 
 describe('mergeReports', () => {
   const base = (over: Partial<IngestReport>): IngestReport => ({
     workspace: '/r', state: 'NORMAL', cycle: null, adapter: 'codex-rollout', route: { by: 'payload', cwd: '/r', session_id: 's' },
-    recorded: [], unchanged: [], not_credible: [], unknown: [], warnings: [], events: [], ...over,
+    recorded: [], unchanged: [], not_credible: [], unknown: [], warnings: [], events: [], skipped_lines: [], ...over,
   });
   const r = (metric: 'five_hour' | 'weekly', used: number) => ({ source: 'codex-rollout' as const, metric, used_percent: used, resets_at: null, observed_at: '2026-11-29T10:00:00.000Z', raw_sha256: null, executor: 's' });
 
@@ -35,5 +35,13 @@ describe('mergeReports', () => {
     expect(merged).toMatchObject({ state: 'EVACUATE', route: { by: 'payload', cwd: '/r' }, chunks: 2, oversized_lines: [7] });
     expect(merged.recorded.map((x) => x.metric)).toEqual(['five_hour', 'weekly']);
     expect(merged.unknown).toEqual([{ metric: 'context', reason: 'b' }]);
+  });
+
+  it('numbers skipped lines from the start of the file, not of their chunk', () => {
+    const merged = mergeReports([
+      base({ skipped_lines: [{ line: 2, reason: 'x' }] }),
+      base({ skipped_lines: [{ line: 1, reason: 'y' }] }),
+    ], [], [1, 40]);
+    expect(merged.skipped_lines).toEqual([{ line: 2, reason: 'x' }, { line: 40, reason: 'y' }]);
   });
 });

@@ -172,7 +172,7 @@ function readingsTable(card) {
     h('thead', {}, h('tr', {}, ['metric', 'used', 'source', 'seen', 'resets', ''].map((t) => h('th', {}, t)))),
     h('tbody', {}, st.readings.map((r) =>
       h('tr', { class: r.credible ? level(r.used_percent, st.thresholds) : 'stale' },
-        h('td', {}, r.metric),
+        h('td', {}, r.limit ? `${r.metric} · ${r.limit.name ?? r.limit.id}` : r.metric),
         h('td', { class: 'num' }, percentText(r.used_percent)),
         h('td', {}, r.source, r.executor ? h('span', { class: 'muted' }, ` ${r.executor.slice(0, 12)}`) : null),
         h('td', {}, ageSpan(r.observed_at)),
