@@ -72,6 +72,12 @@ export interface WorkspaceContext {
   readonly capsule: CapsuleState | null;
   /** When PREPARE began (kept through EVACUATE): a capsule written before it is stale. */
   readonly prepare_since: string | null;
+  /**
+   * When an operator asked for PREPARE (`handoff prepare`); null when pressure brought it. A manual
+   * PREPARE holds until a reading observed after the request shows relief, or the workspace returns to
+   * NORMAL: readings that were already there when the operator asked are not news.
+   */
+  readonly prepare_requested_at?: string | null;
   readonly outcome: Outcome;
 }
 
@@ -133,6 +139,13 @@ function withDrain(context: WorkspaceContext, change: (drain: DrainProgress) => 
   return cycle.return_drain === null ? { ...cycle, drain: change(cycle.drain) } : { ...cycle, return_drain: change(cycle.return_drain) };
 }
 
+/** A manual PREPARE relaxes only on a credible reading observed after the operator asked for it. */
+function reliefSinceRequest(context: WorkspaceContext): boolean {
+  const since = context.prepare_requested_at ?? null;
+  if (since === null) return true;
+  return readingList(context).some((r) => Date.parse(r.observed_at) > Date.parse(since) && credibility(r, context.now, context.policy).credible);
+}
+
 function telemetryTrigger(context: WorkspaceContext, line: number): Trigger {
   const { worst, pressing } = assessNow(context);
   const what = worst === null ? 'pressure' : describeReading(worst);
@@ -163,7 +176,7 @@ export const workspaceMachine = setup({
     paused: ({ context }) => context.paused.global !== null || context.paused.workspace !== null,
     atEvacuateLine: ({ context }) => assessNow(context).level === 'evacuate',
     atPrepareLine: ({ context }) => assessNow(context).level === 'prepare',
-    canRelax: ({ context }) => assessNow(context).canRelax,
+    canRelax: ({ context }) => assessNow(context).canRelax && reliefSinceRequest(context),
     checkpointVerified: ({ event }) => {
       assertEvent(event, ['CHECKPOINT_VERIFIED', 'RETURN_READY']);
       return event.checkpoint.verified;
@@ -183,7 +196,7 @@ export const workspaceMachine = setup({
     stamp: assign(({ event }) => ({ now: event.at, entropy: event.entropy })),
     enterStage: assign(({ context }) => ({ stage_since: iso(context.now) })),
     markPrepare: assign(({ context }) => ({ prepare_since: context.prepare_since ?? iso(context.now) })),
-    clearPrepare: assign({ prepare_since: null }),
+    clearPrepare: assign({ prepare_since: null, prepare_requested_at: null }),
     recordReading: assign(({ context, event }) => {
       assertEvent(event, 'READING');
       const reading = event.reading;
@@ -222,7 +235,7 @@ export const workspaceMachine = setup({
         outcome: done('evacuation_started'),
       };
     }),
-    replyPrepareEntered: assign({ outcome: done('prepare_entered') }),
+    replyPrepareEntered: assign(({ context }) => ({ prepare_requested_at: iso(context.now), outcome: done('prepare_entered') })),
     replyAlreadyPrepare: assign({ outcome: done('prepare_entered', null, false) }),
     replyAlreadyEvacuating: assign({ outcome: done('evacuation_started', null, false) }),
     replyPaused: assign(({ context }) => {
@@ -427,6 +440,7 @@ export const workspaceMachine = setup({
     lease: leaseRules.FREE_LEASE,
     capsule: null,
     prepare_since: null,
+    prepare_requested_at: null,
     outcome: done('ok', null, false),
   }),
   // Events that mean the same in every state; states override where they move.

@@ -54,6 +54,8 @@ interface Model {
   paused: boolean;
   blocked: boolean;
   reading: { p: number; at: number } | null;
+  /** When `handoff prepare` was answered, until the workspace is NORMAL again. */
+  prepareAt: number | null;
   cycle: MCycle | null;
   profile: 'emergency-return' | 'one-way';
   /** Every token the daemon handed out in this run, in order. */
@@ -123,7 +125,11 @@ function settle(m: Model, now: number): void {
     if (m.state === 'NORMAL' && lvl === 'evacuate') startCycle(m, now, false);
     else if (m.state === 'NORMAL' && lvl === 'prepare') m.state = 'PREPARE';
     else if (m.state === 'PREPARE' && lvl === 'evacuate') startCycle(m, now, false);
-    else if (m.state === 'PREPARE' && m.reading !== null && lvl === 'none' && now - m.reading.at <= FRESH_S * 1000 && m.reading.p < 75) m.state = 'NORMAL';
+    else if (m.state === 'PREPARE' && m.reading !== null && lvl === 'none' && now - m.reading.at <= FRESH_S * 1000 && m.reading.p < 75 && (m.prepareAt === null || m.reading.at > m.prepareAt)) {
+      // A manual PREPARE relaxes only on a reading observed after it was asked for.
+      m.state = 'NORMAL';
+      m.prepareAt = null;
+    }
     else return;
   }
 }
@@ -219,6 +225,7 @@ function expectOf(m: Model, op: Op, now: number): Expect {
           mm.reading = { p: op.p, at: now };
           if (mm.state === 'CLOSED') {
             mm.state = 'NORMAL';
+            mm.prepareAt = null;
             mm.cycle = null;
             mm.blocked = false;
           }
@@ -250,6 +257,7 @@ function expectOf(m: Model, op: Op, now: number): Expect {
           write: true,
           apply: (mm) => {
             mm.state = 'PREPARE';
+            mm.prepareAt = now;
             mm.cycle = null;
             mm.blocked = false;
             settle(mm, now);
@@ -667,7 +675,7 @@ async function runSequence(cmds: Iterable<fc.AsyncCommand<Model, Real>>, profile
   const real: Real = { c: await compose({ stateDir, clock, drain, ...repoHelpers }), stateDir, clock, drain, scene };
   // The source workspace exists from the start (opening one writes nothing), so every refusal can be compared.
   expect((await real.c.inject('GET', `/v1/status?repo=${encodeURIComponent(scene.a)}`)).status).toBe(200);
-  const model: Model = { state: 'NORMAL', holder: null, lastToken: 0, offered: false, paused: false, blocked: false, reading: null, cycle: null, profile, issued: [], cycleIds: [] };
+  const model: Model = { state: 'NORMAL', holder: null, lastToken: 0, offered: false, paused: false, blocked: false, reading: null, prepareAt: null, cycle: null, profile, issued: [], cycleIds: [] };
   try {
     await fc.asyncModelRun(() => ({ model, real }), cmds);
     await probeTokens(model, real);

@@ -126,6 +126,18 @@ describe('PREPARE → NORMAL hysteresis', () => {
 });
 
 describe('manual and provider triggers', () => {
+  it('a manual PREPARE holds over a low reading that was already there, and relaxes on relief observed after it', () => {
+    const h = new Harness();
+    h.reading('five_hour', 10);
+    expect(h.send({ type: 'PREPARE', reason: 'long task ahead' }).code).toBe('prepare_entered');
+    // The command answered prepare_entered: the daemon does what it answered.
+    expect(h.state).toBe('PREPARE');
+    h.advance(5);
+    h.reading('five_hour', 12);
+    expect(h.state).toBe('NORMAL');
+    expect(h.context.prepare_requested_at).toBeNull();
+  });
+
   it('handoff prepare and handoff now', () => {
     const h = new Harness();
     expect(h.send({ type: 'PREPARE', reason: 'long task ahead' }).code).toBe('prepare_entered');
