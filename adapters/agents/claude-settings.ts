@@ -1,6 +1,7 @@
 import { GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
 import { chainedCommand, chainedStatusline, isOurHook, type HookInvocation } from './hook-commands.js';
-import { indentOf, isObject, mergeHooks, parseJsonObject, type HookSpec, type Json } from './hook-groups.js';
+import { claudeHookEntry, mergeHooks, type HookSpec } from './hook-groups.js';
+import { JsonDocument } from './json-document.js';
 
 const HOOKS: readonly HookSpec[] = [
   { event: 'PreToolUse', name: 'claude-guard', matcher: GUARDED_TOOLS_MATCHER },
@@ -12,22 +13,35 @@ const HOOKS: readonly HookSpec[] = [
   { event: 'StopFailure', name: 'claude-event', matcher: 'rate_limit' },
 ];
 
-/** Our status line, chaining whatever command the user had, and keeping its other keys (padding…). */
-function statusLine(current: unknown, invocation: HookInvocation, notes: string[]): Json {
-  if (!isObject(current) || typeof current['command'] !== 'string' || current['command'].trim() === '') {
-    return { type: 'command', command: chainedStatusline(invocation, null), padding: 0 };
+/** Our status line as edits, chaining whatever command the user had and keeping its other keys (padding…). */
+function statusLine(doc: JsonDocument, invocation: HookInvocation, notes: string[]): void {
+  const current = JsonDocument.property(doc.root, 'statusLine');
+  const commandNode = current?.type === 'object' ? JsonDocument.property(current, 'command') : undefined;
+  const command = JsonDocument.string(commandNode);
+  const fresh = { type: 'command', command: chainedStatusline(invocation, null), padding: 0 };
+  if (current === undefined) {
+    doc.addProperties(doc.root, [['statusLine', fresh]]);
+    return;
   }
-  const command = current['command'];
+  if (commandNode === undefined || command === null || command.trim() === '') {
+    doc.replace(current, fresh);
+    return;
+  }
   if (!isOurHook(command, 'claude-statusline')) {
     notes.push(`the existing status line command is kept and chained: ${command}`);
-    return { ...current, type: 'command', command: chainedStatusline(invocation, command) };
+    const type = current.type === 'object' ? JsonDocument.property(current, 'type') : undefined;
+    if (type === undefined) doc.addProperties(current, [['type', 'command']]);
+    else if (JsonDocument.string(type) !== 'command') doc.replace(type, 'command');
+    doc.replace(commandNode, chainedStatusline(invocation, command));
+    return;
   }
   const previous = chainedCommand(command);
   if (previous === undefined) {
     notes.push('the status line command was edited by hand after install; it is left as it is');
-    return current;
+    return;
   }
-  return { ...current, command: chainedStatusline(invocation, previous) };
+  const next = chainedStatusline(invocation, previous);
+  if (next !== command) doc.replace(commandNode, next);
 }
 
 export interface SettingsMerge {
@@ -37,14 +51,13 @@ export interface SettingsMerge {
 }
 
 /**
- * Claude Code settings.json with our status line and hooks merged in. Every other key, hook and
- * matcher of the user stays as it was; running it on its own output changes nothing.
+ * Claude Code settings.json with our status line and hooks merged in, as small edits: every other
+ * byte of the file stays as it was; running it on its own output changes nothing.
  */
 export function mergeClaudeSettings(before: string | null, invocation: HookInvocation, path: string): SettingsMerge {
-  const settings = before === null || before.trim() === '' ? {} : parseJsonObject(before, path);
+  const doc = new JsonDocument(before ?? '', path);
   const notes: string[] = [];
-  const hooks = mergeHooks(settings['hooks'], HOOKS, invocation, path);
-  const next: Json = { ...settings, statusLine: statusLine(settings['statusLine'], invocation, notes), hooks };
-  if (JSON.stringify(next) === JSON.stringify(settings)) return { text: null, notes };
-  return { text: `${JSON.stringify(next, null, before === null ? 2 : indentOf(before))}\n`, notes };
+  statusLine(doc, invocation, notes);
+  mergeHooks(doc, HOOKS, invocation, claudeHookEntry, path);
+  return { text: doc.result(), notes };
 }

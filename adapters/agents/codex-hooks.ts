@@ -1,5 +1,6 @@
 import type { HookInvocation } from './hook-commands.js';
-import { indentOf, mergeHooks, parseJsonObject, type HookSpec, type Json } from './hook-groups.js';
+import { claudeHookEntry, mergeHooks, type HookSpec } from './hook-groups.js';
+import { JsonDocument } from './json-document.js';
 
 /**
  * Codex hooks (`hooks.json`) speak Claude Code's hook protocol: the same `hooks` shape, the same
@@ -13,10 +14,9 @@ const HOOKS: readonly HookSpec[] = [
   { event: 'PostToolUse', name: 'claude-context', matcher: null },
 ];
 
-/** hooks.json with our hooks merged in (null: nothing would change); the user's hooks stay as they are. */
+/** hooks.json with our hooks merged in as small edits (null: nothing would change); the user's bytes stay as they are. */
 export function mergeCodexHooks(before: string | null, invocation: HookInvocation, path: string): string | null {
-  const file = before === null || before.trim() === '' ? {} : parseJsonObject(before, path);
-  const next: Json = { ...file, hooks: mergeHooks(file['hooks'], HOOKS, invocation, path) };
-  if (JSON.stringify(next) === JSON.stringify(file)) return null;
-  return `${JSON.stringify(next, null, before === null ? 2 : indentOf(before))}\n`;
+  const doc = new JsonDocument(before ?? '', path);
+  mergeHooks(doc, HOOKS, invocation, claudeHookEntry, path);
+  return doc.result();
 }

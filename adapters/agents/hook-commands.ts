@@ -1,7 +1,15 @@
 import { shellQuote } from '../../protocol/shell-quote.js';
 
 /** The `handoff hook NAME` commands the installer writes; the CLI's hook entry is keyed by the same. */
-export type HookName = 'claude-statusline' | 'claude-guard' | 'claude-session-start' | 'claude-context' | 'claude-event';
+export type HookName =
+  | 'claude-statusline'
+  | 'claude-guard'
+  | 'claude-session-start'
+  | 'claude-context'
+  | 'claude-event'
+  | 'gemini-guard'
+  | 'gemini-session-start'
+  | 'gemini-context';
 
 export interface HookInvocation {
   /** How the hook starts handoff: `handoff` on PATH, or e.g. `node /opt/handoff/dist/daemon/cli/main.js`. */

@@ -1,12 +1,8 @@
-import { HandoffError } from '../../protocol/errors.js';
+import type { Node } from 'jsonc-parser';
 import { hookCommand, isOurHook, type HookInvocation, type HookName } from './hook-commands.js';
+import { JsonDocument, refuse, type Json } from './json-document.js';
 
-export type Json = Record<string, unknown>;
-
-/** Seconds the agent waits for a hook; ours answer in well under one. */
-const HOOK_TIMEOUT = 5;
-
-/** One of our hooks in an agent's `hooks` object (Claude Code settings.json, Codex hooks.json: one shape). */
+/** One of our hooks in an agent's `hooks` object (Claude Code settings.json, Codex hooks.json, Gemini CLI settings.json: one shape). */
 export interface HookSpec {
   readonly event: string;
   readonly name: HookName;
@@ -14,52 +10,63 @@ export interface HookSpec {
   readonly matcher: string | null;
 }
 
-export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** What one hook entry says besides its command: the agents differ (Claude Code's timeout is in seconds, Gemini CLI's in ms and it names hooks). */
+export type HookEntry = (spec: HookSpec, command: string) => Json;
 
-export function refuse(path: string, problem: string): HandoffError {
-  return new HandoffError('invalid_config', `${path}: ${problem}`, 'fix the file by hand (the agent reads it as strict JSON), then install again; nothing was changed');
-}
+/** Seconds Claude Code and Codex wait for a hook; ours answer in well under one. */
+const HOOK_TIMEOUT_SECONDS = 5;
 
-export function parseJsonObject(text: string, path: string): Json {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw refuse(path, `not valid JSON (${(error as Error).message})`);
+export const claudeHookEntry: HookEntry = (_spec, command) => ({ type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS });
+
+/** The command nodes of our hook in an event's list of groups. */
+function ourHooks(list: Node, spec: HookSpec): { node: Node; command: string }[] {
+  const found: { node: Node; command: string }[] = [];
+  for (const group of list.children ?? []) {
+    if (group.type !== 'object') continue;
+    const hooks = JsonDocument.property(group, 'hooks');
+    if (hooks?.type !== 'array') continue;
+    for (const hook of hooks.children ?? []) {
+      if (hook.type !== 'object') continue;
+      const node = JsonDocument.property(hook, 'command');
+      const command = JsonDocument.string(node);
+      if (node !== undefined && command !== null && isOurHook(command, spec.name)) found.push({ node, command });
+    }
   }
-  if (!isObject(value)) throw refuse(path, 'the settings must be one JSON object');
-  return value;
+  return found;
 }
 
-/** Our command in the event's hook list: updated where it already is, else one group appended. */
-function withHook(list: unknown, spec: HookSpec, invocation: HookInvocation, path: string): unknown[] {
-  if (list !== undefined && !Array.isArray(list)) throw refuse(path, `hooks.${spec.event} must be an array`);
-  const groups: unknown[] = list ?? [];
-  const command = hookCommand(invocation, spec.name);
-  let found = false;
-  const next = groups.map((group) => {
-    if (!isObject(group) || !Array.isArray(group['hooks'])) return group;
-    const hooks = group['hooks'].map((hook: unknown) => {
-      if (!isObject(hook) || typeof hook['command'] !== 'string' || !isOurHook(hook['command'], spec.name)) return hook;
-      found = true;
-      return { ...hook, command };
-    });
-    return { ...group, hooks };
-  });
-  if (found) return next;
-  const hook = { type: 'command', command, timeout: HOOK_TIMEOUT };
-  return [...next, spec.matcher === null ? { hooks: [hook] } : { matcher: spec.matcher, hooks: [hook] }];
-}
-
-/** The `hooks` object with ours merged in; every hook and matcher of the user stays as it was. */
-export function mergeHooks(current: unknown, specs: readonly HookSpec[], invocation: HookInvocation, path: string): Json {
-  if (current !== undefined && !isObject(current)) throw refuse(path, 'hooks must be an object');
-  const hooks: Json = { ...current };
-  for (const spec of specs) hooks[spec.event] = withHook(hooks[spec.event], spec, invocation, path);
-  return hooks;
-}
-
-/** The indentation the user's file already uses, so a merge changes only what it must. */
-export function indentOf(text: string): string | number {
-  return /\n([ \t]+)"/.exec(text)?.[1] ?? 2;
+/**
+ * Our hooks merged into the document's `hooks` object as edits: our command updated where it already
+ * is, else one group appended to the event's list, else the event added. Every hook and matcher of
+ * the user stays as it was, byte for byte.
+ */
+export function mergeHooks(doc: JsonDocument, specs: readonly HookSpec[], invocation: HookInvocation, entry: HookEntry, path: string): void {
+  const groupOf = (spec: HookSpec): Json => {
+    const hook = entry(spec, hookCommand(invocation, spec.name));
+    return spec.matcher === null ? { hooks: [hook] } : { matcher: spec.matcher, hooks: [hook] };
+  };
+  const hooks = JsonDocument.property(doc.root, 'hooks');
+  if (hooks === undefined) {
+    const events: Json = {};
+    for (const spec of specs) events[spec.event] = [...((events[spec.event] as Json[] | undefined) ?? []), groupOf(spec)];
+    doc.addProperties(doc.root, [['hooks', events]]);
+    return;
+  }
+  if (hooks.type !== 'object') throw refuse(path, 'hooks must be an object');
+  const newEvents = new Map<string, Json[]>();
+  const appended = new Map<Node, Json[]>();
+  for (const spec of specs) {
+    const list = JsonDocument.property(hooks, spec.event);
+    if (list === undefined) {
+      newEvents.set(spec.event, [...(newEvents.get(spec.event) ?? []), groupOf(spec)]);
+      continue;
+    }
+    if (list.type !== 'array') throw refuse(path, `hooks.${spec.event} must be an array`);
+    const found = ourHooks(list, spec);
+    const command = hookCommand(invocation, spec.name);
+    for (const hook of found) if (hook.command !== command) doc.replace(hook.node, command);
+    if (found.length === 0) appended.set(list, [...(appended.get(list) ?? []), groupOf(spec)]);
+  }
+  for (const [list, groups] of appended) doc.addElements(list, groups);
+  doc.addProperties(hooks, [...newEvents]);
 }

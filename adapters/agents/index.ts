@@ -1,8 +1,11 @@
 export { mergeClaudeSettings } from './claude-settings.js';
 export { mergeCodexHooks } from './codex-hooks.js';
-export { GUARDED_TOOLS, GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
+export { mergeGeminiSettings } from './gemini-settings.js';
+export { GEMINI_GUARDED_TOOLS, GEMINI_GUARDED_TOOLS_MATCHER, GUARDED_TOOLS, GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
 export { chainedCommand, chainedStatusline, hookCommand, isOurHook, type HookInvocation, type HookName } from './hook-commands.js';
-export { applyInstall, planInstall, previewInstall, type FileOutcome, type InstallIo, type InstallPlan } from './install.js';
+export { applyInstall, planInstall, previewInstall, type FileChange, type FileOutcome, type InstallPlan } from './install.js';
+export { JsonDocument } from './json-document.js';
+export { safeTarget, type InstallIo, type PathFacts, type PathKind, type PlannedWrite } from './safe-target.js';
 export { AGENT_INSTRUCTIONS } from './instructions.js';
 export { unifiedDiff } from './line-diff.js';
 export { markedBlock, upsertMarkedBlock } from './marked-block.js';

@@ -1,25 +1,20 @@
 import { join } from 'node:path';
 import { mergeClaudeSettings } from './claude-settings.js';
 import { mergeCodexHooks } from './codex-hooks.js';
+import { mergeGeminiSettings } from './gemini-settings.js';
 import type { HookInvocation } from './hook-commands.js';
 import { AGENT_INSTRUCTIONS } from './instructions.js';
 import { unifiedDiff } from './line-diff.js';
 import { upsertMarkedBlock } from './marked-block.js';
+import { safeTarget, type InstallIo } from './safe-target.js';
 import { CAPSULE_COMMAND } from './slash-command.js';
 import type { Agent, Companions } from './targets.js';
 
-/** The file system as the installer sees it; the CLI supplies atomic writes. */
-export interface InstallIo {
-  read(path: string): Promise<string | null>;
-  isFile(path: string): Promise<boolean>;
-  /** Replaces the file atomically, creating its directory when missing. */
-  write(path: string, text: string): Promise<void>;
-  /** Writes a file that must not exist yet. */
-  writeNew(path: string, text: string): Promise<void>;
-}
-
 export interface FileChange {
+  /** The path the agent reads, as named to the user. */
   readonly path: string;
+  /** Where the bytes go: `path`, or the target of a user config that is a symbolic link. */
+  readonly writePath: string;
   readonly before: string | null;
   /** null: the file already says what the install would write. */
   readonly after: string | null;
@@ -42,32 +37,45 @@ const CLINE_RULE_FILE = 'session-handoff.md';
 
 /**
  * What `handoff install AGENT` would change in `target` and its companions. Claude Code gets its
- * settings merged and the `/handoff-capsule` command; the others get our instructions as a marked
- * block, which leaves the user's own text alone, and Codex its hooks.json merged. For Cline a
- * `.clinerules` directory (or none yet) gets a file of ours, a single `.clinerules` file the block.
+ * settings merged and the `/handoff-capsule` command; Gemini CLI its settings.json hooks and a
+ * GEMINI.md block; the others get our instructions as a marked block, which leaves the user's own
+ * text alone, and Codex its hooks.json merged. For Cline a `.clinerules` directory (or none yet)
+ * gets a file of ours, a single `.clinerules` file the block. Every path is checked before it is
+ * read (safe-target.ts): a link inside a repository is refused, a read-only file too.
  */
 export async function planInstall(agent: Agent, target: string, invocation: HookInvocation, io: InstallIo, companions: Companions): Promise<InstallPlan> {
   const changes: FileChange[] = [];
-  let notes: readonly string[] = [];
+  const notes: string[] = [];
+  const change = async (path: string, edit: (before: string | null, writePath: string) => string | null): Promise<void> => {
+    const writePath = await safeTarget(path, io, notes);
+    const before = await io.read(writePath);
+    const after = edit(before, writePath);
+    changes.push({ path, writePath, before, after: after === before ? null : after });
+  };
   if (agent === 'claude') {
-    const before = await io.read(target);
-    const merged = mergeClaudeSettings(before, invocation, target);
-    changes.push({ path: target, before, after: merged.text });
-    notes = merged.notes;
+    await change(target, (before) => {
+      const merged = mergeClaudeSettings(before, invocation, target);
+      notes.push(...merged.notes);
+      return merged.text;
+    });
+  } else if (agent === 'gemini') {
+    await change(target, (before) => mergeGeminiSettings(before, invocation, target));
   } else {
-    const path = agent === 'cline' && !(await io.isFile(target)) ? join(target, CLINE_RULE_FILE) : target;
-    const before = await io.read(path);
-    const after = upsertMarkedBlock(before, AGENT_INSTRUCTIONS, path);
-    changes.push({ path, before, after: after === before ? null : after });
+    // lstat, not stat: a .clinerules link is refused by safeTarget whatever it points at.
+    const path = agent === 'cline' && (await io.inspect(target)).kind !== 'file' ? join(target, CLINE_RULE_FILE) : target;
+    await change(path, (before) => upsertMarkedBlock(before, AGENT_INSTRUCTIONS, path));
+  }
+  if (companions.instructions !== null) {
+    const path = companions.instructions;
+    await change(path, (before) => upsertMarkedBlock(before, AGENT_INSTRUCTIONS, path));
   }
   if (companions.slashCommand !== null) {
     // The whole file is ours: rewritten when it differs (the previous version is kept as a backup).
-    const before = await io.read(companions.slashCommand);
-    changes.push({ path: companions.slashCommand, before, after: before === CAPSULE_COMMAND ? null : CAPSULE_COMMAND });
+    await change(companions.slashCommand, (before) => (before === CAPSULE_COMMAND ? null : CAPSULE_COMMAND));
   }
   if (companions.codexHooks !== null) {
-    const before = await io.read(companions.codexHooks);
-    changes.push({ path: companions.codexHooks, before, after: mergeCodexHooks(before, invocation, companions.codexHooks) });
+    const path = companions.codexHooks;
+    await change(path, (before) => mergeCodexHooks(before, invocation, path));
   }
   return { agent, changes, notes };
 }
@@ -76,21 +84,19 @@ export function previewInstall(plan: InstallPlan): FileOutcome[] {
   return plan.changes.map((change) => outcome(change, null));
 }
 
-/** Writes the plan: the previous version of a changed file is kept next to it first. */
+/**
+ * Writes the plan, all or nothing: every changed file and the backup of its previous version are
+ * staged first, then put in place together; a failure on any of them leaves every file as it was.
+ */
 export async function applyInstall(plan: InstallPlan, io: InstallIo, stamp: string): Promise<FileOutcome[]> {
-  const outcomes: FileOutcome[] = [];
-  for (const change of plan.changes) {
-    let backup: string | null = null;
-    if (change.after !== null) {
-      if (change.before !== null) {
-        backup = `${change.path}.handoff-backup-${stamp}`;
-        await io.writeNew(backup, change.before);
-      }
-      await io.write(change.path, change.after);
-    }
-    outcomes.push(outcome(change, backup));
-  }
-  return outcomes;
+  const backupOf = (change: FileChange) => (change.after !== null && change.before !== null ? `${change.path}.handoff-backup-${stamp}` : null);
+  const writes = plan.changes.flatMap((change) => {
+    if (change.after === null) return [];
+    const backup = backupOf(change);
+    return [{ path: change.writePath, text: change.after, before: change.before, backup: backup === null || change.before === null ? null : { path: backup, text: change.before } }];
+  });
+  if (writes.length > 0) await io.commit(writes);
+  return plan.changes.map((change) => outcome(change, backupOf(change)));
 }
 
 function outcome(change: FileChange, backup: string | null): FileOutcome {

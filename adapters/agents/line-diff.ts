@@ -2,6 +2,12 @@ type Op = { readonly kind: ' ' | '-' | '+'; readonly text: string };
 
 const CONTEXT = 3;
 
+/**
+ * Past this many changed lines the middle is shown as removed then added, whole: an install changes
+ * a few dozen lines, and a bound keeps the diff linear in the size of the file whatever it holds.
+ */
+const MAX_EDIT_DISTANCE = 1000;
+
 function splitLines(text: string | null): string[] {
   if (text === null || text === '') return [];
   const lines = text.split('\n');
@@ -9,7 +15,89 @@ function splitLines(text: string | null): string[] {
   return lines;
 }
 
-/** Longest common subsequence over the lines between a shared prefix and suffix; config files are small. */
+/**
+ * The shortest edit script of two line lists (Myers, O((N + M) · D)): an install inserts or replaces
+ * a few lines in a file of any size, so D is small. null when D passes the bound.
+ */
+function myers(x: readonly string[], y: readonly string[]): Op[] | null {
+  const n = x.length;
+  const m = y.length;
+  const limit = Math.min(n + m, MAX_EDIT_DISTANCE);
+  // trace[d][k + d]: the furthest x reached on diagonal k after d edits.
+  const trace: Int32Array[] = [];
+  let previous = new Int32Array(1);
+  for (let d = 0; d <= limit; d += 1) {
+    const v = new Int32Array(2 * d + 1);
+    const before = (k: number): number => previous[k + d - 1] ?? 0;
+    for (let k = -d; k <= d; k += 2) {
+      let i = d === 0 ? 0 : k === -d || (k !== d && before(k - 1) < before(k + 1)) ? before(k + 1) : before(k - 1) + 1;
+      let j = i - k;
+      while (i < n && j < m && x[i] === y[j]) {
+        i += 1;
+        j += 1;
+      }
+      v[k + d] = i;
+      if (i >= n && j >= m) {
+        trace.push(v);
+        return backtrack(x, y, trace);
+      }
+    }
+    trace.push(v);
+    previous = v;
+  }
+  return null;
+}
+
+function backtrack(x: readonly string[], y: readonly string[], trace: readonly Int32Array[]): Op[] {
+  const ops: Op[] = [];
+  let i = x.length;
+  let j = y.length;
+  for (let d = trace.length - 1; d > 0; d -= 1) {
+    const v = trace[d - 1] ?? new Int32Array(0);
+    const at = (k: number): number => v[k + d - 1] ?? 0;
+    const k = i - j;
+    const down = k === -d || (k !== d && at(k - 1) < at(k + 1));
+    const prevK = down ? k + 1 : k - 1;
+    const prevI = at(prevK);
+    const prevJ = prevI - prevK;
+    while (i > prevI + (down ? 0 : 1) && j > prevJ + (down ? 1 : 0)) {
+      i -= 1;
+      j -= 1;
+      ops.push({ kind: ' ', text: x[i] ?? '' });
+    }
+    if (down) {
+      j -= 1;
+      ops.push({ kind: '+', text: y[j] ?? '' });
+    } else {
+      i -= 1;
+      ops.push({ kind: '-', text: x[i] ?? '' });
+    }
+  }
+  while (i > 0 && j > 0) {
+    i -= 1;
+    j -= 1;
+    ops.push({ kind: ' ', text: x[i] ?? '' });
+  }
+  return ops.reverse();
+}
+
+/** Removals before additions within each run of changes, as diff -u prints them. */
+function grouped(ops: readonly Op[]): Op[] {
+  const out: Op[] = [];
+  let removed: Op[] = [];
+  let added: Op[] = [];
+  for (const op of ops) {
+    if (op.kind === '-') removed.push(op);
+    else if (op.kind === '+') added.push(op);
+    else {
+      out.push(...removed, ...added, op);
+      removed = [];
+      added = [];
+    }
+  }
+  return [...out, ...removed, ...added];
+}
+
 function diffOps(a: readonly string[], b: readonly string[]): Op[] {
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head += 1;
@@ -17,36 +105,9 @@ function diffOps(a: readonly string[], b: readonly string[]): Op[] {
   while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail += 1;
   const x = a.slice(head, a.length - tail);
   const y = b.slice(head, b.length - tail);
-  // lcs[i * width + j]: length of the LCS of x[i..] and y[j..], flat so lookups need no guards.
-  const width = y.length + 1;
-  const lcs = new Int32Array((x.length + 1) * width);
-  const at = (i: number, j: number): number => lcs[i * width + j] ?? 0;
-  for (let i = x.length - 1; i >= 0; i -= 1) {
-    for (let j = y.length - 1; j >= 0; j -= 1) {
-      lcs[i * width + j] = x[i] === y[j] ? at(i + 1, j + 1) + 1 : Math.max(at(i + 1, j), at(i, j + 1));
-    }
-  }
-  const middle: Op[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < x.length || j < y.length) {
-    const left = x[i];
-    const right = y[j];
-    if (left !== undefined && left === right) {
-      middle.push({ kind: ' ', text: left });
-      i += 1;
-      j += 1;
-    } else if (left !== undefined && (right === undefined || at(i + 1, j) >= at(i, j + 1))) {
-      // Removals before additions, as diff -u prints them.
-      middle.push({ kind: '-', text: left });
-      i += 1;
-    } else {
-      middle.push({ kind: '+', text: right ?? '' });
-      j += 1;
-    }
-  }
+  const middle = myers(x, y) ?? [...x.map((text): Op => ({ kind: '-', text })), ...y.map((text): Op => ({ kind: '+', text }))];
   const same = (text: string): Op => ({ kind: ' ', text });
-  return [...a.slice(0, head).map(same), ...middle, ...a.slice(a.length - tail).map(same)];
+  return [...a.slice(0, head).map(same), ...grouped(middle), ...a.slice(a.length - tail).map(same)];
 }
 
 /**
@@ -58,15 +119,20 @@ export function unifiedDiff(path: string, before: string | null, after: string):
   const changed = ops.flatMap((op, index) => (op.kind === ' ' ? [] : [index]));
   if (changed.length === 0) return '';
   const out = [`--- ${before === null ? '/dev/null' : path}`, `+++ ${path}`];
+  // Line numbers before each op, counted once: the hunks need them at their starts.
+  const oldAt = new Int32Array(ops.length + 1);
+  const newAt = new Int32Array(ops.length + 1);
+  ops.forEach((op, index) => {
+    oldAt[index + 1] = (oldAt[index] ?? 0) + (op.kind === '+' ? 0 : 1);
+    newAt[index + 1] = (newAt[index] ?? 0) + (op.kind === '-' ? 0 : 1);
+  });
   for (const [start, end] of hunkRanges(changed, ops.length)) {
-    const hunk = ops.slice(start, end);
-    const skipped = ops.slice(0, start);
-    const oldStart = skipped.filter((op) => op.kind !== '+').length;
-    const newStart = skipped.filter((op) => op.kind !== '-').length;
-    const oldCount = hunk.filter((op) => op.kind !== '+').length;
-    const newCount = hunk.filter((op) => op.kind !== '-').length;
+    const oldStart = oldAt[start] ?? 0;
+    const newStart = newAt[start] ?? 0;
+    const oldCount = (oldAt[end] ?? 0) - oldStart;
+    const newCount = (newAt[end] ?? 0) - newStart;
     out.push(`@@ -${oldCount === 0 ? oldStart : oldStart + 1},${oldCount} +${newCount === 0 ? newStart : newStart + 1},${newCount} @@`);
-    for (const op of hunk) out.push(`${op.kind}${op.text}`);
+    for (const op of ops.slice(start, end)) out.push(`${op.kind}${op.text}`);
   }
   return `${out.join('\n')}\n`;
 }

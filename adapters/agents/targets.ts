@@ -1,16 +1,16 @@
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { CAPSULE_COMMAND_FILE } from './slash-command.js';
 
-export const AGENTS = ['claude', 'codex', 'cline', 'opencode'] as const;
+export const AGENTS = ['claude', 'codex', 'cline', 'opencode', 'gemini'] as const;
 export type Agent = (typeof AGENTS)[number];
 
 const nonEmpty = (value: string | undefined): string | undefined => (value === undefined || value === '' ? undefined : value);
 
 /**
- * Where each agent reads its configuration, by its own rules. Claude Code, Codex and OpenCode get the
- * user-wide file: the hooks route by the session's cwd and one daemon serves every repository, so one
- * install covers them all and no tracked file of a repository changes. Cline reads rules per
- * workspace, so it gets `.clinerules` of the repository.
+ * Where each agent reads its configuration, by its own rules. Claude Code, Codex, OpenCode and
+ * Gemini CLI get the user-wide file: the hooks route by the session's cwd and one daemon serves
+ * every repository, so one install covers them all and no tracked file of a repository changes.
+ * Cline reads rules per workspace, so it gets `.clinerules` of the repository.
  */
 export function defaultTarget(agent: Agent, env: NodeJS.ProcessEnv, home: string, repoRoot: string): string {
   switch (agent) {
@@ -22,6 +22,8 @@ export function defaultTarget(agent: Agent, env: NodeJS.ProcessEnv, home: string
       const xdg = nonEmpty(env['XDG_CONFIG_HOME']);
       return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(home, '.config'), 'opencode', 'AGENTS.md');
     }
+    case 'gemini':
+      return join(geminiDir(env, home), 'settings.json');
     case 'cline':
       return join(repoRoot, '.clinerules');
   }
@@ -29,30 +31,42 @@ export function defaultTarget(agent: Agent, env: NodeJS.ProcessEnv, home: string
 
 const codexHome = (env: NodeJS.ProcessEnv, home: string): string => nonEmpty(env['CODEX_HOME']) ?? join(home, '.codex');
 
+/** Gemini CLI's user dir: `.gemini` in `$GEMINI_CLI_HOME` (its override of the home directory), else in the home. */
+const geminiDir = (env: NodeJS.ProcessEnv, home: string): string => join(nonEmpty(env['GEMINI_CLI_HOME']) ?? home, '.gemini');
+
 /** Files an install writes besides its target, each where the agent reads it. */
 export interface Companions {
   /** Claude Code: the `/handoff-capsule` slash command. */
   readonly slashCommand: string | null;
   /** Codex: hooks.json with the context and session-start hooks. */
   readonly codexHooks: string | null;
+  /** Gemini CLI: the GEMINI.md that gets our instructions as a marked block. */
+  readonly instructions: string | null;
 }
 
 /**
  * Claude Code reads commands from `commands/` next to its settings.json (user-wide: the config dir;
  * a project: `.claude/`), so the slash command goes beside whichever settings file was chosen. Codex
  * reads hooks.json from its home and from a project's `.codex/`: beside AGENTS.md in a Codex home,
- * else in the `.codex/` of the AGENTS.md's directory (a repository's).
+ * else in the `.codex/` of the AGENTS.md's directory (a repository's). Gemini CLI reads GEMINI.md
+ * from its user dir (`~/.gemini/GEMINI.md`) and from a project's root: beside the settings file in
+ * the user dir, else in the directory that holds the project's `.gemini/`.
  */
 export function companionTargets(agent: Agent, target: string, env: NodeJS.ProcessEnv, home: string): Companions {
   const dir = dirname(target);
+  const none: Companions = { slashCommand: null, codexHooks: null, instructions: null };
   switch (agent) {
     case 'claude':
-      return { slashCommand: join(dir, 'commands', CAPSULE_COMMAND_FILE), codexHooks: null };
+      return { ...none, slashCommand: join(dir, 'commands', CAPSULE_COMMAND_FILE) };
     case 'codex': {
       const inHome = resolve(dir) === resolve(codexHome(env, home)) || basename(dir) === '.codex';
-      return { slashCommand: null, codexHooks: join(dir, ...(inHome ? [] : ['.codex']), 'hooks.json') };
+      return { ...none, codexHooks: join(dir, ...(inHome ? [] : ['.codex']), 'hooks.json') };
+    }
+    case 'gemini': {
+      const project = resolve(dir) !== resolve(geminiDir(env, home)) && basename(dir) === '.gemini';
+      return { ...none, instructions: join(project ? dirname(dir) : dir, 'GEMINI.md') };
     }
     default:
-      return { slashCommand: null, codexHooks: null };
+      return none;
   }
 }

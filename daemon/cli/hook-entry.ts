@@ -17,12 +17,17 @@ const HOOKS: Readonly<Record<HookName, () => Promise<Hook>>> = {
   'claude-session-start': async () => (await import('./hooks/session-start.js')).sessionStartHook,
   'claude-context': async () => (await import('./hooks/context.js')).contextHook,
   'claude-event': async () => (await import('./hooks/event.js')).eventHook,
+  // Gemini CLI: its own decision format for the guard and the pickup; the notices share Claude's answer.
+  'gemini-guard': async () => (await import('./hooks/guard.js')).geminiGuardHook,
+  'gemini-session-start': async () => (await import('./hooks/gemini-session-start.js')).geminiSessionStartHook,
+  'gemini-context': async () => (await import('./hooks/context.js')).contextHook,
 };
 
 /** What a hook prints when it fails unexpectedly: still the shape its agent expects. */
 const FALLBACK: Partial<Record<HookName, string>> = {
   'claude-statusline': 'handoff: hook failed',
   'claude-guard': '{}',
+  'gemini-guard': '{}',
 };
 
 export const HOOK_USAGE = `usage: handoff hook (${Object.keys(HOOKS).join(' | ')}) [--state-dir DIR] [--chain COMMAND]`;

@@ -157,8 +157,8 @@ describe('handoff install codex, opencode and cline', () => {
   });
 
   it('an unknown agent is a usage error (64)', async () => {
-    const run = await install(['gemini', '--json']);
+    const run = await install(['aider', '--json']);
     expect(run.code).toBe(64);
-    expect(run.json.error?.hint).toMatch(/claude, codex, cline, opencode/);
+    expect(run.json.error?.hint).toMatch(/claude, codex, cline, opencode, gemini/);
   });
 });

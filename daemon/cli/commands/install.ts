@@ -1,6 +1,5 @@
-import { mkdir, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
   AGENTS,
@@ -11,12 +10,12 @@ import {
   previewInstall,
   type Agent,
   type FileOutcome,
-  type InstallIo,
 } from '../../../adapters/agents/index.js';
 import { success } from '../../../protocol/index.js';
 import { resolveRepoRoot } from '../../git/index.js';
-import { resolveStateDir, writeFileAtomic, writeFileCreateOnce } from '../../store/index.js';
+import { resolveStateDir } from '../../store/index.js';
 import { action, usage } from '../context.js';
+import { diskIo } from '../install-disk.js';
 
 interface InstallOptions {
   dryRun?: boolean;
@@ -30,46 +29,6 @@ interface InstallReport {
   files: FileOutcome[];
   notes: readonly string[];
 }
-
-const NEW_FILE_MODE = 0o644;
-/** Settings can hold API keys in `env`: a backup is readable by its owner only. */
-const BACKUP_MODE = 0o600;
-
-const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
-
-async function modeOf(path: string): Promise<number> {
-  try {
-    return (await stat(path)).mode & 0o777;
-  } catch (error) {
-    if (isMissing(error)) return NEW_FILE_MODE;
-    throw error;
-  }
-}
-
-/** The real file system, with the store's crash-safe writes; a rewritten file keeps its mode. */
-const diskIo: InstallIo = {
-  async read(path) {
-    try {
-      return await readFile(path, 'utf8');
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw error;
-    }
-  },
-  async isFile(path) {
-    try {
-      return (await stat(path)).isFile();
-    } catch (error) {
-      if (isMissing(error)) return false;
-      throw error;
-    }
-  },
-  async write(path, text) {
-    await mkdir(dirname(path), { recursive: true });
-    await writeFileAtomic(path, text, await modeOf(path));
-  },
-  writeNew: (path, text) => writeFileCreateOnce(path, text, BACKUP_MODE),
-};
 
 /** The state dir goes into the hook commands unless the hooks would find it by themselves from $HOME. */
 function stateDirToBake(stateDir: string): string | null {
@@ -90,10 +49,10 @@ function renderInstall(report: InstallReport): string {
 export function registerInstall(program: Command): void {
   program
     .command('install')
-    .description('merge the session-handoff integration into an agent\'s own config (idempotent; keeps a backup of a changed file): claude settings.json + the /handoff-capsule command; codex AGENTS.md + hooks.json; opencode AGENTS.md; cline .clinerules')
+    .description('merge the session-handoff integration into an agent\'s own config (idempotent; keeps a backup of a changed file; edits only its own hooks and block, every other byte kept; all files or none): claude settings.json + the /handoff-capsule command; codex AGENTS.md + hooks.json; opencode AGENTS.md; cline .clinerules; gemini settings.json hooks + GEMINI.md. Inside a repository a symbolic link is refused; a user config that is a link is edited at its target; a read-only file is refused')
     .argument('<agent>', AGENTS.join(' | '))
     .option('--dry-run', 'print the change as a unified diff and write nothing')
-    .option('--settings <file>', 'the file to merge into (default: claude ~/.claude/settings.json, codex $CODEX_HOME/AGENTS.md, opencode ~/.config/opencode/AGENTS.md, cline <repo>/.clinerules)')
+    .option('--settings <file>', 'the file to merge into (default: claude ~/.claude/settings.json, codex $CODEX_HOME/AGENTS.md, opencode ~/.config/opencode/AGENTS.md, cline <repo>/.clinerules, gemini ~/.gemini/settings.json; a project: <repo>/.claude/settings.json, <repo>/.gemini/settings.json)')
     .option('--command <cmd>', 'how the installed hooks start handoff', 'handoff')
     .action(
       action(async (ctx, agent: string, options: InstallOptions) => {

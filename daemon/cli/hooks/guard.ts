@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { HookContext } from './hook-context.js';
 import { STDIN_TIMEOUT_MS } from './hook-context.js';
-import { GUARDED_TOOLS } from '../../../adapters/agents/guarded-tools.js';
+import { GEMINI_GUARDED_TOOLS, GUARDED_TOOLS } from '../../../adapters/agents/guarded-tools.js';
 import { guardVerdict } from './guard-verdict.js';
 import { askDaemon } from './lean-client.js';
 import { readStdin } from './stdin.js';
@@ -35,18 +35,42 @@ function parse(text: string): Json | null {
   }
 }
 
+/** How one agent's before-tool hook protocol names the file tools and takes a denial. */
+interface GuardDialect {
+  readonly event: string;
+  readonly tools: readonly string[];
+  deny(reason: string): unknown;
+}
+
 /**
- * `handoff hook claude-guard` (PreToolUse): prints Claude Code's JSON decision. `{}` defers to the
- * user's own permission rules; an explicit "allow" would skip them, so the guard never says it.
+ * Claude Code (PreToolUse): `{}` defers to the user's own permission rules; an explicit "allow"
+ * would skip them, so the guard never says it.
  */
-export async function guardHook(ctx: HookContext): Promise<void> {
+const CLAUDE: GuardDialect = {
+  event: 'PreToolUse',
+  tools: GUARDED_TOOLS,
+  deny: (reason) => ({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }),
+};
+
+/**
+ * Gemini CLI (BeforeTool): its stdin has Claude's fields (session_id, cwd, tool_name, tool_input
+ * with file_path); a denial is the top-level `decision` with a `reason`, which it sends to the agent
+ * as the tool's error. `{}` lets its own policy decide.
+ */
+const GEMINI: GuardDialect = {
+  event: 'BeforeTool',
+  tools: GEMINI_GUARDED_TOOLS,
+  deny: (reason) => ({ decision: 'deny', reason }),
+};
+
+async function guard(ctx: HookContext, dialect: GuardDialect): Promise<void> {
   const payload = parse(await readStdin(STDIN_TIMEOUT_MS));
   if (payload === null) {
-    ctx.err('handoff: the PreToolUse payload is not a JSON object; the lease guard is not enforcing');
+    ctx.err(`handoff: the ${dialect.event} payload is not a JSON object; the lease guard is not enforcing`);
     ctx.out('{}');
     return;
   }
-  if (typeof payload['tool_name'] !== 'string' || !GUARDED_TOOLS.includes(payload['tool_name'])) {
+  if (typeof payload['tool_name'] !== 'string' || !dialect.tools.includes(payload['tool_name'])) {
     ctx.out('{}');
     return;
   }
@@ -59,5 +83,11 @@ export async function guardHook(ctx: HookContext): Promise<void> {
     ctx.out('{}');
     return;
   }
-  ctx.out(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: verdict.reason } }));
+  ctx.out(JSON.stringify(dialect.deny(verdict.reason)));
 }
+
+/** `handoff hook claude-guard` (Claude Code PreToolUse): prints Claude Code's JSON decision. */
+export const guardHook = (ctx: HookContext): Promise<void> => guard(ctx, CLAUDE);
+
+/** `handoff hook gemini-guard` (Gemini CLI BeforeTool): prints Gemini CLI's JSON decision. */
+export const geminiGuardHook = (ctx: HookContext): Promise<void> => guard(ctx, GEMINI);

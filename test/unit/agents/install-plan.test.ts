@@ -12,13 +12,14 @@ import { isHandoffError } from '../../../protocol/errors.js';
 
 const ours = { handoff: 'handoff', stateDir: null };
 
-/** The file system as a map: what the plan reads; writes are not part of planning. */
+/** The file system as a map of regular files outside any repository: what the plan reads; writing is not part of planning. */
 function memoryIo(files: Record<string, string> = {}): InstallIo {
   return {
     read: async (path) => files[path] ?? null,
-    isFile: async (path) => path in files,
-    write: async () => undefined,
-    writeNew: async () => undefined,
+    inspect: async (path) => ({ kind: path in files ? 'file' : 'missing', writable: true }),
+    realpath: async (path) => path,
+    repositoryOf: async () => null,
+    commit: async () => expect.unreachable('planning writes nothing'),
   };
 }
 
@@ -38,7 +39,7 @@ describe('companionTargets', () => {
   });
 
   it.each(['opencode', 'cline'] as const)('%s: none', (agent) => {
-    expect(companionTargets(agent, '/x/AGENTS.md', {}, home)).toEqual({ slashCommand: null, codexHooks: null });
+    expect(companionTargets(agent, '/x/AGENTS.md', {}, home)).toEqual({ slashCommand: null, codexHooks: null, instructions: null });
   });
 });
 
@@ -58,7 +59,7 @@ describe('planInstall', () => {
   it('claude: a slash command edited by hand is rewritten (the installer keeps the previous version as a backup)', async () => {
     const companions = companionTargets('claude', '/c/settings.json', {}, '/h');
     const plan = await planInstall('claude', '/c/settings.json', ours, memoryIo({ '/c/commands/handoff-capsule.md': 'mine\n' }), companions);
-    expect(plan.changes[1]).toEqual({ path: '/c/commands/handoff-capsule.md', before: 'mine\n', after: CAPSULE_COMMAND });
+    expect(plan.changes[1]).toEqual({ path: '/c/commands/handoff-capsule.md', writePath: '/c/commands/handoff-capsule.md', before: 'mine\n', after: CAPSULE_COMMAND });
   });
 
   it('codex: the AGENTS.md block and hooks.json merged with the user\'s own hooks', async () => {
