@@ -1,6 +1,6 @@
 import type { Metric, ProviderWarning, Reading } from '../../schemas/telemetry.schema.js';
 import type { AdapterResult, ParseContext, UnknownMetric } from './adapter-result.js';
-import { HEADERS_HINT_SUFFIX, parseDecimal, parseHttpHeaders, retryAfterSeconds } from './http-headers.js';
+import { bodyWarnings, HEADERS_HINT_SUFFIX, parseDecimal, parseHttpHeaders, retryAfterSeconds } from './http-headers.js';
 import { usedPercentOfLimit } from './limit-ratio.js';
 import { cleanPercent, reading, result, sha256Hex, warning, type Stamp } from './result.js';
 import type { ShapeSpec } from './shape.js';
@@ -28,7 +28,7 @@ type Family = { readonly reading: Reading } | { readonly reason: string };
  * unified headers are read field by field: a bad field is unknown and the others still count.
  */
 export function parseAnthropicHeaders(raw: string, ctx: ParseContext): AdapterResult {
-  const { status, headers } = parseHttpHeaders(SPEC, raw);
+  const { status, headers, body } = parseHttpHeaders(SPEC, raw);
   const stamp: Stamp = {
     source: 'anthropic-headers',
     observedAt: ctx.observedAt.toISOString(),
@@ -46,16 +46,19 @@ export function parseAnthropicHeaders(raw: string, ctx: ParseContext): AdapterRe
   keep('tokens', tightestTokenFamily(stamp, headers));
   for (const { key, metric } of UNIFIED_WINDOWS) keep(metric, unifiedWindow(stamp, headers, key, metric));
 
-  const warnings: ProviderWarning[] = [];
-  const reasons: string[] = status === 429 ? ['HTTP 429 Too Many Requests'] : [];
-  const nearLimit = UNIFIED_STATUS_HEADERS.filter((name) => NEAR_LIMIT_STATUSES.has(headers.get(name)?.trim().toLowerCase() ?? ''));
-  reasons.push(...nearLimit.map((name) => `${name}: ${headers.get(name)?.trim() ?? ''}`));
+  const retryAfter = retryAfterSeconds(headers, ctx.observedAt);
+  // The body tells a rate limit (lifts) from a spend cap (does not); it replaces the bare 429.
+  const warnings: ProviderWarning[] = bodyWarnings('anthropic', body, stamp, retryAfter);
+  const reasons: string[] = status === 429 && warnings.length === 0 ? ['HTTP 429 Too Many Requests'] : [];
+  const statuses = UNIFIED_STATUS_HEADERS.map((name) => [name, headers.get(name)?.trim().toLowerCase() ?? ''] as const);
+  const nearLimit = statuses.filter(([, value]) => NEAR_LIMIT_STATUSES.has(value));
+  reasons.push(...nearLimit.map(([name]) => `${name}: ${headers.get(name)?.trim() ?? ''}`));
   if (reasons.length > 0) {
-    const retryAfter = retryAfterSeconds(headers, ctx.observedAt);
-    // A rolling window or a retry-after lifts by waiting. A bare 429 may be a spend cap, which
-    // carries no retry-after and does not lift: recovery is then "not said" and left to the body.
-    const recovers = retryAfter !== null || nearLimit.length > 0 ? true : null;
-    warnings.push(warning(stamp, 'rate_limit', `Anthropic rate limit: ${reasons.join('; ')}`, recovers, retryAfter));
+    // `rejected`: the subscription refuses requests now, and no waiting is promised. A bare 429 may be
+    // a spend cap, which carries no retry-after and does not lift: recovery is then "not said".
+    const rejected = nearLimit.some(([, value]) => value === 'rejected');
+    const recovers = rejected ? false : retryAfter !== null || nearLimit.length > 0 ? true : null;
+    warnings.push(warning(stamp, 'rate_limit', `Anthropic rate limit: ${reasons.join('; ')}`, recovers, rejected ? null : retryAfter));
   }
   return result({ readings, unknown, warnings });
 }

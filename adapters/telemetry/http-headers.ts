@@ -1,3 +1,7 @@
+import { isHandoffError } from '../../protocol/errors.js';
+import type { ProviderWarning } from '../../schemas/telemetry.schema.js';
+import { errorBodyWarnings, type Provider } from './provider-error-body.js';
+import type { Stamp } from './result.js';
 import { describeType, invalid, isRecord, parseJson, type ShapeSpec } from './shape.js';
 
 export interface HttpHeaders {
@@ -5,6 +9,8 @@ export interface HttpHeaders {
   readonly status: number | null;
   /** Lower-cased names: HTTP header names are case-insensitive. */
   readonly headers: ReadonlyMap<string, string>;
+  /** The response body after the blank line (or the whole input when it is a body alone), or null. */
+  readonly body: string | null;
 }
 
 export const HEADERS_HINT_SUFFIX = 'the raw header text as `curl -D -` prints it (status line, then `name: value` lines) '
@@ -20,7 +26,11 @@ const HEADER_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+)[ \t]*:[ \t]*(.*)$/;
  */
 export function parseHttpHeaders(spec: ShapeSpec, raw: string): HttpHeaders {
   const text = raw.replace(/^\uFEFF/, '');
-  return /^\s*[{[]/.test(text) ? fromJson(spec, text) : fromText(spec, text);
+  if (!/^\s*[{[]/.test(text)) return fromText(spec, text);
+  const value = parseJson(spec, text, 'the header object');
+  // An error body on its own: `{"error": {…}}` (OpenAI) or `{"type": "error", "error": {…}}` (Anthropic).
+  if (isRecord(value) && isRecord(value['error'])) return { status: null, headers: new Map(), body: text };
+  return fromJson(spec, value);
 }
 
 function addHeader(headers: Map<string, string>, name: string, value: string): void {
@@ -30,8 +40,7 @@ function addHeader(headers: Map<string, string>, name: string, value: string): v
   headers.set(key, earlier === undefined ? value : `${earlier}, ${value}`);
 }
 
-function fromJson(spec: ShapeSpec, text: string): HttpHeaders {
-  const value = parseJson(spec, text, 'the header object');
+function fromJson(spec: ShapeSpec, value: unknown): HttpHeaders {
   if (!isRecord(value)) throw invalid(spec, `the header object must be a JSON object, got ${describeType(value)}`);
   const headers = new Map<string, string>();
   let status: number | null = null;
@@ -45,7 +54,7 @@ function fromJson(spec: ShapeSpec, text: string): HttpHeaders {
     if (name === ':status') status = parseStatus(spec, single);
     else addHeader(headers, name, single);
   }
-  return { status, headers };
+  return { status, headers, body: null };
 }
 
 /** undefined: not a header value; null: explicitly no value. */
@@ -65,12 +74,13 @@ function parseStatus(spec: ShapeSpec, value: string): number {
 /**
  * `curl -D -` may print several header blocks (a 100 Continue, redirects) and then the body:
  * the last block that starts with a status line is the response that counts, and the first blank
- * line not followed by another status line ends the headers.
+ * line not followed by another status line ends the headers; what follows it is the body.
  */
 function fromText(spec: ShapeSpec, text: string): HttpHeaders {
   const lines = text.split('\n').map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
   let headers = new Map<string, string>();
   let status: number | null = null;
+  let body: string | null = null;
   let lastName: string | null = null;
   let index = lines.findIndex((line) => line.trim() !== '');
   if (index === -1) throw invalid(spec, 'the header text is empty');
@@ -85,7 +95,11 @@ function fromText(spec: ShapeSpec, text: string): HttpHeaders {
     }
     if (line.trim() === '') {
       const next = lines.slice(index + 1).find((candidate) => candidate.trim() !== '');
-      if (next === undefined || !STATUS_LINE.test(next)) break;
+      if (next === undefined) break;
+      if (!STATUS_LINE.test(next)) {
+        body = lines.slice(index + 1).join('\n');
+        break;
+      }
       continue;
     }
     if ((line.startsWith(' ') || line.startsWith('\t')) && lastName !== null) {
@@ -100,7 +114,7 @@ function fromText(spec: ShapeSpec, text: string): HttpHeaders {
     lastName = name.toLowerCase();
   }
   if (status === null && headers.size === 0) throw invalid(spec, 'the header text holds no status line and no header');
-  return { status, headers };
+  return { status, headers, body };
 }
 
 function addFolded(headers: Map<string, string>, name: string, continuation: string): void {
@@ -127,4 +141,18 @@ export function retryAfterSeconds(headers: ReadonlyMap<string, string>, observed
   const dateMs = Date.parse(text);
   if (!Number.isFinite(dateMs)) return null;
   return Math.max(0, (dateMs - observedAt.getTime()) / 1000);
+}
+
+/**
+ * The warnings of the body that came with the headers. A body that is no provider error (a gateway's
+ * HTML page, a truncated capture) gives none: the status line and headers still count on their own.
+ */
+export function bodyWarnings(provider: Provider, body: string | null, stamp: Stamp, retryAfter: number | null): ProviderWarning[] {
+  if (body === null || body.trim() === '') return [];
+  try {
+    return errorBodyWarnings(provider, body, stamp, retryAfter);
+  } catch (error) {
+    if (isHandoffError(error)) return [];
+    throw error;
+  }
 }

@@ -1,6 +1,6 @@
 import type { Metric, ProviderWarning, Reading } from '../../schemas/telemetry.schema.js';
 import type { AdapterResult, ParseContext, UnknownMetric } from './adapter-result.js';
-import { HEADERS_HINT_SUFFIX, parseHttpHeaders, retryAfterSeconds } from './http-headers.js';
+import { bodyWarnings, HEADERS_HINT_SUFFIX, parseHttpHeaders, retryAfterSeconds } from './http-headers.js';
 import { usedPercentOfLimit } from './limit-ratio.js';
 import { reading, result, sha256Hex, warning, type Stamp } from './result.js';
 import type { ShapeSpec } from './shape.js';
@@ -21,7 +21,7 @@ const FAMILIES: readonly { family: string; metric: Metric }[] = [
  * anchored to the injected observation time: the payload carries no clock of its own.
  */
 export function parseOpenaiHeaders(raw: string, ctx: ParseContext): AdapterResult {
-  const { status, headers } = parseHttpHeaders(SPEC, raw);
+  const { status, headers, body } = parseHttpHeaders(SPEC, raw);
   const stamp: Stamp = {
     source: 'openai-headers',
     observedAt: ctx.observedAt.toISOString(),
@@ -43,11 +43,12 @@ export function parseOpenaiHeaders(raw: string, ctx: ParseContext): AdapterResul
     readings.push(reading(stamp, metric, outcome.usedPercent, resetsAt));
   }
 
-  const warnings: ProviderWarning[] = [];
-  if (status === 429) {
-    const retryAfter = retryAfterSeconds(headers, ctx.observedAt);
-    // A 429 is either a rate limit (lifts) or insufficient_quota (does not): the headers alone
-    // cannot tell, so recovery is said only when a retry-after says it; the body says the rest.
+  const retryAfter = retryAfterSeconds(headers, ctx.observedAt);
+  // The body says what the headers cannot: rate_limit_exceeded lifts, insufficient_quota does not.
+  const warnings: ProviderWarning[] = bodyWarnings('openai', body, stamp, retryAfter);
+  if (status === 429 && warnings.length === 0) {
+    // Without a readable body a 429 is either a rate limit (lifts) or insufficient_quota (does not):
+    // recovery is said only when a retry-after says it.
     warnings.push(warning(stamp, 'rate_limit', 'OpenAI answered HTTP 429 Too Many Requests', retryAfter === null ? null : true, retryAfter));
   }
   return result({ readings, unknown, warnings });

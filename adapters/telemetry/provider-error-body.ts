@@ -28,17 +28,27 @@ const SPECS: Readonly<Record<Provider, ShapeSpec>> = {
  * Bodies of other errors give no warning.
  */
 export function parseProviderErrorBody(provider: Provider, raw: string, ctx: ParseContext): ProviderWarning[] {
-  const spec = SPECS[provider];
-  const body = parseJsonObject(spec, raw);
-  const error = optRecord(spec, body, 'error', 'error');
-  if (error === null) throw invalid(spec, 'the body has no error object');
   const stamp: Stamp = {
     source: SOURCE[provider],
     observedAt: ctx.observedAt.toISOString(),
     rawSha256: sha256Hex(raw),
     executor: null,
   };
-  return provider === 'anthropic' ? anthropicWarnings(spec, stamp, error) : openaiWarnings(spec, stamp, error);
+  return errorBodyWarnings(provider, raw, stamp, null);
+}
+
+/**
+ * The warnings of a body that came with headers (after their blank line, or alone), stamped as the
+ * whole payload. `retryAfter` is the headers' retry-after, which the body never repeats.
+ */
+export function errorBodyWarnings(provider: Provider, raw: string, stamp: Stamp, retryAfter: number | null): ProviderWarning[] {
+  const spec = SPECS[provider];
+  const body = parseJsonObject(spec, raw);
+  const error = optRecord(spec, body, 'error', 'error');
+  if (error === null) throw invalid(spec, 'the body has no error object');
+  const warnings = provider === 'anthropic' ? anthropicWarnings(spec, stamp, error) : openaiWarnings(spec, stamp, error);
+  // A wait is said only for a warning that lifts by waiting.
+  return warnings.map((w) => (w.recovers === true && retryAfter !== null ? { ...w, retry_after_seconds: retryAfter } : w));
 }
 
 function anthropicWarnings(spec: ShapeSpec, stamp: Stamp, error: JsonRecord): ProviderWarning[] {

@@ -126,13 +126,13 @@ describe('anthropic-headers unified (subscription) headers', () => {
     expect(result.unknown).toContainEqual({ metric: 'seven_day', reason: 'anthropic-ratelimit-unified-7d-utilization is not a fraction: "41%"' });
   });
 
-  it.each(['allowed_warning', 'rejected'])('unified status %s is a recovering rate_limit warning', (status) => {
+  it.each([['allowed_warning', true], ['rejected', false]])('unified status %s is a rate_limit warning; recovers: %s', (status, recovers) => {
     const result = parseAnthropicHeaders(headerText(200, {
       'anthropic-ratelimit-unified-status': status,
       'anthropic-ratelimit-unified-5h-utilization': '0.92',
     }), CTX);
     expect(result.warnings.map((w) => [w.source, w.kind, w.text, w.recovers, w.retry_after_seconds])).toEqual([
-      ['anthropic-headers', 'rate_limit', `Anthropic rate limit: anthropic-ratelimit-unified-status: ${status}`, true, null],
+      ['anthropic-headers', 'rate_limit', `Anthropic rate limit: anthropic-ratelimit-unified-status: ${status}`, recovers, null],
     ]);
     expectSchemaValid(result);
   });
