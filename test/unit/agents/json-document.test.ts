@@ -21,12 +21,10 @@ type Settings = { hooks: Record<string, { matcher?: string; hooks: { command: st
 /** The settings with every hook of ours taken out, and events left empty by that removed. */
 function withoutOurs(text: string): Settings {
   const settings = parse(text) as Settings;
-  for (const [event, groups] of Object.entries(settings.hooks)) {
-    const kept = groups.filter((group) => !group.hooks.some((hook) => / hook (claude|gemini)-/.test(hook.command)));
-    if (kept.length === 0) delete settings.hooks[event];
-    else settings.hooks[event] = kept;
-  }
-  return settings;
+  const hooks = Object.entries(settings.hooks)
+    .map(([event, groups]) => [event, groups.filter((group) => !group.hooks.some((hook) => / hook (claude|gemini)-/.test(hook.command)))] as const)
+    .filter(([, groups]) => groups.length > 0);
+  return { ...settings, hooks: Object.fromEntries(hooks) };
 }
 
 /** A hand-written settings file: comments, numbers JSON.parse would change, odd layout, the user's own hooks. */
