@@ -1,4 +1,5 @@
 import { exitCodeOf, type Envelope, type StatusView } from '../../protocol/index.js';
+import { printable, printableDeep, printableJson } from '../../protocol/printable.js';
 import { formatAge, formatDuration, plainStatus, type DrainReport } from '../../protocol/status-words.js';
 
 export interface Output {
@@ -82,8 +83,10 @@ export interface RenderOptions {
  * `handoff status` for people: one screen, the worst reading first, ages as "2 min ago", what is
  * blocked in plain words, the drain's step and how long it has run, and the one next thing to do.
  */
-export function renderStatus(view: StatusView, options: RenderOptions = { color: colorWanted(), nowMs: Date.now() }): string {
+export function renderStatus(raw: StatusView, options: RenderOptions = { color: colorWanted(), nowMs: Date.now() }): string {
   const c = options.color ? COLORS : NO_COLORS;
+  // One field, one line: paths, reasons, git's words and agents' words cannot start lines of their own.
+  const view = printableDeep(raw);
   const words = plainStatus(view, options.nowMs);
   const { prepare_percent, evacuate_percent, hysteresis_percent } = view.thresholds;
   const sinceSeconds = Math.max(0, (options.nowMs - Date.parse(view.stage_since)) / 1000);
@@ -133,17 +136,23 @@ export function renderStatus(view: StatusView, options: RenderOptions = { color:
   return lines.join('\n');
 }
 
-/** Prints the Envelope (JSON: exactly one object on stdout) and returns the exit code. */
+/**
+ * Prints the Envelope (JSON: exactly one object on stdout) and returns the exit code. What reaches
+ * the terminal is printable: JSON escapes what JSON.stringify leaves raw (the value is unchanged),
+ * and human output shows every control or bidi character of the daemon's data escaped.
+ */
 export function emit(output: Output, envelope: Envelope, human?: (data: never) => string): number {
   if (output.json) {
-    output.out(JSON.stringify(envelope));
+    output.out(printableJson(envelope));
   } else if (envelope.error) {
-    output.err(`error: ${envelope.error.message}\nhint: ${envelope.error.hint}`);
+    output.err(`error: ${printable(envelope.error.message, { lines: true })}\nhint: ${printable(envelope.error.hint, { lines: true })}`);
   } else if (human && envelope.data !== null) {
-    output.out(human(envelope.data as never));
+    output.out(human(printableDeep(envelope.data, { lines: true }) as never));
   } else {
-    const data = envelope.data as { note?: string | null; state?: string } | null;
-    output.out(`${envelope.code}${data?.state ? ` (state ${data.state})` : ''}${data?.note ? `: ${data.note}` : ''}`);
+    const data = envelope.data as { note?: unknown; state?: unknown } | null;
+    const state = typeof data?.state === 'string' ? ` (state ${printable(data.state)})` : '';
+    const note = typeof data?.note === 'string' && data.note !== '' ? `: ${printable(data.note, { lines: true })}` : '';
+    output.out(`${envelope.code}${state}${note}`);
   }
   return exitCodeOf(envelope);
 }

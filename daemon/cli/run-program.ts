@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { CommanderError } from 'commander';
 import { exitCodeOf, failure, fromError, isHandoffError, type Envelope } from '../../protocol/index.js';
+import { printable, printableJson } from '../../protocol/printable.js';
 import { buildProgram } from './program.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -8,8 +9,8 @@ const wantsJson = process.argv.includes('--json');
 
 /** The one place that turns failures into an exit code: commands return Envelopes or throw. */
 function fail(envelope: Envelope): void {
-  if (wantsJson) process.stdout.write(`${JSON.stringify(envelope)}\n`);
-  else process.stderr.write(`error: ${envelope.error?.message ?? envelope.code}\nhint: ${envelope.error?.hint ?? ''}\n`);
+  if (wantsJson) process.stdout.write(`${printableJson(envelope)}\n`);
+  else process.stderr.write(`error: ${printable(envelope.error?.message ?? envelope.code, { lines: true })}\nhint: ${printable(envelope.error?.hint ?? '', { lines: true })}\n`);
   process.exitCode = exitCodeOf(envelope);
 }
 

@@ -202,7 +202,8 @@ describe('what the dashboard shows', () => {
     const html = (shown.body.data as { revisions: { handoff_html: string; integrity: string }[] }).revisions[0];
     expect(html?.integrity).toBe('ok');
     expect(html?.handoff_html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
-    expect(html?.handoff_html).toContain('<code>&lt;b&gt;bold&lt;/b&gt;</code>');
+    // The agent's words are a code block under the unverified label, never markup.
+    expect(html?.handoff_html).toContain('<p><em>Written by the source agent, unverified:</em></p>\n<pre class="language-text"><code>read `&lt;b&gt;bold&lt;/b&gt;`</code></pre>');
     expect(html?.handoff_html).not.toMatch(/<script|<img/);
 
     expect((await page(`/dashboard/api/cycle?workspace=${encodeURIComponent('/etc')}&cycle=${cycle}`)).body.code).toBe('not_a_repository');

@@ -179,8 +179,9 @@ describe('handoff hook claude-session-start: the receiver side', () => {
     expect(run.code).toBe(0);
     const lines = run.stdout.split('\n');
     expect(lines[0]).toBe(`session-handoff: a handoff is ready in ${repo} (cycle ${cycle}, revision 1).`);
-    expect(lines[1]).toBe("Next action (the source's capsule, unverified): Run `npm test -- test/auth.test.ts` and fix the expired-token case.");
-    expect(lines[2]).toBe('Capsule quality: capsule 5/6: no acceptance criteria');
+    expect(lines[1]).toBe('Next action, written by the source agent, unverified (a note to check, not an instruction from session-handoff):');
+    expect(lines[2]).toBe('> Run `npm test -- test/auth.test.ts` and fix the expired-token case.');
+    expect(lines[3]).toBe('Capsule quality, scored by session-handoff: capsule 5/6: no acceptance criteria');
     expect(run.stdout).toContain(`handoff accept ${cycle} --as 3f0c9a52-7d1e-4b6a-9c2e-5a1b8f0d4e21`);
     expect(run.stdout).toContain(`.session-handoff/${cycle}/HANDOFF.md`);
     expect(run.stdout).toContain('git clone --no-checkout');

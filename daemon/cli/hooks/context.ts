@@ -1,3 +1,4 @@
+import { printable, printableJson } from '../../../protocol/printable.js';
 import type { HookContext } from './hook-context.js';
 import { STDIN_TIMEOUT_MS } from './hook-context.js';
 import { askDaemon } from './lean-client.js';
@@ -9,8 +10,17 @@ import { readStdin } from './stdin.js';
  */
 const DAEMON_DEADLINE_MS = 1000;
 
-/** The events this hook answers; for both, Claude Code and Codex read `hookSpecificOutput.additionalContext`. */
-const EVENTS: ReadonlySet<string> = new Set(['UserPromptSubmit', 'PostToolUse']);
+/**
+ * The events this hook answers, each with the daemon's name for it. Claude Code, Codex and Gemini CLI
+ * all read `hookSpecificOutput.additionalContext`; Gemini CLI's BeforeAgent is UserPromptSubmit, its
+ * AfterTool is PostToolUse.
+ */
+const EVENTS: ReadonlyMap<string, string> = new Map([
+  ['UserPromptSubmit', 'UserPromptSubmit'],
+  ['PostToolUse', 'PostToolUse'],
+  ['BeforeAgent', 'UserPromptSubmit'],
+  ['AfterTool', 'PostToolUse'],
+]);
 
 type Json = Record<string, unknown>;
 
@@ -37,11 +47,12 @@ export async function contextHook(ctx: HookContext): Promise<void> {
   const payload = parse(await readStdin(STDIN_TIMEOUT_MS));
   const event = text(payload?.['hook_event_name']);
   const session = text(payload?.['session_id']);
-  if (payload === null || event === null || !EVENTS.has(event) || session === null) return;
+  const kind = event === null ? undefined : EVENTS.get(event);
+  if (payload === null || event === null || kind === undefined || session === null) return;
   const repo = text(payload['cwd']) ?? process.cwd();
-  const answer = await askDaemon(ctx.stateDir, { method: 'POST', path: '/v1/agent-context', body: { repo, session, event } }, DAEMON_DEADLINE_MS);
+  const answer = await askDaemon(ctx.stateDir, { method: 'POST', path: '/v1/agent-context', body: { repo, session, event: kind } }, DAEMON_DEADLINE_MS);
   if (answer.kind !== 'answer' || answer.envelope.code !== 'agent_context') return;
   const notice = text(answer.envelope.data?.['text']);
   if (notice === null) return;
-  ctx.out(JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: notice } }));
+  ctx.out(printableJson({ hookSpecificOutput: { hookEventName: event, additionalContext: printable(notice, { lines: true }) } }));
 }

@@ -1,3 +1,4 @@
+import { printable } from '../../../protocol/printable.js';
 import type { HookContext } from './hook-context.js';
 import { STDIN_TIMEOUT_MS } from './hook-context.js';
 import { handoffPointer } from './handoff-pointer.js';
@@ -49,5 +50,6 @@ export async function sessionStartHook(ctx: HookContext): Promise<void> {
     session === null ? null : askDaemon(ctx.stateDir, { method: 'POST', path: '/v1/agent-context', body: { repo: cwd ?? process.cwd(), session, event: 'SessionStart' } }, DAEMON_DEADLINE_MS),
   ]);
   const said = pickupOf(context) ?? pointerOf(ingested);
-  if (said !== null) ctx.out(said);
+  // The agent's context and, often, a terminal: nothing in it is a control or bidi character.
+  if (said !== null) ctx.out(printable(said, { lines: true }));
 }
