@@ -1,3 +1,5 @@
+import type { Manifest } from '../schemas/manifest.schema.js';
+
 /** The drain of CONTRACT.md: after the wait, these steps in this order, each journaled when done. */
 export const DRAIN_STEPS = ['inspect', 'validate', 'snapshot', 'publish', 'package', 'offer'] as const;
 export type DrainStep = (typeof DRAIN_STEPS)[number];
@@ -11,6 +13,12 @@ export interface StepRecord {
   readonly summary: StepSummary;
 }
 
+/**
+ * Why the drain stopped waiting for the agent: it said `handoff drained`, the drain timeout passed, the
+ * operator asked not to wait, or no agent session was seen working in the repository to wait for.
+ */
+export type DrainWaitReason = NonNullable<Manifest['drain_wait']>;
+
 export interface DrainProgress {
   readonly leg: 'out' | 'return';
   /** When this leg's drain began: the drain timeout counts from here. */
@@ -18,7 +26,7 @@ export interface DrainProgress {
   /** `handoff now --no-wait`: the operator did not want to wait for `handoff drained`. */
   readonly no_wait: boolean;
   readonly drained_at: string | null;
-  readonly waited: { readonly at: string; readonly why: 'drained' | 'timeout' | 'no_wait' } | null;
+  readonly waited: { readonly at: string; readonly why: DrainWaitReason } | null;
   /** Goes up when the work tree changed after the snapshot and the package is made again. */
   readonly revision: number;
   readonly steps: Readonly<Partial<Record<DrainStep, StepRecord>>>;
@@ -39,7 +47,7 @@ export const REVISION_STEPS: readonly DrainStep[] = ['inspect', 'snapshot', 'pub
 
 export type DrainAction =
   | { readonly kind: 'wait'; readonly untilMs: number }
-  | { readonly kind: 'waited'; readonly why: 'drained' | 'timeout' | 'no_wait' }
+  | { readonly kind: 'waited'; readonly why: DrainWaitReason }
   | { readonly kind: 'step'; readonly step: DrainStep }
   | { readonly kind: 'done' };
 
@@ -47,13 +55,25 @@ export type DrainAction =
  * What the drain does next, from what the journal says is done. A restart lands on the first
  * unfinished step and never repeats a finished one.
  */
-export function nextDrainAction(drain: DrainProgress, nowMs: number, timeoutSeconds: number): DrainAction {
+export function nextDrainAction(drain: DrainProgress, nowMs: number, timeoutSeconds: number, agentWorking: boolean): DrainAction {
   if (drain.waited === null) {
     if (drain.no_wait) return { kind: 'waited', why: 'no_wait' };
     if (drain.drained_at !== null) return { kind: 'waited', why: 'drained' };
+    // Waiting for `handoff drained` only makes sense when some agent is there to say it.
+    if (!agentWorking) return { kind: 'waited', why: 'no_agent' };
     const untilMs = Date.parse(drain.started_at) + timeoutSeconds * 1000;
     return nowMs >= untilMs ? { kind: 'waited', why: 'timeout' } : { kind: 'wait', untilMs };
   }
   const step = DRAIN_STEPS.find((name) => drain.steps[name] === undefined);
   return step === undefined ? { kind: 'done' } : { kind: 'step', step };
+}
+
+/**
+ * Whether an agent session showed signs of work in the repository since `sinceMs`: a reading it
+ * reported (status line, hook, rollout line: readings that name their session) or a capsule it wrote.
+ * An operator's `handoff signal` names no session and is not an agent at work.
+ */
+export function agentSeenWorking(readings: Readonly<Record<string, { readonly executor: string | null; readonly observed_at: string }>>, capsuleUpdatedAt: string | null, sinceMs: number): boolean {
+  if (capsuleUpdatedAt !== null && Date.parse(capsuleUpdatedAt) >= sinceMs) return true;
+  return Object.values(readings).some((reading) => reading.executor !== null && Date.parse(reading.observed_at) >= sinceMs);
 }

@@ -67,6 +67,7 @@ export function buildManifest(inputs: ManifestInputs): Manifest {
         raw_sha256,
       })),
     },
+    drain_wait: (inputs.leg === 'return' ? cycle.return_drain : cycle.drain)?.waited?.why ?? null,
     roles: { source: inputs.source, destination: null },
     capsule_source: inputs.capsule === null ? 'missing' : 'agent',
     capsule_quality: { score: inputs.quality.score, max: inputs.quality.max, missing: [...inputs.quality.missing] },

@@ -1,6 +1,6 @@
 import type { ProviderWarning, Reading } from '../schemas/telemetry.schema.js';
 import type { PressurePolicy, Profile } from '../schemas/config.schema.js';
-import type { DrainProgress, DrainStep, StepRecord } from './drain-plan.js';
+import type { DrainProgress, DrainStep, DrainWaitReason, StepRecord } from './drain-plan.js';
 import type { RemoteLeaseRecord } from './remote-lease.js';
 import type { Cycle } from './workspace-machine.js';
 
@@ -58,7 +58,7 @@ export type WorkspaceEvent =
   | (EventMeta & { type: 'LEASE_BREAK'; reason: string })
   | (EventMeta & { type: 'DRAIN_BLOCKED'; reason: string; step: DrainStep | null })
   | (EventMeta & { type: 'DRAINED' })
-  | (EventMeta & { type: 'DRAIN_WAITED'; why: 'drained' | 'timeout' | 'no_wait' })
+  | (EventMeta & { type: 'DRAIN_WAITED'; why: DrainWaitReason })
   | (EventMeta & { type: 'DRAIN_STEP_DONE'; step: DrainStep; record: StepRecord })
   | (EventMeta & { type: 'DRAIN_REVISION'; reason: string; previous_commit: string })
   | (EventMeta & { type: 'DRAIN_RESUME' })

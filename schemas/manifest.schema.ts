@@ -91,6 +91,8 @@ export const ManifestSchema = Type.Object(
       { kind: literals(['telemetry', 'provider_warning', 'manual']), reason: Text, readings: Type.Array(ManifestReadingSchema) },
       { additionalProperties: false },
     ),
+    /** Why the drain stopped waiting for the agent's `handoff drained` (absent in packages made before it was recorded). */
+    drain_wait: Type.Optional(Nullable(literals(['drained', 'timeout', 'no_wait', 'no_agent']))),
     roles: Type.Object({ source: Nullable(Type.String({ maxLength: 200 })), destination: Nullable(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
     capsule_source: literals(['agent', 'missing']),
     /** protocol/capsule-quality.ts: six rules, one point each, with what is missing. */

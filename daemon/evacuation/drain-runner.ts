@@ -1,4 +1,4 @@
-import { isHandoffError, nextDrainAction, redactCredentials, stateOf, type DrainStep, type WorkspaceContext, type WorkspaceState } from '../../protocol/index.js';
+import { agentSeenWorking, isHandoffError, nextDrainAction, redactCredentials, stateOf, type DrainStep, type WorkspaceContext, type WorkspaceState } from '../../protocol/index.js';
 import type { Config } from '../../schemas/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
@@ -59,7 +59,9 @@ export function createDrainRunner(deps: DrainDeps) {
       const target = drainTarget(root, stateOf(snapshot), context);
       if (target === null || context.blocked !== null) return;
       const { cycle, drain } = target;
-      const action = nextDrainAction(drain, clock.now(), deps.config.drain_timeout_seconds);
+      const timeoutMs = deps.config.drain_timeout_seconds * 1000;
+      const agentWorking = agentSeenWorking(context.readings, context.capsule?.updated_at ?? null, Date.parse(drain.started_at) - timeoutMs);
+      const action = nextDrainAction(drain, clock.now(), deps.config.drain_timeout_seconds, agentWorking);
       if (action.kind === 'wait') return schedule(root, action.untilMs);
       const paused = context.paused.workspace ?? context.paused.global;
       if (paused !== null) {

@@ -72,7 +72,8 @@ export async function drainAction(registry: WorkspaceRegistry, clock: Clock, sce
   if (state === 'EVACUATE') drain = cycle.drain;
   else if (state === 'TAKEOVER' && cycle.return_drain !== null && cycle.receiver?.root != null) drain = cycle.return_drain;
   else return { kind: 'none' };
-  const action = nextDrainAction(drain, clock.now(), timeoutSeconds);
+  // The model's drains always have an agent to wait for: the wait is what it exercises.
+  const action = nextDrainAction(drain, clock.now(), timeoutSeconds, true);
   if (action.kind === 'wait') return { kind: 'none' };
   const send = async (body: Parameters<WorkspaceRegistry['dispatch']>[1]): Promise<DrainActionResult> => ({ kind: 'event', event: body.type, outcome: (await registry.dispatch(home, body)).outcome });
   const paused = context.paused.workspace ?? context.paused.global;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newDrain, nextDrainAction, type DrainProgress } from '../../../protocol/index.js';
+import { agentSeenWorking, newDrain, nextDrainAction, type DrainProgress } from '../../../protocol/index.js';
 
 const T = Date.parse('2026-08-20T10:00:00Z');
 const record = { at: '2026-08-20T10:00:01.000Z', sha256: null, summary: {} };
@@ -7,17 +7,20 @@ const record = { at: '2026-08-20T10:00:01.000Z', sha256: null, summary: {} };
 describe('nextDrainAction', () => {
   it('waits for `handoff drained` until the timeout, then goes on by itself', () => {
     const drain = newDrain('out', false, new Date(T).toISOString());
-    expect(nextDrainAction(drain, T + 10_000, 60)).toEqual({ kind: 'wait', untilMs: T + 60_000 });
-    expect(nextDrainAction(drain, T + 60_000, 60)).toEqual({ kind: 'waited', why: 'timeout' });
-    expect(nextDrainAction({ ...drain, drained_at: 'x' }, T, 60)).toEqual({ kind: 'waited', why: 'drained' });
-    expect(nextDrainAction(newDrain('out', true, new Date(T).toISOString()), T, 60)).toEqual({ kind: 'waited', why: 'no_wait' });
+    expect(nextDrainAction(drain, T + 10_000, 60, true)).toEqual({ kind: 'wait', untilMs: T + 60_000 });
+    expect(nextDrainAction(drain, T + 60_000, 60, true)).toEqual({ kind: 'waited', why: 'timeout' });
+    expect(nextDrainAction({ ...drain, drained_at: 'x' }, T, 60, true)).toEqual({ kind: 'waited', why: 'drained' });
+    expect(nextDrainAction(newDrain('out', true, new Date(T).toISOString()), T, 60, true)).toEqual({ kind: 'waited', why: 'no_wait' });
+    // No agent session seen working: nobody will say `handoff drained`, so the drain starts at once.
+    expect(nextDrainAction(drain, T + 10_000, 60, false)).toEqual({ kind: 'waited', why: 'no_agent' });
+    expect(nextDrainAction({ ...drain, drained_at: 'x' }, T, 60, false)).toEqual({ kind: 'waited', why: 'drained' });
   });
 
   it('runs the first unfinished step, in order, and never a finished one', () => {
     let drain: DrainProgress = { ...newDrain('out', true, new Date(T).toISOString()), waited: { at: 'x', why: 'no_wait' } };
     const seen: string[] = [];
     for (;;) {
-      const action = nextDrainAction(drain, T, 60);
+      const action = nextDrainAction(drain, T, 60, true);
       if (action.kind !== 'step') {
         expect(action.kind).toBe('done');
         break;
@@ -27,6 +30,17 @@ describe('nextDrainAction', () => {
     }
     expect(seen).toEqual(['inspect', 'validate', 'snapshot', 'publish', 'package', 'offer']);
     const resumed = { ...drain, steps: { inspect: record, validate: record, snapshot: record } };
-    expect(nextDrainAction(resumed, T, 60)).toEqual({ kind: 'step', step: 'publish' });
+    expect(nextDrainAction(resumed, T, 60, true)).toEqual({ kind: 'step', step: 'publish' });
+  });
+});
+
+describe('agentSeenWorking', () => {
+  const at = (ms: number) => new Date(ms).toISOString();
+  it('a session-named reading or a capsule written since the line counts; an operator signal does not', () => {
+    const since = Date.parse('2026-08-20T10:00:00Z');
+    expect(agentSeenWorking({ a: { executor: 's1', observed_at: at(since + 1) } }, null, since)).toBe(true);
+    expect(agentSeenWorking({ a: { executor: 's1', observed_at: at(since - 1) } }, null, since)).toBe(false);
+    expect(agentSeenWorking({ a: { executor: null, observed_at: at(since + 1) } }, null, since)).toBe(false);
+    expect(agentSeenWorking({}, at(since), since)).toBe(true);
   });
 });
