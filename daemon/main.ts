@@ -7,6 +7,7 @@ import { createDrainRunner } from './evacuation/index.js';
 import { resolveRepoRoot } from './git/index.js';
 import { buildServer } from './http/index.js';
 import { createDashboard } from './http/dashboard/index.js';
+import { listenLocalSocket } from './http/local-socket.js';
 import { cachedRootResolver, createIngestService, startCodexWatch } from './ingest/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { createAgentContextService, SessionRecords } from './agent-context/index.js';
@@ -14,7 +15,7 @@ import { readCapsule } from './capsule/capsule-file.js';
 import { WorkspaceFilesWatcher } from './workspace-files-watch.js';
 import { createService, type DaemonInfo } from './service.js';
 import { createLeaseSync, createTakeoverService } from './takeover/index.js';
-import { acquireInstanceGuard, Journal, openStateDir, removeDaemonInfo, writeDaemonInfo } from './store/index.js';
+import { acquireInstanceGuard, Journal, openStateDir, removeDaemonInfo, rotateToken, SOCKET_FILE, TOKEN_FILE, writeDaemonInfo } from './store/index.js';
 import { WorkspaceRegistry } from './workspaces/registry.js';
 import { ensureWorkspaceDir } from './workspaces/workspace-dir.js';
 import { createWorkspaceJournal } from './workspaces/workspace-journal.js';
@@ -57,13 +58,16 @@ const LOOPBACK = '127.0.0.1';
  */
 export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
   const clock = options.clock ?? systemClock;
-  const { dir, token } = await openStateDir(options.stateDir, { uid: process.getuid?.() ?? 0 });
+  const uid = process.getuid?.() ?? 0;
+  const { dir } = await openStateDir(options.stateDir, { uid });
   const guard = await acquireInstanceGuard(dir, process.pid);
   const undo: (() => Promise<unknown>)[] = [() => guard.release()];
   const unwind = async () => {
     for (const step of undo.reverse()) await step().catch(() => undefined);
   };
   try {
+    // Only the lock holder rotates: a second starter that is about to be refused must not change it.
+    const token = await rotateToken(join(dir, TOKEN_FILE), uid);
     const config = await loadConfig(dir);
     const logger = createLogger(options.logDestination ?? pino.destination({ dest: join(dir, LOG_FILE), mkdir: true, sync: false, mode: 0o600 }));
     const log = logger.child({ module: 'daemon' });
@@ -180,6 +184,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       throw new HandoffError('internal_error', `the API bound to ${JSON.stringify(address)} instead of ${LOOPBACK}`, 'report this; the daemon refuses to serve off loopback');
     }
     port = address.port;
+    await listenLocalSocket(server.localSocket, join(dir, SOCKET_FILE));
     await writeDaemonInfo(dir, { pid: process.pid, port, protocol_version: PROTOCOL_VERSION, started_at: startedAt });
     undo.push(() => removeDaemonInfo(dir, process.pid));
     log.info({ port, stateDir: dir, workspaces: registry.all().length }, 'listening');

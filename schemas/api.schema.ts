@@ -11,6 +11,16 @@ const body = <T extends Parameters<typeof Type.Object>[0]>(properties: T) => Typ
 
 export const RepoQuerySchema = body({ repo: Repo });
 
+/** Query strings are not coerced: numbers come as digits. */
+const Digits = (description: string) => Type.String({ pattern: '^[0-9]{1,9}$', description });
+
+/** `GET /v1/status`: with `after_change`, a long poll that answers once the workspace changed (or `wait_ms` passed). */
+export const StatusQuerySchema = body({
+  repo: Repo,
+  after_change: Type.Optional(Digits('the `change` of the last status seen: answer once the workspace has moved past it')),
+  wait_ms: Type.Optional(Digits('how long to wait for that change, at most 25000 ms (default 20000)')),
+});
+
 export const SignalBodySchema = body({
   repo: Repo,
   source: SourceSchema,
@@ -60,6 +70,11 @@ export const CloseBodySchema = body({ repo: Repo, one_way: Type.Boolean(), token
 export const CycleQuerySchema = body({ cycle: CycleId });
 export const ListQuerySchema = body({ repo: Type.Optional(Repo) });
 
+/** `POST /v1/hello`: a client's fresh random challenge; the daemon answers with an HMAC under its token. */
+export const HelloBodySchema = body({
+  nonce: Type.String({ minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$', description: 'a fresh random value (16–128 characters of A–Z a–z 0–9 _ -)' }),
+});
+
 export const PauseBodySchema = body({
   scope: literals(['workspace', 'global']),
   repo: Type.Optional(Repo),
@@ -67,6 +82,8 @@ export const PauseBodySchema = body({
 });
 
 export type RepoQuery = Static<typeof RepoQuerySchema>;
+export type StatusQuery = Static<typeof StatusQuerySchema>;
+export type HelloBody = Static<typeof HelloBodySchema>;
 export type SignalBody = Static<typeof SignalBodySchema>;
 export type WarningBody = Static<typeof WarningBodySchema>;
 export type StageBody = Static<typeof StageBodySchema>;

@@ -1,8 +1,9 @@
+import { lstat } from 'node:fs/promises';
 import { request } from 'node:http';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { failure, type Envelope } from '../../protocol/index.js';
-import { readDaemonInfo, TOKEN_FILE } from '../store/index.js';
+import { failure, fromError, isHandoffError, type Envelope } from '../../protocol/index.js';
+import { assertPrivate, isProcessAlive, readClientToken, readDaemonInfo, SOCKET_FILE } from '../store/index.js';
+import { isErrno } from '../store/errno.js';
 
 export interface CallOptions {
   readonly method: 'GET' | 'POST';
@@ -12,34 +13,56 @@ export interface CallOptions {
   readonly timeoutMs?: number;
 }
 
-const unreachable = (stateDir: string, why: string): Envelope =>
-  failure('daemon_unreachable', `no daemon answers for ${stateDir}: ${why}`, 'start it with `handoff daemon` (or pass the --state-dir it uses)');
+const notRunning = (stateDir: string, why: string): Envelope =>
+  failure('daemon_unreachable', `the daemon is not running for ${stateDir}: ${why}`, 'start it with `handoff daemon` (or pass the --state-dir it uses)');
 
-/** The CLI's only way to the daemon: loopback HTTP with the port and token from the state dir. */
-export async function callDaemon(stateDir: string, options: CallOptions): Promise<Envelope> {
+/** Where the token may go: the daemon's socket, once everything on the way to it passed the daemon's own checks. */
+async function reachDaemon(stateDir: string, uid: number): Promise<{ socketPath: string; token: string } | Envelope> {
+  const token = await readClientToken(stateDir, uid);
+  if (token === null) return notRunning(stateDir, 'the state dir or its token file does not exist');
   const info = await readDaemonInfo(stateDir);
-  if (info === null) return unreachable(stateDir, 'daemon.json is missing');
-  let token: string;
+  if (info === null) return notRunning(stateDir, 'daemon.json is missing');
+  // A record left by a daemon that died is never used to send anything.
+  if (!isProcessAlive(info.pid)) return notRunning(stateDir, `daemon.json names pid ${info.pid}, which is gone (a stale record)`);
+  const socketPath = join(stateDir, SOCKET_FILE);
   try {
-    token = (await readFile(join(stateDir, TOKEN_FILE), 'utf8')).trim();
+    assertPrivate(socketPath, await lstat(socketPath), 'socket', uid);
   } catch (error) {
-    return unreachable(stateDir, `the token file is unreadable (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    if (isErrno(error, 'ENOENT')) return notRunning(stateDir, `there is no socket ${socketPath}`);
+    throw error;
   }
+  return { socketPath, token };
+}
+
+/**
+ * The CLI's only way to the daemon: HTTP over the Unix socket in the 0700 state dir, which only the
+ * daemon can have created, so the bearer token never goes to whoever holds the loopback port.
+ */
+export async function callDaemon(stateDir: string, options: CallOptions): Promise<Envelope> {
+  let reached: Awaited<ReturnType<typeof reachDaemon>>;
+  try {
+    reached = await reachDaemon(stateDir, process.getuid?.() ?? 0);
+  } catch (error) {
+    if (isHandoffError(error)) return fromError(error);
+    throw error;
+  }
+  if (!('socketPath' in reached)) return reached;
+  const { socketPath, token } = reached;
   const search = options.query ? `?${new URLSearchParams(options.query).toString()}` : '';
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+  const timeoutMs = options.timeoutMs ?? 15_000;
   return new Promise((resolve) => {
     const req = request(
       {
-        host: '127.0.0.1',
-        port: info.port,
+        socketPath,
         method: options.method,
         path: `${options.path}${search}`,
         headers: {
-          host: `127.0.0.1:${info.port}`,
+          host: 'localhost',
           authorization: `Bearer ${token}`,
           ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
         },
-        timeout: options.timeoutMs ?? 15_000,
+        timeout: timeoutMs,
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -48,14 +71,16 @@ export async function callDaemon(stateDir: string, options: CallOptions): Promis
           try {
             resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Envelope);
           } catch {
-            resolve(unreachable(stateDir, `port ${info.port} answered with something that is not the handoff API`));
+            resolve(failure('daemon_unreachable', `${socketPath} answered with something that is not the handoff API`, 'restart the daemon with `handoff daemon`'));
           }
         });
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${options.timeoutMs ?? 15_000} ms`)));
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on('error', (error: NodeJS.ErrnoException) =>
-      resolve(unreachable(stateDir, error.code === 'ECONNREFUSED' ? `nothing listens on port ${info.port} (daemon pid ${info.pid} is gone?)` : error.message)),
+      resolve(error.code === 'ECONNREFUSED' || error.code === 'ENOENT'
+        ? notRunning(stateDir, `nothing listens on ${socketPath} (daemon pid gone?)`)
+        : failure('daemon_unreachable', `no answer from the daemon for ${stateDir}: ${error.message}`, 'check the daemon log in the state dir, or restart it with `handoff daemon`')),
     );
     req.end(payload);
   });

@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { AgentContextService } from '../agent-context/index.js';
 import type { IngestService } from '../ingest/index.js';
@@ -7,9 +8,12 @@ import type { TakeoverService } from '../takeover/index.js';
 import { createAjv } from '../validation.js';
 import type { Dashboard } from './dashboard/index.js';
 import { answerClientError, registerErrorHandling } from './errors.js';
+import { createListeners, type Listeners } from './listeners.js';
+import { closeLocalSocket } from './local-socket.js';
 import { agentContextRoutes } from './routes/agent-context.js';
 import { capsuleRoutes } from './routes/capsule.js';
 import { daemonRoutes } from './routes/daemon.js';
+import { helloRoutes } from './routes/hello.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { leaseRoutes } from './routes/lease.js';
 import { pauseRoutes } from './routes/pause.js';
@@ -33,11 +37,33 @@ export interface ServerDeps {
   readonly agentContext?: AgentContextService;
   /** Told of every route as it is added: the OpenAPI generator reads the schemas from here. */
   readonly onRoute?: (route: RouteOptions) => void;
+  /** The pid `POST /v1/hello` vouches for; this process by default. */
+  readonly pid?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The second listener: the same routes over the Unix socket in the state dir, for the CLI and the
+     * hooks. The composition root makes it listen (daemon/http/local-socket.ts); close() closes it.
+     */
+    readonly localSocket: Server;
+  }
 }
 
 /** Builds the API without listening: tests use `inject()`, only the composition root binds. */
 export function buildServer(deps: ServerDeps): FastifyInstance {
+  let listeners: Listeners | undefined;
+  const listenersOf = (): Listeners => {
+    if (listeners === undefined) throw new Error('fastify built no server');
+    return listeners;
+  };
   const app = Fastify({
+    // Both node servers are ours, so every limit is set in one place (listeners.ts) for both.
+    serverFactory: (handler) => {
+      listeners = createListeners(handler, deps.logger.child({ module: 'http' }));
+      return listeners.tcp;
+    },
     // pino's Logger is a FastifyBaseLogger; the cast keeps fastify's default instance type.
     loggerInstance: deps.logger.child({ module: 'http' }) as FastifyBaseLogger,
     bodyLimit: deps.bodyLimit,
@@ -55,7 +81,16 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.removeContentTypeParser('text/plain');
   if (deps.onRoute !== undefined) app.addHook('onRoute', deps.onRoute);
   registerErrorHandling(app);
-  registerSecurity(app, { token: deps.token, port: deps.port, browserGate: deps.dashboard?.gate });
+  const { local, isLocal } = listenersOf();
+  app.decorate('localSocket', local);
+  app.addHook('preClose', async () => closeLocalSocket(local));
+  registerSecurity(app, {
+    token: deps.token,
+    port: deps.port,
+    browserGate: deps.dashboard?.gate,
+    isLocal: (request) => isLocal(request.raw.socket),
+  });
+  helloRoutes(app, { token: deps.token, port: deps.port, pid: deps.pid ?? process.pid });
   statusRoutes(app, deps.service);
   signalRoutes(app, deps.service);
   stageRoutes(app, deps.service);

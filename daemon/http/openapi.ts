@@ -44,6 +44,7 @@ const ROUTES: Readonly<Record<string, RouteDoc>> = {
   'POST /v1/unpause': { summary: 'The kill switch off (removes the PAUSE file)', codes: ['unpaused', 'usage_error'] },
   'POST /v1/agent-context': { summary: "What the stage asks of one agent session (the agent hooks): a short text to inject once per stage per session, or at SessionStart the pickup of a ready handoff", codes: ['agent_context', 'not_a_repository'] },
   'POST /v1/ingest/{adapter}': { summary: 'Feed one raw payload to a telemetry adapter; routed by repo or the payload\'s cwd', codes: ['ingested', 'invalid_body', 'usage_error'] },
+  'POST /v1/hello': { summary: 'Unauthenticated: proves the answering process holds the token (HMAC-SHA256 of the nonce, port and pid) before a client sends it; see docs/http-api.md', codes: ['ok', 'invalid_body'] },
   'POST /v1/daemon/stop': { summary: 'Stop the daemon after answering', codes: ['daemon_stopping'] },
   'POST /v1/dashboard/link': { summary: 'A one-time dashboard link (`handoff open`): it works once, within 60 s', codes: ['dashboard_link'] },
   'GET /v1/workspaces': { summary: 'Every workspace the daemon knows: status, plain-words summary, readings timeline, recorded cycles', codes: ['workspaces'] },
@@ -131,6 +132,7 @@ export function openApiDocument(routes: readonly RouteOptions[]): Json {
     const key = `${method} ${path}`;
     const doc = ROUTES[key];
     const access = (route.config as { dashboard?: 'session' | 'login' } | undefined)?.dashboard;
+    const open = (route.config as { unauthenticated?: boolean } | undefined)?.unauthenticated === true;
     const schema = (route.schema ?? {}) as { querystring?: unknown; params?: unknown; body?: unknown };
     const params = [...(schema.params ? parameters(schema.params, 'path') : []), ...(schema.querystring ? parameters(schema.querystring, 'query') : [])];
     const page = access !== undefined && !path.startsWith('/dashboard/api/');
@@ -139,7 +141,7 @@ export function openApiDocument(routes: readonly RouteOptions[]): Json {
       operationId: key.replace(/[^A-Za-z0-9]+/g, '_').replace(/_+$/, ''),
       summary: doc?.summary ?? 'undocumented: add it to daemon/http/openapi.ts',
       tags: [path.startsWith('/dashboard') || path === '/v1/dashboard/link' || path === '/v1/workspaces' ? 'dashboard' : 'api'],
-      security: access === 'login' ? [] : access === 'session' ? [{ dashboardSession: [] }] : [{ bearer: [] }],
+      security: access === 'login' || open ? [] : access === 'session' ? [{ dashboardSession: [] }] : [{ bearer: [] }],
       ...(params.length === 0 ? {} : { parameters: params }),
       ...(schema.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: plain(schema.body) } } } }),
       responses: responses(doc?.codes ?? [], page && doc?.codes.length === 0, { validated: params.length > 0 || schema.body !== undefined, body: method === 'POST' }),
@@ -153,7 +155,9 @@ export function openApiDocument(routes: readonly RouteOptions[]): Json {
       description:
         'Loopback only. Every /v1/ request: Host 127.0.0.1:PORT, localhost:PORT or [::1]:PORT; no Origin header; Authorization: Bearer <token of the state dir>. ' +
         'Dashboard routes (/dashboard/…): the same Host rule; an Origin only when exactly http://127.0.0.1:PORT; Sec-Fetch-Site only same-origin or none; the session cookie from /dashboard/login. ' +
-        'Every JSON body is the Envelope; docs/codes.md maps each code to its HTTP status and CLI exit code.',
+        'Every JSON body is the Envelope; docs/codes.md maps each code to its HTTP status and CLI exit code. ' +
+        'The same routes answer on the Unix socket <state dir>/daemon.sock (the CLI and hooks; no Host check there). ' +
+        'Before sending the token over TCP, a client can check it talks to the daemon with POST /v1/hello (docs/http-api.md).',
     },
     servers: [{ url: 'http://127.0.0.1:{port}', variables: { port: { default: '0', description: 'the port in <state dir>/daemon.json' } } }],
     components: {
@@ -208,7 +212,7 @@ export function apiReferenceMarkdown(document: Json): string {
   const paths = document['paths'] as Record<string, Record<string, Operation>>;
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, op] of Object.entries(operations)) {
-      const auth = op.security.length === 0 ? 'a one-time ticket' : 'bearer' in (op.security[0] ?? {}) ? 'bearer token' : 'dashboard session cookie';
+      const auth = op.security.length === 0 ? (path === '/dashboard/login' ? 'a one-time ticket' : 'none (no token is sent)') : 'bearer' in (op.security[0] ?? {}) ? 'bearer token' : 'dashboard session cookie';
       lines.push(`## \`${method.toUpperCase()} ${path}\``, '', `${op.summary}. Auth: ${auth}.`, '');
       const rows: string[] = [];
       for (const p of op.parameters ?? []) rows.push(...fieldRows({ [p.name]: { ...p.schema, ...(p.description ? { description: p.description } : {}) } }, new Set(p.required ? [p.name] : []), p.in));

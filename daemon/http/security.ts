@@ -12,6 +12,15 @@ export interface SecurityOptions {
    * false for every other route. Runs after the Host check, which holds for every route.
    */
   readonly browserGate?: ((request: FastifyRequest) => boolean) | undefined;
+  /** Whether the request came over the Unix socket in the 0700 state dir (daemon/http/listeners.ts). */
+  readonly isLocal?: ((request: FastifyRequest) => boolean) | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route answers without the bearer token (only `POST /v1/hello`); Host and Origin still hold. */
+    unauthenticated?: boolean;
+  }
 }
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
@@ -36,17 +45,21 @@ function bearer(request: FastifyRequest): string | null {
  * Runs before any body is read. Host first (DNS rebinding), then Origin (any browser page), then the
  * token: a web page can neither reach the API through a hostile name nor ride a user's session. The
  * dashboard's browser routes replace the last two with the browser gate (own Origin, session cookie).
+ * Over the Unix socket the Host check is moot (no browser, no name to rebind) and skipped; the token
+ * is still required there, so both transports answer every call alike.
  */
 export function registerSecurity(app: FastifyInstance, options: SecurityOptions): void {
   app.addHook('onRequest', async (request) => {
     const host = (request.headers.host ?? '').toLowerCase();
-    if (!allowedHosts(options.port()).has(host)) {
+    if (options.isLocal?.(request) !== true && !allowedHosts(options.port()).has(host)) {
       throw new HandoffError('forbidden_host', `Host '${host.slice(0, 100)}' is not a loopback name of this daemon`, `call http://127.0.0.1:${options.port()}/ directly`);
     }
     if (options.browserGate?.(request) === true) return;
     if (request.headers.origin !== undefined) {
       throw new HandoffError('forbidden_origin', 'requests that carry an Origin header are refused', 'the API is for local tools, not web pages; call it without a browser');
     }
+    // A route a client calls before it shows the token (`POST /v1/hello`); Host and Origin still held.
+    if (request.routeOptions.config.unauthenticated === true) return;
     const presented = bearer(request);
     if (presented === null || !tokenMatches(presented, options.token)) {
       throw new HandoffError('unauthorized', presented === null ? 'missing bearer token' : 'wrong bearer token', 'send `Authorization: Bearer <token>` with the token file of the state dir');

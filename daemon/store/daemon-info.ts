@@ -7,6 +7,8 @@ import { isErrno } from './errno.js';
 import { shellQuote } from '../../protocol/shell-quote.js';
 
 export const DAEMON_INFO_FILE = 'daemon.json';
+/** The Unix socket the CLI and the hooks use: inside the 0700 state dir, so only its owner reaches it. */
+export const SOCKET_FILE = 'daemon.sock';
 const INFO_MODE = 0o600;
 const MAX_PORT = 65_535;
 

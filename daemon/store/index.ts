@@ -9,9 +9,12 @@ export {
   type JournalStats,
 } from './journal.js';
 export type { TornTail } from './journal-format.js';
-export { openStateDir, resolveStateDir, TOKEN_FILE, type StateDir } from './state-dir.js';
+export { openStateDir, readClientToken, resolveStateDir, TOKEN_FILE, type StateDir } from './state-dir.js';
+export { rotateToken } from './token-file.js';
+export { assertPrivate } from './private-path.js';
 export {
   DAEMON_INFO_FILE,
+  SOCKET_FILE,
   readDaemonInfo,
   removeDaemonInfo,
   writeDaemonInfo,

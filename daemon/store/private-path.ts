@@ -1,15 +1,13 @@
 import type { BigIntStats, Stats } from 'node:fs';
 import { HandoffError } from '../../protocol/errors.js';
 import { shellQuote } from '../../protocol/shell-quote.js';
+import { privateProblem, type PrivateKind } from './private-rule.js';
 
-/** Bits that give the group or others any access; the state dir and token must have none. */
-const SHARED_BITS = 0o077;
+export type { PrivateKind } from './private-rule.js';
 
 export function octalMode(mode: number | bigint): string {
   return `0${(Number(mode) & 0o7777).toString(8).padStart(3, '0')}`;
 }
-
-export type PrivateKind = 'directory' | 'file';
 
 /**
  * Refuses a state-dir entry another local user could read, replace or redirect: the daemon's token
@@ -18,23 +16,21 @@ export type PrivateKind = 'directory' | 'file';
  */
 export function assertPrivate(path: string, stat: Stats | BigIntStats, kind: PrivateKind, uid: number): void {
   const quoted = shellQuote(path);
-  if (stat.isSymbolicLink()) {
-    throw insecure(`${path} is a symlink; it must be a real ${kind} owned by you`,
-      `remove the link (rm ${quoted}) and let the daemon create the ${kind}, or point HANDOFF_STATE_DIR at the target`, path, stat);
-  }
-  const rightKind = kind === 'directory' ? stat.isDirectory() : stat.isFile();
-  if (!rightKind) {
-    throw insecure(`${path} is not a ${kind}`,
-      `move it away (mv ${quoted} ${shellQuote(`${path}.old`)}) so the daemon can create the ${kind}`, path, stat);
-  }
-  if (Number(stat.uid) !== uid) {
-    throw insecure(`${path} is owned by uid ${String(stat.uid)}, not by uid ${uid} that runs the daemon`,
-      `chown ${uid} ${quoted}, or use a state dir you own (HANDOFF_STATE_DIR)`, path, stat);
-  }
-  if ((Number(stat.mode) & SHARED_BITS) !== 0) {
-    const fix = kind === 'directory' ? '700' : '600';
-    throw insecure(`${path} has mode ${octalMode(stat.mode)}; group and others must have no access`,
-      `chmod ${fix} ${quoted}`, path, stat);
+  switch (privateProblem(stat, kind, uid)) {
+    case null:
+      return;
+    case 'symlink':
+      throw insecure(`${path} is a symlink; it must be a real ${kind} owned by you`,
+        `remove the link (rm ${quoted}) and let the daemon create the ${kind}, or point HANDOFF_STATE_DIR at the target`, path, stat);
+    case 'kind':
+      throw insecure(`${path} is not a ${kind}`,
+        `move it away (mv ${quoted} ${shellQuote(`${path}.old`)}) so the daemon can create the ${kind}`, path, stat);
+    case 'owner':
+      throw insecure(`${path} is owned by uid ${String(stat.uid)}, not by uid ${uid} that runs the daemon`,
+        `chown ${uid} ${quoted}, or use a state dir you own (HANDOFF_STATE_DIR)`, path, stat);
+    case 'mode':
+      throw insecure(`${path} has mode ${octalMode(stat.mode)}; group and others must have no access`,
+        `chmod ${kind === 'directory' ? '700' : '600'} ${quoted}`, path, stat);
   }
 }
 

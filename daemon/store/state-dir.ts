@@ -3,7 +3,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { fsyncDir } from './atomic-write.js';
 import { isErrno } from './errno.js';
 import { assertPrivate } from './private-path.js';
-import { ensureToken } from './token-file.js';
+import { ensureToken, readToken } from './token-file.js';
 
 const DIR_MODE = 0o700;
 const APP_DIR = 'session-handoff';
@@ -39,6 +39,21 @@ export async function openStateDir(dir: string, opts: { uid: number }): Promise<
   assertPrivate(dir, await lstat(dir), 'directory', opts.uid);
   const token = await ensureToken(join(dir, TOKEN_FILE), opts.uid);
   return { dir, token };
+}
+
+/**
+ * The client side of the same checks: the CLI holds the token only after the state dir and the token
+ * file passed exactly what the daemon demands (one rule, one refusal, one exit code). null when
+ * either is missing: then no daemon serves this dir.
+ */
+export async function readClientToken(dir: string, uid: number): Promise<string | null> {
+  try {
+    assertPrivate(dir, await lstat(dir), 'directory', uid);
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return null;
+    throw error;
+  }
+  return readToken(join(dir, TOKEN_FILE), uid);
 }
 
 async function createIfMissing(dir: string): Promise<void> {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import { HandoffError } from '../../protocol/errors.js';
-import { AlreadyExistsError, writeFileCreateOnce } from './atomic-write.js';
+import { AlreadyExistsError, writeFileAtomic, writeFileCreateOnce } from './atomic-write.js';
 import { isErrno } from './errno.js';
 import { assertPrivate } from './private-path.js';
 import { shellQuote } from '../../protocol/shell-quote.js';
@@ -35,7 +35,22 @@ export async function ensureToken(path: string, uid: number): Promise<string> {
   return raced;
 }
 
-async function readToken(path: string, uid: number): Promise<string | null> {
+/**
+ * Replaces the token with a fresh one and returns it. The daemon calls this once per start, after it
+ * holds the instance lock and before it listens, so a token copied from an earlier run (a squatter
+ * that caught one, a leaked backup) is dead once the daemon restarts. An existing entry must pass the
+ * same checks as a read, so a planted link or a shared file is refused rather than silently replaced;
+ * the rename keeps readers from ever seeing half a token.
+ */
+export async function rotateToken(path: string, uid: number): Promise<string> {
+  await readToken(path, uid);
+  const token = randomBytes(TOKEN_BYTES).toString('hex');
+  await writeFileAtomic(path, token, TOKEN_MODE);
+  return token;
+}
+
+/** The token at `path` after the private-entry checks; null when there is none. */
+export async function readToken(path: string, uid: number): Promise<string | null> {
   try {
     // lstat first so a symlink gets its own clear refusal rather than an ELOOP from open().
     assertPrivate(path, await lstat(path), 'file', uid);

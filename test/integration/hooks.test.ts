@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
@@ -55,12 +55,13 @@ describe('handoff hook claude-statusline', () => {
 
   it('a daemon that accepts but never answers is given up on within the deadline', async () => {
     const { createServer } = await import('node:net');
-    const silent = createServer(() => undefined);
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const address = silent.address();
+    // The hooks reach the daemon only over the socket in the private state dir.
     const stateDir = tempDir('silent');
-    writeFileSync(join(stateDir, 'daemon.json'), JSON.stringify({ pid: process.pid, port: typeof address === 'object' && address !== null ? address.port : 0, protocol_version: 1, started_at: new Date().toISOString() }));
-    writeFileSync(join(stateDir, 'token'), 'a'.repeat(64));
+    chmodSync(stateDir, 0o700);
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(join(stateDir, 'daemon.sock'), resolve));
+    chmodSync(join(stateDir, 'daemon.sock'), 0o600);
+    writeFileSync(join(stateDir, 'token'), 'a'.repeat(64), { mode: 0o600 });
     try {
       const run = await piped(['hook', 'claude-statusline', '--state-dir', stateDir], statuslinePayload(tempRepo(), 50));
       expect([run.code, run.stdout]).toEqual([0, 'handoff: daemon not answering\n']);

@@ -22,8 +22,9 @@ export interface LeanRequest {
 const down = (reason: string): DaemonAnswer => ({ kind: 'down', reason });
 
 /**
- * One call to the daemon within `deadlineMs` from start to answer, for hooks that an agent waits on.
- * Never throws: a missing, dead or slow daemon is an answer of its own kind.
+ * One call to the daemon within `deadlineMs` from start to answer, for hooks that an agent waits on,
+ * over the daemon's Unix socket (never the loopback port, which anyone may hold once the daemon is
+ * gone). Never throws: a missing, dead or slow daemon is an answer of its own kind.
  */
 export async function askDaemon(stateDir: string, call: LeanRequest, deadlineMs: number): Promise<DaemonAnswer> {
   let address: DaemonAddress;
@@ -32,11 +33,11 @@ export async function askDaemon(stateDir: string, call: LeanRequest, deadlineMs:
   } catch (error) {
     return down((error as Error).message);
   }
-  const { port, token } = address;
+  const { socketPath, token } = address;
   const body = call.body === undefined ? '' : JSON.stringify(call.body);
   const head = [
     `${call.method} ${call.path} HTTP/1.1`,
-    `host: 127.0.0.1:${port}`,
+    'host: localhost',
     `authorization: Bearer ${token}`,
     // The daemon closes after answering, so the end of the stream is the end of the answer.
     'connection: close',
@@ -44,7 +45,7 @@ export async function askDaemon(stateDir: string, call: LeanRequest, deadlineMs:
   ];
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect({ path: socketPath });
     const timer = setTimeout(() => {
       socket.destroy();
       resolve({ kind: 'timeout' });
@@ -57,7 +58,7 @@ export async function askDaemon(stateDir: string, call: LeanRequest, deadlineMs:
     socket.on('end', () => {
       clearTimeout(timer);
       const envelope = envelopeOf(Buffer.concat(chunks).toString('utf8'));
-      resolve(envelope === null ? down(`port ${port} did not answer with the handoff API`) : { kind: 'answer', envelope });
+      resolve(envelope === null ? down(`${socketPath} did not answer with the handoff API`) : { kind: 'answer', envelope });
     });
     socket.write(`${head.join('\r\n')}\r\n\r\n${body}`);
   });

@@ -1,7 +1,7 @@
 import { chmod, chown, lstat, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openStateDir, resolveStateDir } from '../../../daemon/store/index.js';
+import { openStateDir, readClientToken, resolveStateDir, rotateToken } from '../../../daemon/store/index.js';
 import { handoffErrorOf, modeOf, tempDir } from './fixtures.js';
 
 const uid = process.getuid?.() ?? 0;
@@ -151,5 +151,63 @@ describe('openStateDir', () => {
     await mkdir(dir, { mode: 0o700 });
     await writeFile(join(dir, 'token'), `${'c'.repeat(64)}\n`, { mode: 0o600 });
     expect((await openStateDir(dir, { uid })).token).toBe('c'.repeat(64));
+  });
+});
+
+describe('rotateToken', () => {
+  it('replaces the token with a new 0600 one each time, and creates it when missing', async () => {
+    const dir = join(await tempDir(), 'state');
+    const { token: first } = await openStateDir(dir, { uid });
+    const tokenPath = join(dir, 'token');
+    const second = await rotateToken(tokenPath, uid);
+    expect(second).toMatch(HEX64);
+    expect(second).not.toBe(first);
+    expect(await readFile(tokenPath, 'utf8')).toBe(second);
+    expect(modeOf((await lstat(tokenPath)).mode)).toBe(0o600);
+    expect(await readdir(dir)).toEqual(['token']);
+    const fresh = join(await tempDir(), 'token');
+    expect(await rotateToken(fresh, uid)).toBe(await readFile(fresh, 'utf8'));
+  });
+
+  it('refuses to replace a planted symlink or a shared token, and leaves both alone', async () => {
+    const root = await tempDir();
+    const elsewhere = join(root, 'elsewhere');
+    await writeFile(elsewhere, 'b'.repeat(64), { mode: 0o600 });
+    const link = join(root, 'token');
+    await symlink(elsewhere, link);
+    expect((await handoffErrorOf(rotateToken(link, uid))).code).toBe('insecure_state_dir');
+    expect(await readFile(elsewhere, 'utf8')).toBe('b'.repeat(64));
+    const shared = join(root, 'shared');
+    await writeFile(shared, 'c'.repeat(64), { mode: 0o644 });
+    await chmod(shared, 0o644);
+    expect((await handoffErrorOf(rotateToken(shared, uid))).hint).toBe(`chmod 600 '${shared}'`);
+    expect(await readFile(shared, 'utf8')).toBe('c'.repeat(64));
+  });
+});
+
+describe('readClientToken: the CLI side of the same checks', () => {
+  it('reads the token of a private state dir; null when the dir or the token is missing', async () => {
+    const dir = join(await tempDir(), 'state');
+    expect(await readClientToken(dir, uid)).toBeNull();
+    await mkdir(dir, { mode: 0o700 });
+    expect(await readClientToken(dir, uid)).toBeNull();
+    const { token } = await openStateDir(dir, { uid });
+    expect(await readClientToken(dir, uid)).toBe(token);
+  });
+
+  it('refuses what the daemon refuses, with the same code and hint', async () => {
+    const dir = join(await tempDir(), 'state');
+    await openStateDir(dir, { uid });
+    await chmod(join(dir, 'token'), 0o640);
+    const [client, daemon] = [await handoffErrorOf(readClientToken(dir, uid)), await handoffErrorOf(openStateDir(dir, { uid }))];
+    expect([client.code, client.message, client.hint]).toEqual([daemon.code, daemon.message, daemon.hint]);
+    await chmod(join(dir, 'token'), 0o600);
+    await chmod(dir, 0o750);
+    const open = await handoffErrorOf(readClientToken(dir, uid));
+    expect([open.code, open.hint]).toEqual(['insecure_state_dir', `chmod 700 '${dir}'`]);
+    await chmod(dir, 0o700);
+    const link = join(await tempDir(), 'link');
+    await symlink(dir, link);
+    expect((await handoffErrorOf(readClientToken(link, uid))).message).toBe(`${link} is a symlink; it must be a real directory owned by you`);
   });
 });
