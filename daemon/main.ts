@@ -8,6 +8,7 @@ import { resolveRepoRoot } from './git/index.js';
 import { buildServer } from './http/index.js';
 import { createDashboard } from './http/dashboard/index.js';
 import { listenLocalSocket } from './http/local-socket.js';
+import type { TailStatus } from '../adapters/telemetry/codex-tail.js';
 import { cachedRootResolver, createIngestService, startCodexWatch } from './ingest/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { createAgentContextService, SessionRecords } from './agent-context/index.js';
@@ -139,7 +140,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 
     let port = options.port;
     const startedAt = new Date(clock.now()).toISOString();
-    const info = (): DaemonInfo => ({ pid: process.pid, port, protocol_version: PROTOCOL_VERSION, started_at: startedAt, state_dir: dir });
+    // Set once the Codex tail is started below; `handoff status` says whether it is on or waiting.
+    let codexTail: (() => TailStatus) | null = null;
+    const info = (): DaemonInfo => ({ pid: process.pid, port, protocol_version: PROTOCOL_VERSION, started_at: startedAt, state_dir: dir, codex_tail: codexTail?.() ?? null });
     let stopping: Promise<void> | null = null;
     let resolveClosed: () => void = () => undefined;
     const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
@@ -162,6 +165,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     const service = createService({ registry, drain, takeover, leaseSync, guardWhenUnverified: config.guard_when_lease_unverified, clock, stateDir: dir, info, requestStop: () => void stop(), resolveRoot: rootOf });
     const ingest = createIngestService({ registry, clock, resolveRoot: rootOf, log: log.child({ module: 'ingest' }) });
     const codex = await startCodexWatch({ stateDir: dir, env: process.env, ingest, clock, log: log.child({ module: 'codex' }) });
+    codexTail = () => codex.status();
     undo.push(() => codex.close());
     const dashboard = createDashboard({ registry, takeover, clock, info, port: () => port, log, records });
     const sessionRecords = await SessionRecords.open(dir, log.child({ module: 'agent-context' }));

@@ -25,6 +25,7 @@ import type {
 } from '../schemas/index.js';
 import { capsuleFromMarkdown, parseCapsule, readCapsule, writeCapsule } from './capsule/capsule-file.js';
 import { capsuleQuality } from './capsule/quality.js';
+import type { TailStatus } from '../adapters/telemetry/codex-tail.js';
 import type { Clock } from './clock.js';
 import type { DrainRunner } from './evacuation/index.js';
 import type { LeaseSync, TakeoverService } from './takeover/index.js';
@@ -38,6 +39,8 @@ export interface DaemonInfo {
   readonly protocol_version: number;
   readonly started_at: string;
   readonly state_dir: string;
+  /** The Codex rollout tail: on, waiting for CODEX_HOME to appear, or off (null before it started). */
+  readonly codex_tail?: TailStatus | null;
 }
 
 export interface ServiceDeps {

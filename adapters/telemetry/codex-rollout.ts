@@ -1,13 +1,15 @@
 import { isHandoffError } from '../../protocol/errors.js';
 import type { LimitFamily, Metric, Reading } from '../../schemas/telemetry.schema.js';
-import type { AdapterResult, AgentEvent, ParseContext, SkippedLine, UnknownMetric } from './adapter-result.js';
+import type { AdapterResult, AgentEvent, ParseContext, PayloadRoute, SkippedLine, UnknownMetric } from './adapter-result.js';
 import { describeSlot, limitFamily, readSlots, SLOTS, type WindowObservation } from './codex-rate-limits.js';
 import { hookEvent } from './hook-event.js';
 import { lineReason, readJsonLines, type JsonLine } from './jsonl.js';
 import { agentEvent, reading, result, sha256Hex, type Stamp } from './result.js';
 import {
   describeType,
+  EXECUTOR_MAX_LENGTH,
   invalid,
+  lenientString,
   missingWord,
   optExecutor,
   numberField,
@@ -262,4 +264,29 @@ function readContext(acc: Accumulator, payload: JsonRecord): void {
   } else {
     noteUnknown(acc, 'context', CONTEXT_DERIVED_REASON);
   }
+}
+
+/**
+ * The route a run of rollout lines names (session_meta's cwd and id, else turn_context's cwd), read
+ * without the rest of the parse: the tail keeps a file's route apart from its batches, so a batch the
+ * daemon refuses can never take the file's working directory with it.
+ */
+export function rolloutRoute(text: string): PayloadRoute {
+  let metaCwd: string | null = null;
+  let turnCwd: string | null = null;
+  let sessionId: string | null = null;
+  for (const line of text.split('\n')) {
+    if (!line.includes('"session_meta"') && !line.includes('"turn_context"')) continue;
+    const parsed = readJsonLines(SPEC, line).lines[0];
+    const payload = parsed?.value['payload'];
+    if (parsed === undefined || typeof payload !== 'object' || payload === null || Array.isArray(payload)) continue;
+    const fields = payload as JsonRecord;
+    if (parsed.value['type'] === 'session_meta') {
+      metaCwd ??= lenientString(fields, 'cwd');
+      sessionId ??= lenientString(fields, 'id', EXECUTOR_MAX_LENGTH);
+    } else if (parsed.value['type'] === 'turn_context') {
+      turnCwd ??= lenientString(fields, 'cwd');
+    }
+  }
+  return { cwd: metaCwd ?? turnCwd, session_id: sessionId };
 }

@@ -1,9 +1,9 @@
-import type { Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
-import { basename, join, resolve, sep } from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import { dirname, join, resolve, sep } from 'node:path';
 import { isHandoffError } from '../../protocol/errors.js';
-import { parseCodexRollout } from './codex-rollout.js';
+import type { SkippedLine } from './adapter-result.js';
+import { parseCodexRollout, rolloutRoute } from './codex-rollout.js';
+import { DirWatches, walk } from './dir-watch.js';
 import { firstLine, lastLineEnd, nextLineChunk } from './line-chunks.js';
 
 /** Where the tail of one rollout file stands, and which workspace and session its lines belong to. */
@@ -26,6 +26,20 @@ export interface TailLog {
   warn(fields: object, message: string): void;
 }
 
+/**
+ * `on`: CODEX_HOME exists and is watched. `waiting`: it does not exist yet; its parent is watched and
+ * the tail starts when Codex creates it. `off`: not even its parent exists, so nothing can be watched.
+ */
+export type TailMode = 'on' | 'waiting' | 'off';
+
+export interface TailStatus {
+  readonly state: TailMode;
+  readonly codex_home: string;
+  /** Files whose offset is kept: read at least once, or resumed from the saved offsets. */
+  readonly tailed_files: number;
+  readonly watched_dirs: number;
+}
+
 export interface CodexTailDeps {
   /** `${CODEX_HOME:-~/.codex}`; rollouts live under its `sessions/YYYY/MM/DD/`. */
   readonly codexHome: string;
@@ -33,89 +47,149 @@ export interface CodexTailDeps {
   /** Must replace the saved state atomically: a restart resumes from exactly these offsets. */
   readonly save: (state: TailState) => Promise<void>;
   /**
-   * Feeds whole lines to the daemon, routed by the file's remembered cwd and session, and answers
-   * with the route the lines themselves named. Throws a HandoffError when it refuses them.
+   * Feeds whole lines to the daemon, routed by the file's cwd and session, and answers with the
+   * lines it could not read. Throws a HandoffError when it refuses the whole batch.
    */
-  readonly ingest: (payload: string, route: ChunkRoute) => Promise<ChunkRoute>;
+  readonly ingest: (payload: string, route: ChunkRoute) => Promise<{ readonly skipped: readonly SkippedLine[] }>;
   readonly now: () => Date;
   readonly log: TailLog;
 }
 
 const ROLLOUT = /^rollout-.*\.jsonl$/;
+const isRollout = (name: string): boolean => ROLLOUT.test(name);
 /** One read: enough for thousands of token_count lines, small enough to parse in one go. */
 const READ_LIMIT = 1 << 20;
 /** How soon a file whose last line was incomplete is read again. */
 const PARTIAL_LINE_RECHECK_MS = 200;
 /** session_meta carries Codex's base instructions: its line can be long. */
 const FIRST_LINE_LIMIT = 4 << 20;
+/**
+ * Offsets are written at most this often, in one record: an active session appends a line a second,
+ * and a write per line would cost more than the reading. Losing the last interval to a crash
+ * replays a few lines, which the daemon recognises as already recorded.
+ */
+const SAVE_DELAY_MS = 500;
+
+const NEW_FILE: TailedFile = Object.freeze({ offset: 0, cwd: null, session_id: null });
 
 /**
- * Tails `sessions/**\/rollout-*.jsonl` with chokidar (inotify, no polling): each change reads the
- * complete lines after the saved offset and feeds them to the daemon. Files already there when the
- * daemon first sees them start at their end, since their lines are history, not live telemetry;
- * a file that appears later is read from its start. All work runs on one chain, so offsets are
- * saved in order and `close()` can wait for it.
+ * Tails `CODEX_HOME/sessions/**\/rollout-*.jsonl` with one watch per directory (inotify, no polling):
+ * each change reads the complete lines after the saved offset and feeds them to the daemon. Files
+ * already there when the daemon starts are history: only their size is noted, and nothing is read
+ * until they grow. A file that appears later is read from its start. All reads run on one chain.
  */
 export class CodexTail {
-  private watcher: FSWatcher | null = null;
+  private readonly watches: DirWatches;
   private readonly files = new Map<string, TailedFile>();
+  /** Files met at start and never read since: their size then, where their history ends. */
+  private readonly history = new Map<string, number>();
   private readonly pending = new Set<string>();
   private readonly rechecks = new Map<string, NodeJS.Timeout>();
   /** The size at which a file last ended in a partial line. */
   private readonly partialAt = new Map<string, number>();
   private readonly lastRefusal = new Map<string, string>();
   private chain: Promise<void> = Promise.resolve();
-  private ready = false;
+  private saveTimer: NodeJS.Timeout | null = null;
+  private saving: Promise<void> = Promise.resolve();
+  private mode: TailMode = 'off';
+  private closed = false;
   private readonly home: string;
+  private readonly parent: string;
   private readonly sessions: string;
 
   constructor(private readonly deps: CodexTailDeps) {
     this.home = resolve(deps.codexHome);
+    this.parent = dirname(this.home);
     this.sessions = join(this.home, 'sessions');
+    this.watches = new DirWatches((dir, name) => this.onEvent(dir, name), deps.log);
   }
 
-  /** false when there is no CODEX_HOME to watch (Codex is not installed for this user). */
-  async start(): Promise<boolean> {
-    if (!(await isDirectory(this.home))) return false;
+  status(): TailStatus {
+    return { state: this.mode, codex_home: this.home, tailed_files: this.files.size, watched_dirs: this.watches.size };
+  }
+
+  /** Watches CODEX_HOME, or its parent until Codex creates it. Settles once the first scan is done. */
+  async start(): Promise<TailMode> {
     for (const [path, file] of Object.entries(await this.deps.load())) this.files.set(path, file);
-    const seen = new Set<string>();
-    // CODEX_HOME rather than sessions/: Codex creates sessions/ on its first run, maybe after us.
-    const watcher = watch(this.home, { ignoreInitial: false, ignored: (path, stats) => this.ignored(path, stats) });
-    this.watcher = watcher;
-    watcher.on('add', (path) => {
-      if (!this.ready) seen.add(path);
-      this.schedule(path, !this.ready);
-    });
-    watcher.on('change', (path) => this.schedule(path, false));
-    watcher.on('unlink', (path) => this.enqueue(() => this.forget(path)));
-    watcher.on('error', (error) => this.deps.log.warn({ err: error }, 'codex rollout watcher error'));
-    await new Promise<void>((ready) => watcher.once('ready', () => ready()));
-    this.ready = true;
-    // Files that went away while the daemon was down need no offset any more.
-    this.enqueue(async () => {
-      for (const path of [...this.files.keys()]) if (!seen.has(path)) this.files.delete(path);
-      await this.save();
-    });
+    if (await isDirectory(this.home)) {
+      await this.begin(true);
+    } else if (this.watches.add(this.parent)) {
+      this.mode = 'waiting';
+      // Created between the check and the watch: the watch saw nothing, so look once more.
+      if (await isDirectory(this.home)) await this.begin(false);
+    }
     await this.idle();
-    this.deps.log.info({ dir: this.sessions, files: this.files.size }, 'tailing codex rollouts');
-    return true;
+    return this.mode;
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     for (const timer of this.rechecks.values()) clearTimeout(timer);
-    await this.watcher?.close();
+    this.watches.close();
     await this.idle();
+    await this.flush();
   }
 
   /** Settles once every change seen so far has been read and fed. */
-  idle(): Promise<void> {
-    return this.chain;
+  async idle(): Promise<void> {
+    for (let seen: Promise<void> | null = null; seen !== this.chain; ) {
+      seen = this.chain;
+      await seen;
+    }
   }
 
-  private ignored(path: string, stats?: Stats): boolean {
-    if (path === this.home || path === this.sessions) return false;
-    if (!path.startsWith(this.sessions + sep)) return true;
-    return stats?.isFile() === true && !ROLLOUT.test(basename(path));
+  private async begin(atStart: boolean): Promise<void> {
+    if (this.mode === 'on' || !this.watches.add(this.home)) return;
+    this.mode = 'on';
+    if (this.watches.has(this.parent)) this.watches.remove(this.parent);
+    this.deps.log.info({ dir: this.sessions }, 'tailing codex rollouts');
+    this.enqueue(() => this.scan(this.sessions, atStart));
+  }
+
+  /**
+   * Watches every directory under `root` and takes note of its rollouts. At start they are history
+   * (resumed only when an offset was saved); in a directory that appeared later every file is new.
+   */
+  private async scan(root: string, atStart: boolean): Promise<void> {
+    const found = await walk(root, isRollout);
+    for (const dir of found.dirs) this.watches.add(dir);
+    if (atStart) {
+      const present = new Set(found.files);
+      // Files that went away while the daemon was down need no offset any more.
+      for (const path of [...this.files.keys()]) {
+        if (!present.has(path)) {
+          this.files.delete(path);
+          this.markDirty();
+        }
+      }
+    }
+    for (const path of found.files) {
+      if (this.files.has(path) || !atStart) this.schedule(path);
+      else await this.noteHistory(path);
+    }
+  }
+
+  private async noteHistory(path: string): Promise<void> {
+    try {
+      this.history.set(path, (await stat(path)).size);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+
+  private onEvent(dir: string, name: string | null): void {
+    if (this.closed || name === null) return;
+    const path = join(dir, name);
+    if (dir === this.parent) {
+      if (path === this.home) this.enqueue(async () => (await isDirectory(this.home) ? this.begin(false) : undefined));
+    } else if (dir === this.home) {
+      if (path === this.sessions) this.enqueue(() => this.scan(this.sessions, false));
+    } else if (isRollout(name)) {
+      this.schedule(path);
+    } else if (path.startsWith(this.sessions + sep) && !this.watches.has(path)) {
+      // A new year, month or day directory: watch it and read what was written into it already.
+      this.enqueue(async () => (await isDirectory(path) ? this.scan(path, false) : undefined));
+    }
   }
 
   private enqueue(work: () => Promise<void>): void {
@@ -123,44 +197,59 @@ export class CodexTail {
   }
 
   /** One queued read per file is enough: it reads everything complete at the time it runs. */
-  private schedule(path: string, atStart: boolean): void {
-    if (!ROLLOUT.test(basename(path)) || this.pending.has(path)) return;
+  private schedule(path: string): void {
+    if (this.closed || this.pending.has(path)) return;
     this.pending.add(path);
     this.enqueue(async () => {
       this.pending.delete(path);
-      await this.drain(path, atStart);
+      await this.drain(path);
     });
   }
 
-  private async forget(path: string): Promise<void> {
+  private forget(path: string): void {
     this.lastRefusal.delete(path);
-    if (this.files.delete(path)) await this.save();
+    this.history.delete(path);
+    this.partialAt.delete(path);
+    if (this.files.delete(path)) this.markDirty();
   }
 
-  private async drain(path: string, atStart: boolean): Promise<void> {
+  private async drain(path: string): Promise<void> {
     let handle: FileHandle;
     try {
       handle = await open(path, 'r');
     } catch (error) {
-      // Gone between the event and the read: its unlink event follows.
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      // Gone: a removed file needs no offset.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.forget(path);
       throw error;
     }
     try {
       const { size } = await handle.stat();
-      let file = this.files.get(path) ?? (atStart ? await this.atEnd(handle, size) : { offset: 0, cwd: null, session_id: null });
+      let file = this.files.get(path);
+      if (file === undefined) {
+        const historyEnd = this.history.get(path);
+        // A file from before the start that has not grown: nothing to read, nothing to remember.
+        if (historyEnd !== undefined && size <= historyEnd) return;
+        file = historyEnd === undefined ? NEW_FILE : await this.afterHistory(handle, historyEnd, size);
+        this.history.delete(path);
+      }
       // Shorter than our offset: the file was replaced or truncated, so all of it is new.
       if (size < file.offset) file = { ...file, offset: 0 };
       for (let chunk = await nextLineChunk(handle, file.offset, size, READ_LIMIT); chunk !== null; chunk = await nextLineChunk(handle, file.offset, size, READ_LIMIT)) {
         if (chunk.skipped > 0) this.deps.log.warn({ path, bytes: chunk.skipped }, 'skipped a rollout line longer than the read limit');
-        if (chunk.text.trim() !== '') file = await this.feed(path, file, chunk.text);
+        if (chunk.text.trim() !== '') {
+          // The route is the file's, kept with its offset: learned before the batch is sent, so a
+          // refused batch cannot lose it (session_meta opens the file; the first route seen stays).
+          const route = rolloutRoute(chunk.text);
+          file = { ...file, cwd: file.cwd ?? route.cwd, session_id: file.session_id ?? route.session_id };
+          await this.feed(path, file, chunk.text, chunk.next);
+        }
         file = { ...file, offset: chunk.next };
         this.files.set(path, file);
-        await this.save();
+        this.markDirty();
       }
       if (!this.files.has(path)) {
         this.files.set(path, file);
-        await this.save();
+        this.markDirty();
       }
       // A line caught mid-write: its end may come in a change event the watcher coalesced with
       // this one. Look again shortly, but only while the file still grows: no idle polling.
@@ -180,15 +269,15 @@ export class CodexTail {
     if (this.rechecks.has(path)) return;
     const timer = setTimeout(() => {
       this.rechecks.delete(path);
-      this.schedule(path, false);
+      this.schedule(path);
     }, PARTIAL_LINE_RECHECK_MS);
     timer.unref();
     this.rechecks.set(path, timer);
   }
 
-  /** A file met at start: skip its history, but learn its route from the session_meta line. */
-  private async atEnd(handle: FileHandle, size: number): Promise<TailedFile> {
-    const offset = await lastLineEnd(handle, size, READ_LIMIT);
+  /** A file from before the start that grew: skip its history, but learn its route from session_meta. */
+  private async afterHistory(handle: FileHandle, historyEnd: number, size: number): Promise<TailedFile> {
+    const offset = await lastLineEnd(handle, Math.min(historyEnd, size), READ_LIMIT);
     const line = await firstLine(handle, size, FIRST_LINE_LIMIT);
     if (line === null) return { offset, cwd: null, session_id: null };
     try {
@@ -200,12 +289,11 @@ export class CodexTail {
     }
   }
 
-  private async feed(path: string, file: TailedFile, text: string): Promise<TailedFile> {
+  private async feed(path: string, file: TailedFile, text: string, end: number): Promise<void> {
     try {
-      const route = await this.deps.ingest(text, { cwd: file.cwd, session_id: file.session_id });
+      const { skipped } = await this.deps.ingest(text, { cwd: file.cwd, session_id: file.session_id });
       this.lastRefusal.delete(path);
-      // session_meta opens the file: the first route seen is the file's for good.
-      return { ...file, cwd: file.cwd ?? route.cwd, session_id: file.session_id ?? route.session_id };
+      if (skipped.length > 0) this.deps.log.warn({ path, before_offset: end, skipped }, 'codex rollout lines skipped; the others counted');
     } catch (error) {
       // Anything but a refusal (a journal failure) leaves the offset where it was, to be read again.
       if (!isHandoffError(error)) throw error;
@@ -214,12 +302,24 @@ export class CodexTail {
         this.lastRefusal.set(path, error.message);
         this.deps.log.warn({ path, code: error.code, reason: error.message }, 'codex rollout lines refused');
       }
-      return file;
     }
   }
 
-  private save(): Promise<void> {
-    return this.deps.save(Object.fromEntries(this.files));
+  private markDirty(): void {
+    if (this.saveTimer !== null || this.closed) return;
+    this.saveTimer = setTimeout(() => void this.flush(), SAVE_DELAY_MS);
+    this.saveTimer.unref();
+  }
+
+  /** Writes the one offsets record, in order after any write still running. */
+  private flush(): Promise<void> {
+    if (this.saveTimer !== null) clearTimeout(this.saveTimer);
+    this.saveTimer = null;
+    const snapshot = Object.fromEntries(this.files);
+    this.saving = this.saving
+      .then(() => this.deps.save(snapshot))
+      .catch((error: unknown) => this.deps.log.warn({ err: error }, 'codex offsets not saved'));
+    return this.saving;
   }
 }
 
@@ -227,7 +327,8 @@ async function isDirectory(path: string): Promise<boolean> {
   try {
     return (await stat(path)).isDirectory();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
     throw error;
   }
 }

@@ -33,9 +33,11 @@ export async function startCodexWatch(deps: CodexWatchDeps): Promise<CodexTail> 
     log,
     ingest: async (payload, route) => {
       const report = await ingest.ingest({ adapter: 'codex-rollout', payload, repo: route.cwd ?? undefined, executor: route.session_id ?? undefined });
-      return { cwd: report.route.cwd, session_id: report.route.session_id };
+      return { skipped: report.skipped_lines };
     },
   });
-  if (!(await tail.start())) log.info({ codexHome: home }, 'no CODEX_HOME directory: codex rollouts are not tailed');
+  const mode = await tail.start();
+  if (mode === 'waiting') log.info({ codexHome: home }, 'no CODEX_HOME directory yet: codex rollouts are tailed once Codex creates it');
+  if (mode === 'off') log.info({ codexHome: home }, 'neither CODEX_HOME nor its parent directory exists: codex rollouts are not tailed');
   return tail;
 }

@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
 import { tempDir, tempRepo } from '../support/git.js';
-import { codexSessionMeta, codexTokenCount } from './ingest-support.js';
+import { codexModelTokenCount, codexSessionMeta, codexTokenCount } from './ingest-support.js';
 
 interface Status {
   state: string;
-  readings: { metric: string; used_percent: number; source: string; executor: string | null; observed_at: string }[];
+  readings: { metric: string; used_percent: number; source: string; executor: string | null; observed_at: string; credible: boolean; limit?: { id: string; name: string | null }; not_credible: string | null }[];
+  daemon: { codex_tail: { state: string; codex_home: string } | null };
 }
 
 async function status(daemon: DaemonProcess, repo: string): Promise<Status> {
@@ -17,8 +18,8 @@ async function status(daemon: DaemonProcess, repo: string): Promise<Status> {
 const stateBecomes = (daemon: DaemonProcess, repo: string, state: string) =>
   until(`state ${state}`, async () => ((await status(daemon, repo)).state === state ? true : undefined));
 
-const readingsIn = (stateDir: string) =>
-  readFileSync(join(stateDir, 'journal.jsonl'), 'utf8').split('\n').filter((line) => line.includes('"type":"READING"')).length;
+/** Whether the journal holds `text` yet: readings that move nothing are written coalesced. */
+const journalHas = (stateDir: string, text: string) => readFileSync(join(stateDir, 'journal.jsonl'), 'utf8').includes(text);
 
 /** A CODEX_HOME with the dated sessions directory Codex writes into. */
 function codexHome(): { home: string; day: string } {
@@ -54,18 +55,16 @@ describe('the Codex rollout tail', () => {
       const after = await status(daemon, repo);
       expect(after.readings.find((r) => r.metric === 'five_hour')).toMatchObject({ used_percent: 93, source: 'codex-rollout', executor: session });
 
-      const recorded = readingsIn(stateDir);
       await daemon.stop();
       daemon = await startDaemon(stateDir, { CODEX_HOME: home });
-      // Nothing new was journaled from old lines.
-      expect(readingsIn(stateDir)).toBe(recorded);
+      // Nothing was read again from old lines: the readings are the very ones recorded before.
       expect((await status(daemon, repo)).readings).toEqual(after.readings.map((r) => ({ ...r, age_seconds: expect.any(Number) as number })));
 
       // The next line after the restart is read, routed by the session_meta cwd seen before the restart.
       appendFileSync(file, `${codexTokenCount(93, 61)}\n`);
       await until('the weekly reading after the restart', async () =>
         (await status(daemon, repo)).readings.some((r) => r.metric === 'weekly' && r.used_percent === 61) ? true : undefined);
-      expect(readingsIn(stateDir)).toBeGreaterThan(recorded);
+      await until('the weekly reading in the journal', async () => (journalHas(stateDir, '"used_percent":61') ? true : undefined));
     } finally {
       await daemon.stop();
     }
@@ -104,6 +103,81 @@ describe('the Codex rollout tail', () => {
       const day = join(home, 'sessions', '2026', '11', '30');
       mkdirSync(day, { recursive: true });
       writeFileSync(join(day, 'rollout-new.jsonl'), `${codexSessionMeta(repo, 'new-session')}\n${codexTokenCount(86, 10)}\n`);
+      await stateBecomes(daemon, repo, 'PREPARE');
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('a batch with a bad line in the middle and session_meta first: every good line counts', async () => {
+    const repo = tempRepo();
+    const { home, day } = codexHome();
+    const daemon = await startDaemon(undefined, { CODEX_HOME: home });
+    try {
+      // One write, so the tail sends it as one batch.
+      writeFileSync(join(day, 'rollout-bad-middle.jsonl'), [
+        codexSessionMeta(repo, 'bad-middle'),
+        codexTokenCount(40, 20),
+        '{"timestamp": "2026-11-29T10:00:00Z", "type": "event_msg", "payload": {"type": "token_count", "rate_limits": ',
+        JSON.stringify({ timestamp: 'yesterday', type: 'event_msg', payload: { type: 'token_count', rate_limits: null } }),
+        codexTokenCount(41, 86),
+        '',
+      ].join('\n'));
+      await stateBecomes(daemon, repo, 'PREPARE');
+      const weekly = (await status(daemon, repo)).readings.find((r) => r.metric === 'weekly');
+      expect(weekly).toMatchObject({ used_percent: 86, executor: 'bad-middle' });
+      // The route came from the first line and stays the file's: a later line still lands here.
+      appendFileSync(join(day, 'rollout-bad-middle.jsonl'), `${codexTokenCount(93, 86)}\n`);
+      await stateBecomes(daemon, repo, 'EVACUATE');
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('limit families, in one file and across files: pressure follows the account; the Spark family is shown and moves nothing', async () => {
+    const repo = tempRepo();
+    const { home, day } = codexHome();
+    const daemon = await startDaemon(undefined, { CODEX_HOME: home });
+    try {
+      const one = join(day, 'rollout-families-one.jsonl');
+      writeFileSync(one, `${codexSessionMeta(repo, 'families-one')}\n${codexTokenCount(30, 84)}\n`);
+      await stateBecomes(daemon, repo, 'PREPARE');
+      // The model's own 3 % comes last in the file: it must not replace the account's 84 %.
+      appendFileSync(one, `${codexModelTokenCount(3)}\n`);
+      await until('the Spark reading', async () => ((await status(daemon, repo)).readings.some((r) => r.limit?.id === 'codex_bengalfox') ? true : undefined));
+      let now = await status(daemon, repo);
+      expect(now.state).toBe('PREPARE');
+      expect(now.readings.find((r) => r.metric === 'weekly' && r.limit === undefined)).toMatchObject({ used_percent: 84, credible: true });
+      expect(now.readings.find((r) => r.limit?.id === 'codex_bengalfox')).toMatchObject({
+        used_percent: 3, credible: false, limit: { name: 'GPT-5.3-Codex-Spark' }, not_credible: expect.stringMatching(/per-model limit family GPT-5\.3-Codex-Spark/) as string,
+      });
+      // Another session's file: its Spark family at 97 % does not evacuate; the account's line does.
+      const two = join(day, 'rollout-families-two.jsonl');
+      writeFileSync(two, `${codexSessionMeta(repo, 'families-two')}\n${codexModelTokenCount(97)}\n`);
+      await until('the second Spark reading', async () => ((await status(daemon, repo)).readings.some((r) => r.limit !== undefined && r.used_percent === 97) ? true : undefined));
+      now = await status(daemon, repo);
+      expect(now.state).toBe('PREPARE');
+      const human = await cli(daemon.stateDir, ['status'], repo);
+      expect(human.stdout).toMatch(/weekly GPT-5\.3-Codex-Spark/);
+      appendFileSync(two, `${codexTokenCount(30, 92)}\n`);
+      await stateBecomes(daemon, repo, 'EVACUATE');
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('CODEX_HOME created after the daemon started: the tail waits for it, then reads the next rollout line', async () => {
+    const repo = tempRepo();
+    const home = join(tempDir('codex-parent'), '.codex');
+    const daemon = await startDaemon(undefined, { CODEX_HOME: home });
+    try {
+      expect((await status(daemon, repo)).daemon.codex_tail).toMatchObject({ state: 'waiting', codex_home: home });
+      const day = join(home, 'sessions', '2026', '11', '30');
+      mkdirSync(day, { recursive: true });
+      await until('the tail to start', async () => ((await status(daemon, repo)).daemon.codex_tail?.state === 'on' ? true : undefined));
+      const file = join(day, 'rollout-late-home.jsonl');
+      writeFileSync(file, `${codexSessionMeta(repo, 'late-home')}\n`);
+      appendFileSync(file, `${codexTokenCount(88, 10)}\n`);
       await stateBecomes(daemon, repo, 'PREPARE');
     } finally {
       await daemon.stop();

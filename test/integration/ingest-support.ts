@@ -77,3 +77,24 @@ export function codexTokenCount(fiveHour: number, weekly: number, at: Date = new
 export function codexSessionMeta(cwd: string, id: string): string {
   return JSON.stringify({ timestamp: new Date().toISOString(), type: 'session_meta', payload: { id, timestamp: new Date().toISOString(), cwd, originator: 'codex_cli_rs', cli_version: '0.159.0' } });
 }
+
+/** A per-model family's token_count line, as current Codex writes next to the account's (`limit_id` "codex"). */
+export function codexModelTokenCount(weekly: number, limit = { id: 'codex_bengalfox', name: 'GPT-5.3-Codex-Spark' }, at: Date = new Date()): string {
+  const resets = nowSeconds();
+  return JSON.stringify({
+    timestamp: at.toISOString(),
+    type: 'event_msg',
+    payload: {
+      type: 'token_count',
+      info: null,
+      rate_limits: {
+        limit_id: limit.id,
+        limit_name: limit.name,
+        primary: { used_percent: weekly, window_minutes: 10080, resets_at: resets + 5 * 86_400 },
+        secondary: null,
+        credits: null,
+        plan_type: 'pro',
+      },
+    },
+  });
+}
