@@ -1,5 +1,6 @@
 import { HandoffError, redactCredentials } from '../../protocol/index.js';
-import { NO_PROMPT_CONFIG, runGit, type GitResult } from './run-git.js';
+import { dataArg } from './data-arg.js';
+import { runGit, type GitResult } from './run-git.js';
 
 export interface PublishRequest {
   readonly remote: string;
@@ -17,6 +18,7 @@ export interface PublishResult {
 function why(result: GitResult, timeoutMs: number): string {
   // `push --porcelain` reports each ref's fate on stdout; the remote's own words come on stderr.
   const text = redactCredentials(`${result.stdout}\n${result.stderr}`);
+  if (result.startError !== undefined) return redactCredentials(result.startError);
   if (result.timedOut) return `timed out after ${Math.round(timeoutMs / 1000)} s (a hook or the network hung)`;
   if (/terminal prompts disabled|could not read (Username|Password)|Authentication failed|Permission denied \(publickey|askpass/i.test(text)) {
     return 'the remote asks for credentials and the daemon never prompts';
@@ -29,7 +31,7 @@ function why(result: GitResult, timeoutMs: number): string {
 const lastLines = (text: string) => text.trim().split('\n').slice(-2).join(' / ').slice(0, 400);
 
 async function remoteSha(root: string, remote: string, ref: string, timeoutMs: number): Promise<{ sha: string | null; result: GitResult }> {
-  const result = await runGit([...NO_PROMPT_CONFIG, 'ls-remote', '--refs', remote, ref], { cwd: root, timeoutMs });
+  const result = await runGit(['ls-remote', '--refs', '--end-of-options', remote, ref], { cwd: root, timeoutMs });
   const sha = result.code === 0 ? (result.stdout.split('\n').find((line) => line.endsWith(`\t${ref}`))?.split('\t')[0] ?? null) : null;
   return { sha, result };
 }
@@ -43,16 +45,18 @@ function blocked(step: string, result: GitResult, timeoutMs: number, remote: str
  * remote. Looks first, so a drain resumed after a crash does not push the same commit twice.
  */
 export async function publishRef(root: string, request: PublishRequest): Promise<PublishResult> {
-  const { commit, ref, timeoutMs } = request;
+  const { timeoutMs } = request;
+  const commit = dataArg(request.commit, 'checkpoint commit');
+  const ref = dataArg(request.ref, 'checkpoint ref');
   // Pushing to the URL, not the remote name, keeps git from creating a remote-tracking ref for the
   // handoff branch in the user's repository; `--push` honours pushurl and pushInsteadOf.
-  const url = await runGit(['remote', 'get-url', '--push', request.remote], { cwd: root, timeoutMs });
+  const url = await runGit(['remote', 'get-url', '--push', '--end-of-options', dataArg(request.remote, 'remote name')], { cwd: root, timeoutMs });
   if (url.code !== 0) throw blocked('failed', url, timeoutMs, request.remote);
-  const remote = url.stdout.trim();
+  const remote = dataArg(url.stdout.trim(), 'remote URL');
   const before = await remoteSha(root, remote, ref, timeoutMs);
   if (before.result.code !== 0) throw blocked('failed before pushing', before.result, timeoutMs, remote);
   if (before.sha === commit) return { pushed: false, verified: true };
-  const push = await runGit([...NO_PROMPT_CONFIG, 'push', '--porcelain', remote, `${commit}:${ref}`], { cwd: root, timeoutMs });
+  const push = await runGit(['push', '--porcelain', '--no-verify', '--end-of-options', remote, `${commit}:${ref}`], { cwd: root, timeoutMs });
   if (push.code !== 0 || push.timedOut) throw blocked('failed', push, timeoutMs, remote);
   const after = await remoteSha(root, remote, ref, timeoutMs);
   if (after.sha !== commit) {

@@ -1,21 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 import { redactCredentials } from '../../protocol/index.js';
-import { gitEnv, git, NO_PROMPT_CONFIG, runGit, type GitResult } from './run-git.js';
+import { dataArg } from './data-arg.js';
+import { git, runGit, type GitResult } from './run-git.js';
 
 const IDENTITY = { GIT_AUTHOR_NAME: 'session-handoff', GIT_AUTHOR_EMAIL: 'session-handoff@localhost', GIT_COMMITTER_NAME: 'session-handoff', GIT_COMMITTER_EMAIL: 'session-handoff@localhost' };
 
 function hashObject(root: string, content: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', ['hash-object', '-w', '--stdin'], { cwd: root, env: gitEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`git hash-object exited ${code}`))));
-    child.stdin.end(content);
-  });
+  return git(['hash-object', '-w', '--stdin'], { cwd: root, input: content });
 }
 
 /**
@@ -31,7 +24,7 @@ export async function commitFiles(root: string, files: Readonly<Record<string, s
       await git(['update-index', '--add', '--cacheinfo', `100644,${blob},${path}`], { cwd: root, env });
     }
     const tree = await git(['write-tree'], { cwd: root, env });
-    return await git(['commit-tree', '--no-gpg-sign', tree, ...(parent ? ['-p', parent] : []), '-m', message], { cwd: root, env: { ...IDENTITY, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
+    return await git(['commit-tree', '--no-gpg-sign', ...(parent ? ['-p', parent] : []), '-m', message, '--end-of-options', tree], { cwd: root, env: { ...IDENTITY, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -39,10 +32,10 @@ export async function commitFiles(root: string, files: Readonly<Record<string, s
 
 /** Every file of a records commit, path → text. */
 export async function filesAt(root: string, commit: string): Promise<Record<string, string>> {
-  const list = await git(['ls-tree', '-r', '-z', '--name-only', commit], { cwd: root });
+  const list = await git(['ls-tree', '-r', '-z', '--name-only', '--end-of-options', dataArg(commit, 'records commit', 'corrupt_record')], { cwd: root });
   const files: Record<string, string> = {};
   for (const path of list.split('\0').filter(Boolean)) {
-    const blob = await runGit(['cat-file', 'blob', `${commit}:${path}`], { cwd: root });
+    const blob = await runGit(['cat-file', 'blob', '--end-of-options', `${commit}:${path}`], { cwd: root });
     if (blob.code !== 0) throw new Error(`cannot read ${path} of ${commit}`);
     files[path] = blob.stdout;
   }
@@ -53,14 +46,16 @@ export type RefFetch = { readonly ok: true; readonly commit: string | null } | {
 
 /** Fetches one records ref into the same name locally (the daemon's own namespace); null when absent. */
 export async function fetchRecordsRef(root: string, remote: string, ref: string, timeoutMs: number): Promise<RefFetch> {
-  const listed = await runGit([...NO_PROMPT_CONFIG, 'ls-remote', '--refs', remote, ref], { cwd: root, timeoutMs });
+  dataArg(remote, 'remote');
+  dataArg(ref, 'records ref');
+  const listed = await runGit(['ls-remote', '--refs', '--end-of-options', remote, ref], { cwd: root, timeoutMs });
   if (listed.code !== 0 || listed.timedOut) return { ok: false, why: failure(listed) };
   const sha = listed.stdout.split('\n').find((line) => line.endsWith(`\t${ref}`))?.split('\t')[0] ?? null;
   if (sha === null) return { ok: true, commit: null };
   // Requests racing in one checkout fetch the same ref at once; the loser of git's ref lock is not a
   // remote failure (test/fault/race.fault.ts), so it tries again.
   for (let attempt = 1; ; attempt += 1) {
-    const fetched = await runGit([...NO_PROMPT_CONFIG, 'fetch', '--no-tags', '--no-write-fetch-head', remote, `+${ref}:${ref}`], { cwd: root, timeoutMs });
+    const fetched = await runGit(['fetch', '--no-tags', '--no-write-fetch-head', '--end-of-options', remote, `+${ref}:${ref}`], { cwd: root, timeoutMs });
     if (fetched.code === 0 && !fetched.timedOut) return { ok: true, commit: sha };
     if (attempt >= 5 || fetched.timedOut || !/cannot lock ref|unable to update local ref/.test(fetched.stderr)) return { ok: false, why: failure(fetched) };
     await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
@@ -71,9 +66,11 @@ export type RefPush = { readonly ok: true } | { readonly ok: false; readonly rej
 
 /** Pushes `commit` to `ref` as a fast-forward only: of two racing pushes the remote takes one. */
 export async function pushRecordsRef(root: string, remote: string, commit: string, ref: string, timeoutMs: number): Promise<RefPush> {
-  const push = await runGit([...NO_PROMPT_CONFIG, 'push', '--porcelain', remote, `${commit}:${ref}`], { cwd: root, timeoutMs });
+  dataArg(remote, 'remote');
+  dataArg(ref, 'records ref');
+  const push = await runGit(['push', '--porcelain', '--no-verify', '--end-of-options', remote, `${commit}:${ref}`], { cwd: root, timeoutMs });
   if (push.code === 0 && !push.timedOut) {
-    await runGit(['update-ref', ref, commit], { cwd: root });
+    await runGit(['update-ref', '--end-of-options', ref, commit], { cwd: root });
     return { ok: true };
   }
   const text = `${push.stdout}\n${push.stderr}`;
@@ -82,6 +79,7 @@ export async function pushRecordsRef(root: string, remote: string, commit: strin
 }
 
 function failure(result: GitResult): string {
+  if (result.startError !== undefined) return redactCredentials(result.startError);
   if (result.timedOut) return 'the remote did not answer in time';
   const line = `${result.stderr}\n${result.stdout}`.split('\n').map((l) => l.trim()).filter(Boolean).slice(-1)[0] ?? `git exited ${result.code}`;
   return redactCredentials(line);

@@ -1,114 +1,165 @@
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { simpleGit, GitPluginError, type SimpleGit } from 'simple-git';
 import { redactCredentials } from '../../protocol/index.js';
-
-/** Variables that would point git at another repository, index or prompt; never inherited. */
-const DROPPED = new Set([
-  'GIT_DIR',
-  'GIT_WORK_TREE',
-  'GIT_INDEX_FILE',
-  'GIT_OBJECT_DIRECTORY',
-  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
-  'GIT_COMMON_DIR',
-  'GIT_NAMESPACE',
-  'GIT_PREFIX',
-  'GIT_ASKPASS',
-  'SSH_ASKPASS',
-  'GIT_EDITOR',
-  'GIT_SEQUENCE_EDITOR',
-  'GIT_PAGER',
-]);
-
-/**
- * git that can never wait for a person: no terminal prompt, no askpass, ssh in batch mode, no
- * optional locks (so `status` never rewrites the user's index), C locale for parsable output.
- */
-export function gitEnv(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !DROPPED.has(key)) env[key] = value;
-  }
-  return {
-    ...env,
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_SSH_COMMAND: `${process.env['GIT_SSH_COMMAND'] ?? 'ssh'} -o BatchMode=yes -o ConnectTimeout=10`,
-    GCM_INTERACTIVE: 'never',
-    GIT_OPTIONAL_LOCKS: '0',
-    LC_ALL: 'C',
-    ...extra,
-  };
-}
-
-/** Disables any configured askpass helper and credential dialogs for this one command. */
-export const NO_PROMPT_CONFIG = ['-c', 'core.askPass=', '-c', 'credential.interactive=never'];
+import { CONFIG_OVERRIDES, gitEnv, gitNames } from './git-env.js';
+import { groupLauncher, killGroup } from './process-group.js';
 
 export interface GitResult {
+  /** git's exit code; null when it was killed (timeout) or never started. */
   readonly code: number | null;
   readonly stdout: string;
   readonly stderr: string;
   readonly timedOut: boolean;
+  /** Why git did not run at all (spawn failure, refused arguments), with what to do; absent when it ran. */
+  readonly startError?: string;
 }
 
 export interface GitOptions {
   readonly cwd: string;
   readonly env?: Readonly<Record<string, string>>;
   readonly timeoutMs?: number;
+  /** Text for git's stdin; without it stdin is closed at once. */
+  readonly input?: string;
 }
 
-/** After a kill, how long to wait for grandchildren (hooks) to let go of the pipes. */
+const DEFAULT_TIMEOUT_MS = 30_000;
+/** After a kill, how long to wait for the pipes to close before reporting the timeout anyway. */
 const DRAIN_AFTER_KILL_MS = 2_000;
 
+const SPAWN_HINTS: Readonly<Record<string, string>> = {
+  ENOENT: 'git is not installed or not on the daemon\'s PATH; install it, then run `handoff resume`',
+  EACCES: 'the git binary on the daemon\'s PATH is not executable',
+  EMFILE: 'the daemon ran out of file descriptors; it keeps running, run `handoff resume` when the load drops',
+  ENFILE: 'the system ran out of file descriptors; run `handoff resume` when the load drops',
+  EAGAIN: 'the system could not start another process; run `handoff resume` when the load drops',
+};
+
+function spawnFailure(code: string | undefined): string {
+  const hint = SPAWN_HINTS[code ?? ''] ?? 'run `handoff resume` once git can be started again';
+  return `git could not be started (${code ?? 'unknown error'}): ${hint}`;
+}
+
+const sameArgv = (a: readonly string[] | undefined, b: readonly string[]) => a !== undefined && a.length === b.length && a.every((x, i) => x === b[i]);
+
 /**
- * Runs git in its own process group with stdin closed; on timeout the whole group is killed, so a
- * hook that hangs (and its children) cannot keep the daemon waiting.
+ * Runs one git command through simple-git: the built environment, the layer's config overrides,
+ * stdin closed, a wall-clock timeout. Never rejects for git's own failures: a non-zero exit, a
+ * timeout and a spawn failure are all results.
  */
-export function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd: options.cwd, env: gitEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let timedOut = false;
-    let settled = false;
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    const finish = (code: number | null) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), timedOut });
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') reject(error as Error);
-      }
-      setTimeout(() => finish(null), DRAIN_AFTER_KILL_MS).unref();
-    }, options.timeoutMs ?? 30_000);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      if (!settled) reject(error);
-      settled = true;
+export async function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
+  const env = gitEnv(options.env);
+  const launcher = await groupLauncher(env['PATH']);
+  const argv = [...CONFIG_OVERRIDES, ...args];
+  const spawnedArgv = [...launcher.argv0, ...argv];
+  const controller = new AbortController();
+  let child: ChildProcess | null = null;
+  let startError: string | undefined;
+  let exit: { code: number | null; stdout: Buffer; stderr: Buffer } | null = null;
+  const started = new Set<ChildProcess>();
+
+  // simple-git hands back neither the child process nor its pid. Node announces every child on
+  // this channel: it is how the layer finds git's pid (to kill its process group) and closes stdin.
+  const onChild = (message: unknown) => {
+    const spawned = (message as { process: ChildProcess }).process;
+    started.add(spawned);
+    // EMFILE/ENFILE: Node emits 'error' on the next tick on a child that has no stdio, before
+    // simple-git listens, and an unheard 'error' would end the daemon (issue 13, found 6).
+    process.nextTick(() => {
+      if (spawned.stdout === null && sameArgv(spawned.spawnargs, spawnedArgv)) spawned.once('error', (error: NodeJS.ErrnoException) => (startError ??= spawnFailure(error.code)));
     });
-    child.on('close', (code) => finish(code));
-  });
+  };
+
+  let git: SimpleGit;
+  try {
+    git = simpleGit({
+      baseDir: options.cwd,
+      binary: launcher.binary,
+      abort: controller.signal,
+      // Done when the pipes close, as git's output is complete only then; a hang is the timeout's.
+      completion: { onClose: true, onExit: false },
+      allowEnvironment: gitNames(env),
+      // The guard stays on for everything else; these four are the layer's own protective settings
+      // (CONFIG_OVERRIDES and GIT_SSH_COMMAND), which simple-git cannot tell from hostile ones.
+      unsafe: { allowUnsafeAskPass: true, allowUnsafeHooksPath: true, allowUnsafeFsMonitor: true, allowUnsafeSshCommand: true },
+      ...(options.input === undefined ? {} : { input: () => options.input }),
+      errors: (error, result) => {
+        exit = { code: result.exitCode, stdout: Buffer.concat(result.stdOut), stderr: Buffer.concat(result.stdErr) };
+        // git's own exit status is a result for the caller; only the guard and the abort are errors.
+        return error instanceof GitPluginError ? error : undefined;
+      },
+    })
+      .env(env)
+      .outputHandler((_command, stdout) => {
+        for (const candidate of started) {
+          if (candidate.stdout !== stdout) continue;
+          child = candidate;
+          candidate.once('error', (error: NodeJS.ErrnoException) => (startError ??= spawnFailure(error.code)));
+          if (options.input === undefined) candidate.stdin?.end();
+        }
+      });
+  } catch (error) {
+    return { code: null, stdout: '', stderr: '', timedOut: false, startError: `git could not be started in ${options.cwd}: ${(error as Error).message}` };
+  }
+
+  let timedOut = false;
+  let killed: () => void = () => undefined;
+  const afterKill = new Promise<void>((resolve) => (killed = resolve));
+  const timer = setTimeout(() => {
+    timedOut = true;
+    if (child !== null) killGroup(child, launcher.grouped);
+    controller.abort();
+    setTimeout(killed, DRAIN_AFTER_KILL_MS).unref();
+  }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+
+  subscribe('child_process', onChild);
+  let failure: unknown = null;
+  try {
+    await Promise.race([git.raw([...argv]).catch((error: unknown) => (failure = error)), afterKill]);
+  } finally {
+    clearTimeout(timer);
+    unsubscribe('child_process', onChild);
+  }
+  const done = exit as { code: number | null; stdout: Buffer; stderr: Buffer } | null;
+  const stdout = done?.stdout.toString('utf8') ?? '';
+  const stderr = done?.stderr.toString('utf8') ?? '';
+  if (timedOut) return { code: null, stdout, stderr, timedOut };
+  if (launcher.grouped && done?.code === 127 && /failed to execute git/.test(stderr)) startError ??= spawnFailure('ENOENT');
+  if (startError === undefined && failure !== null) {
+    // The guard refused the arguments, or simple-git failed before git ran (e.g. EMFILE).
+    startError = failure instanceof GitPluginError ? `refused before running git: ${failure.message}` : spawnFailure(undefined);
+  }
+  return startError === undefined ? { code: done?.code ?? null, stdout, stderr, timedOut } : { code: null, stdout, stderr, timedOut, startError };
+}
+
+function commandOf(args: readonly string[]): string {
+  const words: string[] = [];
+  for (let i = 0; i < args.length && words.length < 2; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '-c') i++;
+    else if (!arg.startsWith('-')) words.push(arg);
+  }
+  return words.join(' ');
 }
 
 export class GitError extends Error {
+  readonly hint: string;
   constructor(
     readonly args: readonly string[],
     readonly result: GitResult,
+    timeoutMs?: number,
   ) {
-    const what = result.timedOut ? 'timed out' : `exited ${result.code}`;
-    const detail = redactCredentials(result.stderr.trim().split('\n').slice(-3).join(' / '));
-    super(`git ${args.filter((a) => !a.startsWith('-c') && !a.includes('=')).slice(0, 2).join(' ')} ${what}${detail ? `: ${detail}` : ''}`);
+    const what = result.startError !== undefined ? 'did not run' : result.timedOut ? `timed out${timeoutMs === undefined ? '' : ` after ${Math.round(timeoutMs / 1000)} s`}` : `exited ${result.code}`;
+    const detail = redactCredentials(result.startError ?? result.stderr.trim().split('\n').slice(-3).join(' / '));
+    super(`git ${commandOf(args)} ${what}${detail ? `: ${detail}` : ''}`);
     this.name = 'GitError';
+    this.hint = result.timedOut ? 'raise git_timeout_seconds if the repository is large, then run `handoff resume`' : 'run `handoff resume` once the cause is fixed';
   }
 }
 
-/** Runs git and returns trimmed stdout; a non-zero exit or timeout throws a GitError with a safe message. */
+/** Runs git and returns stdout without its last newline; a non-zero exit, timeout or spawn failure throws a GitError. */
 export async function git(args: readonly string[], options: GitOptions): Promise<string> {
   const result = await runGit(args, options);
-  if (result.code !== 0 || result.timedOut) throw new GitError(args, result);
+  if (result.code !== 0 || result.timedOut || result.startError !== undefined) throw new GitError(args, result, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   return result.stdout.replace(/\n$/, '');
 }

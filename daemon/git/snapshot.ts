@@ -2,6 +2,7 @@ import { copyFile, mkdtemp, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HandoffError } from '../../protocol/index.js';
+import { dataArg } from './data-arg.js';
 import { git, runGit } from './run-git.js';
 import { gitPath } from './repo-root.js';
 
@@ -51,7 +52,7 @@ export interface SnapshotResult {
 }
 
 export async function currentRef(root: string, ref: string): Promise<string | null> {
-  const result = await runGit(['rev-parse', '-q', '--verify', `${ref}^{commit}`], { cwd: root });
+  const result = await runGit(['rev-parse', '-q', '--verify', '--end-of-options', `${dataArg(ref, 'ref')}^{commit}`], { cwd: root });
   return result.code === 0 ? result.stdout.trim() : null;
 }
 
@@ -73,7 +74,7 @@ export async function snapshotWorkTree(root: string, request: SnapshotRequest): 
     GIT_COMMITTER_DATE: date,
   };
   // Signing could ask for a passphrase; a snapshot is the daemon's, not the user's.
-  const commit = await git(['commit-tree', '--no-gpg-sign', tree, ...(parent ? ['-p', parent] : []), '-m', request.message], { cwd: root, env });
+  const commit = await git(['commit-tree', '--no-gpg-sign', ...(parent ? ['-p', parent] : []), '-m', request.message, '--end-of-options', tree], { cwd: root, env });
   const existing = await currentRef(root, request.ref);
   if (existing === commit) return { ref: request.ref, commit, tree, parent };
   if (existing !== request.expectedOld) {
@@ -83,6 +84,6 @@ export async function snapshotWorkTree(root: string, request: SnapshotRequest): 
       `inspect it with \`git log ${request.ref}\`; the daemon never moves a ref it did not expect`,
     );
   }
-  await git(['update-ref', '-m', request.message, request.ref, commit, request.expectedOld ?? ''], { cwd: root });
+  await git(['update-ref', '-m', request.message, '--end-of-options', request.ref, commit, request.expectedOld ?? ''], { cwd: root });
   return { ref: request.ref, commit, tree, parent };
 }

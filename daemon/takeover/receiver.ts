@@ -1,6 +1,6 @@
 import { HandoffError, stripUrlCredentials, type ReceiverObservation } from '../../protocol/index.js';
 import type { Manifest } from '../../schemas/index.js';
-import { git, instructionFiles, NO_PROMPT_CONFIG, runGit, workTreeTree } from '../git/index.js';
+import { dataArg, git, instructionFiles, runGit, workTreeTree } from '../git/index.js';
 
 async function optional(args: readonly string[], cwd: string, timeoutMs = 15_000): Promise<string | null> {
   const result = await runGit(args, { cwd, timeoutMs });
@@ -8,7 +8,7 @@ async function optional(args: readonly string[], cwd: string, timeoutMs = 15_000
 }
 
 async function hasCommit(root: string, commit: string): Promise<boolean> {
-  return (await runGit(['cat-file', '-e', `${commit}^{commit}`], { cwd: root })).code === 0;
+  return (await runGit(['cat-file', '-e', '--end-of-options', `${dataArg(commit, 'checkpoint commit', 'corrupt_record')}^{commit}`], { cwd: root })).code === 0;
 }
 
 async function remoteUrls(root: string): Promise<Map<string, string>> {
@@ -35,7 +35,7 @@ async function ensureCommit(root: string, manifest: Manifest, timeoutMs: number)
   for (const url of urls.values()) if (stripUrlCredentials(url) === repository.remote_url) candidates.push(url);
   for (const url of urls.values()) if (!candidates.includes(url)) candidates.push(url);
   for (const url of candidates) {
-    const fetched = await runGit([...NO_PROMPT_CONFIG, 'fetch', '--no-tags', '--no-write-fetch-head', url, checkpoint.ref], { cwd: root, timeoutMs });
+    const fetched = await runGit(['fetch', '--no-tags', '--no-write-fetch-head', '--end-of-options', dataArg(url, 'remote URL', 'corrupt_record'), dataArg(checkpoint.ref, 'checkpoint ref', 'corrupt_record')], { cwd: root, timeoutMs });
     if (fetched.code === 0 && (await hasCommit(root, checkpoint.commit))) return 'fetched';
   }
   return 'missing';
@@ -47,7 +47,7 @@ export async function isClean(root: string): Promise<boolean> {
 
 async function differences(root: string, tree: string, target: string | null): Promise<string[]> {
   if (target === null) return [];
-  const diff = await optional(['diff', '--name-status', '--no-renames', tree, target], root, 60_000);
+  const diff = await optional(['diff', '--name-status', '--no-renames', '--end-of-options', tree, dataArg(target, 'checkpoint tree', 'corrupt_record')], root, 60_000);
   return (diff ?? '').split('\n').filter(Boolean).slice(0, 100);
 }
 
@@ -86,7 +86,7 @@ export async function observeReceiver(root: string, options: ObserveOptions): Pr
 
 /** Out leg `--checkout`: a clean work tree is switched to the checkpoint (detached); git refuses anything else. */
 export async function switchToCheckpoint(root: string, commit: string): Promise<void> {
-  await git(['switch', '--detach', commit], { cwd: root, timeoutMs: 120_000 });
+  await git(['switch', '--detach', '--end-of-options', dataArg(commit, 'checkpoint commit', 'corrupt_record')], { cwd: root, timeoutMs: 120_000 });
 }
 
 /**
@@ -98,8 +98,8 @@ export async function bringToReturned(root: string, frozenTree: string, returned
   if ((await workTreeTree(root)) !== frozenTree) {
     throw new HandoffError('diverged', 'the work tree changed while it was being checked', 'nothing was moved; verify again');
   }
-  await git(['read-tree', frozenTree], { cwd: root });
+  await git(['read-tree', '--end-of-options', dataArg(frozenTree, 'frozen tree', 'corrupt_record')], { cwd: root });
   await runGit(['update-index', '-q', '--refresh'], { cwd: root, timeoutMs: 120_000 });
-  await git(['read-tree', '-m', '-u', frozenTree, returnedTree], { cwd: root, timeoutMs: 120_000 });
+  await git(['read-tree', '-m', '-u', '--end-of-options', frozenTree, dataArg(returnedTree, 'returned tree', 'corrupt_record')], { cwd: root, timeoutMs: 120_000 });
   await git(['reset', '-q', '--mixed', 'HEAD'], { cwd: root, timeoutMs: 120_000 });
 }

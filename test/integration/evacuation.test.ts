@@ -154,8 +154,9 @@ describe('handoff now on a busy repository with a bare remote', () => {
 
   it('an agent edit after the snapshot is captured in a second revision chained by predecessor', async () => {
     const { root, remote } = busyRepo();
-    // The pre-push hook plays the agent that keeps typing: it edits the work tree once, mid-publish.
-    hook(join(root, '.git'), 'pre-push', `[ -f .git/edited ] || { echo late >> notes.md; touch .git/edited; }`);
+    // The remote's pre-receive hook plays the agent that keeps typing: it edits the work tree once,
+    // mid-publish (the daemon runs none of the repository's own hooks).
+    hook(remote, 'pre-receive', `[ -f '${root}/.git/edited' ] || { echo late >> '${root}/notes.md'; touch '${root}/.git/edited'; }`);
     const now = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], root);
     expect(now.json.code).toBe('handoff_ready');
     const cycle = (now.json.data?.['cycle'] as { id: string; drain: { revision: number } });

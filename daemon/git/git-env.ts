@@ -1,0 +1,71 @@
+/**
+ * The environment and configuration every git of the daemon runs with: built, not inherited, so
+ * nothing in the daemon's own environment or the repository's config can make git prompt, run a
+ * hook or the fsmonitor, or point it at another repository, config or program.
+ */
+
+/** ssh never asks a person: no passwords, passphrases or host-key questions; it fails instead. */
+export const SSH_COMMAND = 'ssh -o BatchMode=yes -o ConnectTimeout=10';
+
+/**
+ * `-c` overrides before every subcommand. Hooks point at /dev/null (git finds no hook there);
+ * the fsmonitor and any configured askpass are off; no background gc or maintenance is started.
+ */
+export const CONFIG_OVERRIDES: readonly string[] = [
+  '-c', 'core.hooksPath=/dev/null',
+  '-c', 'core.fsmonitor=false',
+  '-c', 'core.askPass=',
+  '-c', 'credential.interactive=never',
+  '-c', 'gc.auto=0',
+  '-c', 'maintenance.auto=false',
+];
+
+/** Set by the layer itself on every call. */
+const LAYER_ENV = {
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_SSH_COMMAND: SSH_COMMAND,
+  GIT_OPTIONAL_LOCKS: '0',
+  GCM_INTERACTIVE: 'never',
+  LC_ALL: 'C',
+} as const;
+
+/** What a caller of the layer may add: a scratch index and the identity of the daemon's commits. */
+const CALLER_ENV = new Set([
+  'GIT_INDEX_FILE',
+  'GIT_AUTHOR_NAME',
+  'GIT_AUTHOR_EMAIL',
+  'GIT_AUTHOR_DATE',
+  'GIT_COMMITTER_NAME',
+  'GIT_COMMITTER_EMAIL',
+  'GIT_COMMITTER_DATE',
+]);
+
+/**
+ * Inherited names dropped besides every GIT_*: programs git or ssh would start to ask a person or
+ * to page (simple-git also refuses to run with them set).
+ */
+const DROPPED = new Set(['SSH_ASKPASS', 'EDITOR', 'VISUAL', 'PAGER', 'PREFIX']);
+
+const isGitName = (name: string) => name.toUpperCase().startsWith('GIT_');
+
+/**
+ * The environment for one git call: the inherited one without any GIT_* (GIT_CONFIG_PARAMETERS,
+ * GIT_EXEC_PATH, GIT_SSH, GIT_PROXY_COMMAND, GIT_DIR, ... all go), plus the layer's own settings
+ * and the caller's few allowed ones.
+ */
+export function gitEnv(extra: Readonly<Record<string, string>> = {}, inherited: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(inherited)) {
+    if (value !== undefined && !isGitName(name) && !DROPPED.has(name.toUpperCase())) env[name] = value;
+  }
+  for (const name of Object.keys(extra)) {
+    // A programming error, not data: the daemon's own callers name these.
+    if (!CALLER_ENV.has(name)) throw new Error(`git layer: the caller may not set ${name}`);
+  }
+  return { ...env, ...LAYER_ENV, ...extra };
+}
+
+/** The GIT_* names an environment from gitEnv holds: simple-git's environment guard must let them through. */
+export function gitNames(env: Readonly<Record<string, string>>): string[] {
+  return Object.keys(env).filter(isGitName);
+}
