@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HandoffError, parseCapsuleMarkdown } from '../../protocol/index.js';
 import { CapsuleSchema, type Capsule } from '../../schemas/index.js';
 import { writeFileAtomic } from '../store/index.js';
+import { NotRegularFileError, readRegularFile } from '../store/regular-file.js';
 import { createAjv, describeErrors } from '../validation.js';
 import { workspaceDir } from '../workspaces/workspace-dir.js';
 
@@ -48,12 +47,12 @@ export interface CapsuleRead {
 export async function readCapsule(root: string): Promise<CapsuleRead> {
   let text: string;
   try {
-    // O_NOFOLLOW: a link planted here must not make the daemon read (and quote in status) another file.
-    text = await readFile(capsulePath(root), { encoding: 'utf8', flag: constants.O_RDONLY | constants.O_NOFOLLOW });
+    // A link planted here must not make the daemon read (and quote in status) another file.
+    text = (await readRegularFile(capsulePath(root))).toString('utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { capsule: null, sha256: null, error: null };
-    if (code === 'ELOOP') return { capsule: null, sha256: null, error: `${CAPSULE_FILE} is a symbolic link; only a regular file is read` };
+    if (error instanceof NotRegularFileError) return { capsule: null, sha256: null, error: `${CAPSULE_FILE} is ${error.what}; only a regular file is read` };
     return { capsule: null, sha256: null, error: `unreadable: ${code ?? 'error'}` };
   }
   const sha256 = createHash('sha256').update(text).digest('hex');

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, readFile } from 'node:fs/promises';
+import { lstat, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { HandoffError } from '../../protocol/index.js';
 import { AlreadyExistsError, writeFileCreateOnce } from '../store/index.js';
+import { NotRegularFileError, readRegularFile } from '../store/regular-file.js';
 import { workspaceDir } from '../workspaces/workspace-dir.js';
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -16,7 +17,14 @@ export async function createOnceOrSame(path: string, text: string): Promise<void
     await writeFileCreateOnce(path, text, 0o644);
   } catch (error) {
     if (!(error instanceof AlreadyExistsError)) throw error;
-    const existing = await readFile(path, 'utf8');
+    // What is there is compared as it is: a link put in its place is not followed.
+    const existing = await readRegularFile(path).then(
+      (bytes) => bytes.toString('utf8'),
+      (failure: unknown) => {
+        if (failure instanceof NotRegularFileError) throw new HandoffError('corrupt_record', `${path} already exists and is ${failure.what}`, 'a package is written only as regular files; remove it (and look at where it points), then run `handoff resume`');
+        throw failure;
+      },
+    );
     if (existing !== text) {
       throw new HandoffError('corrupt_record', `${path} already exists with other content`, 'a package is never overwritten; inspect the file and the journal');
     }

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { HandoffError, isCycleId, shellQuote } from '../../protocol/index.js';
 import { ManifestSchema, type Manifest } from '../../schemas/index.js';
+import { NotRegularFileError, readRegularFile } from '../store/regular-file.js';
 import { createAjv, describeErrors } from '../validation.js';
 import { workspaceDir } from '../workspaces/workspace-dir.js';
 
@@ -27,9 +28,10 @@ function corrupt(path: string, why: string): HandoffError {
 export async function readManifest(path: string, expectedSha256: string | null): Promise<ManifestRecord> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    // Neither the manifest nor an artifact is read through a symbolic link (daemon/store/regular-file.ts).
+    bytes = await readRegularFile(path);
   } catch (error) {
-    throw corrupt(path, `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw corrupt(path, `cannot be read (${error instanceof NotRegularFileError ? error.what : ((error as NodeJS.ErrnoException).code ?? 'error')})`);
   }
   const actual = sha256(bytes);
   if (expectedSha256 !== null && actual !== expectedSha256) throw corrupt(path, `does not match the sha256 recorded when it was written (${expectedSha256.slice(0, 12)}…, now ${actual.slice(0, 12)}…)`);
@@ -45,7 +47,7 @@ export async function readManifest(path: string, expectedSha256: string | null):
   const base = basename(parent) === 'return' && isCycleId(basename(dirname(parent))) ? dirname(parent) : parent;
   for (const artifact of manifest.integrity.artifacts) {
     const artifactPath = join(base, artifact.path);
-    const found = await readFile(artifactPath).catch(() => null);
+    const found = await readRegularFile(artifactPath).catch(() => null);
     if (found === null || sha256(found) !== artifact.sha256) throw corrupt(artifactPath, 'does not match the sha256 its manifest records');
   }
   return { path, manifest, sha256: actual };

@@ -1,9 +1,9 @@
 import { request, type IncomingMessage } from 'node:http';
-import { writeFileSync } from 'node:fs';
+import { renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
-import { tempRepo } from '../support/git.js';
+import { tempDir, tempRepo } from '../support/git.js';
 
 let daemon: DaemonProcess;
 let repo: string;
@@ -209,6 +209,25 @@ describe('what the dashboard shows', () => {
     expect((await page(`/dashboard/api/cycle?workspace=${encodeURIComponent('/etc')}&cycle=${cycle}`)).body.code).toBe('not_a_repository');
     expect((await page(`/dashboard/api/cycle?workspace=${encodeURIComponent(repo)}&cycle=${cycle}`)).body.code).toBe('unknown_cycle');
     expect((await page(`/dashboard/api/cycle?workspace=${encodeURIComponent(hostile)}&cycle=..%2F..%2Fetc`)).body.code).toBe('invalid_body');
+  });
+
+  it('a HANDOFF.md replaced by a symbolic link is not followed: the page says so and shows nothing of the target', async () => {
+    const linked = tempRepo();
+    const now = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], linked);
+    expect(now.json.code).toBe('handoff_ready');
+    const cycle = String((now.json.data?.['cycle'] as { id: string }).id);
+    const handoff = join(linked, '.session-handoff', cycle, 'HANDOFF.md');
+    const secret = join(tempDir('elsewhere'), 'secret.md');
+    writeFileSync(secret, '# TOP SECRET target contents\n');
+    renameSync(handoff, `${handoff}.moved`);
+    symlinkSync(secret, handoff);
+    const shown = await page(`/dashboard/api/cycle?workspace=${encodeURIComponent(linked)}&cycle=${cycle}`);
+    expect(shown.body.code).toBe('cycle');
+    const revision = (shown.body.data as { revisions: { handoff_html: string | null; handoff_problem: string | null; integrity: string }[] }).revisions[0];
+    expect(revision?.handoff_html).toBeNull();
+    expect(revision?.handoff_problem).toMatch(/not a regular file/);
+    expect(revision?.integrity).toBe('failed');
+    expect(shown.text).not.toContain('TOP SECRET');
   });
 });
 

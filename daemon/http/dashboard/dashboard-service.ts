@@ -1,11 +1,13 @@
-import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { failure, isCycleId, statusView, success, type Envelope, type StatusView } from '../../../protocol/index.js';
+import { printable, printableDeep } from '../../../protocol/printable.js';
 import { plainStatus, type PlainStatus } from '../../../protocol/status-words.js';
 import type { Clock } from '../../clock.js';
 import type { DaemonInfo } from '../../service.js';
+import { NotRegularFileError, readRegularFile } from '../../store/regular-file.js';
 import type { TakeoverService } from '../../takeover/index.js';
 import { cycleRevisions, recordedCycles } from '../../takeover/index.js';
+import { workspaceDir } from '../../workspaces/workspace-dir.js';
 import type { WorkspaceRegistry } from '../../workspaces/registry.js';
 import type { ReadingHistory, HistorySeries } from './history.js';
 import { renderMarkdown } from './markdown.js';
@@ -36,6 +38,16 @@ export interface DashboardDeps {
 /** A HANDOFF.md bigger than this is shown cut: the page is for scanning, the file is on disk. */
 const HANDOFF_SHOWN_CHARS = 256 * 1024;
 
+/** HANDOFF.md as it is on disk, or why it is not shown: a link or anything but a regular file is never followed. */
+async function readHandoff(root: string, path: string): Promise<{ text: string | null; problem: string | null }> {
+  try {
+    return { text: (await readRegularFile(path, { within: workspaceDir(root) })).toString('utf8'), problem: null };
+  } catch (error) {
+    if (error instanceof NotRegularFileError) return { text: null, problem: `HANDOFF.md is not a regular file (${error.what}): it is not shown` };
+    return { text: null, problem: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'HANDOFF.md is missing' : `HANDOFF.md cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
+  }
+}
+
 /** What the dashboard shows, built from the registry and the records on disk; no rule lives here. */
 export function createDashboardService(deps: DashboardDeps) {
   const { registry, clock } = deps;
@@ -45,13 +57,14 @@ export function createDashboardService(deps: DashboardDeps) {
     if (workspace === undefined) return null;
     const now = clock.now();
     const view = statusView(workspace.snapshot(), now);
-    return {
+    // For people's eyes: paths, reasons and agents' words with every control or bidi character escaped.
+    return printableDeep({
       root,
       status: { ...view, receiving: deps.takeover.receiving(root) },
       words: plainStatus(view, now),
       history: deps.history.series(root),
       cycles: (await recordedCycles(root)).reverse(),
-    };
+    });
   }
 
   async function overview(): Promise<Overview> {
@@ -78,17 +91,18 @@ export function createDashboardService(deps: DashboardDeps) {
         revisions.map(async (revision) => {
           // manifest.json ↔ HANDOFF.md, manifest.2.json ↔ HANDOFF.2.md, in the same directory.
           const handoffPath = join(dirname(revision.path), basename(revision.path).replace(/^manifest/, 'HANDOFF').replace(/\.json$/, '.md'));
-          const text = await readFile(handoffPath, 'utf8').catch(() => null);
+          const { text, problem } = await readHandoff(root, handoffPath);
           const shown = text === null ? null : text.length > HANDOFF_SHOWN_CHARS ? `${text.slice(0, HANDOFF_SHOWN_CHARS)}\n\n…(cut; the whole file is ${handoffPath})` : text;
           return {
             leg: revision.leg,
             revision: revision.revision,
             current: revision.current,
             integrity: revision.integrity,
-            problem: revision.problem,
+            problem: revision.problem === null ? null : printable(revision.problem),
             created_at: revision.created_at,
-            handoff_path: handoffPath,
+            handoff_path: printable(handoffPath),
             handoff_html: shown === null ? null : renderMarkdown(shown),
+            handoff_problem: problem,
           };
         }),
       );

@@ -215,7 +215,7 @@ function cyclesBlock(card) {
         const body = h('article', { class: 'handoff-md' });
         // Rendered by the daemon from an escaped source (daemon/http/dashboard/markdown.ts).
         if (rev.handoff_html !== null) body.innerHTML = rev.handoff_html;
-        else body.append(h('p', { class: 'muted' }, 'HANDOFF.md is missing'));
+        else body.append(h('p', { class: 'error' }, rev.handoff_problem ?? 'HANDOFF.md is missing'));
         return h('details', { open: rev.current ? '' : null, class: 'revision' },
           h('summary', {}, `${rev.leg} leg, revision ${rev.revision ?? '?'}`, rev.current ? ' (current)' : ' (superseded)',
             h('span', { class: `integrity ${rev.integrity}` }, rev.integrity === 'ok' ? ' integrity ok' : ` integrity FAILED: ${rev.problem}`),
