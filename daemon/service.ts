@@ -60,6 +60,10 @@ export interface ServiceDeps {
  * What the HTTP handlers call: find the workspace, turn a request into an event stamped with time
  * and entropy, and map the machine's outcome to an Envelope. No rule lives here; they are in protocol/.
  */
+/** A status long poll waits this long by default, and never longer than the max (under the CLI's request timeout). */
+const LONG_POLL_MS = 20_000;
+const MAX_LONG_POLL_MS = 25_000;
+
 export function createService(deps: ServiceDeps) {
   const { registry, clock } = deps;
   const rootOf = deps.resolveRoot;
@@ -88,8 +92,10 @@ export function createService(deps: ServiceDeps) {
   }
 
   return {
-    async status(repo: string): Promise<Envelope> {
+    /** With `poll`, answers once the workspace moved past the change the caller saw (a long poll). */
+    async status(repo: string, poll: { afterChange: number; waitMs: number | null } | null = null): Promise<Envelope> {
       const workspace = await registry.open(await rootOf(repo));
+      if (poll !== null) await workspace.changedSince(poll.afterChange, Math.min(poll.waitMs ?? LONG_POLL_MS, MAX_LONG_POLL_MS));
       // A lease that travels through the remote is read there first: another machine may have moved it.
       await deps.leaseSync.sync(workspace);
       const receiving = deps.takeover.receiving(workspace.root);
@@ -97,7 +103,7 @@ export function createService(deps: ServiceDeps) {
       const snapshot = workspace.snapshot();
       const quality = await capsuleQuality(workspace.root, (await readCapsule(workspace.root)).capsule, snapshot.context);
       const edits = editPolicy(stateOf(snapshot), leaseSync?.unverified_since ?? null, deps.guardWhenUnverified);
-      return success('status', { ...statusView(snapshot, clock.now()), edit_policy: edits, capsule_quality: quality, receiving, lease_sync: leaseSync, daemon: deps.info() });
+      return success('status', { ...statusView(snapshot, clock.now()), change: workspace.change, edit_policy: edits, capsule_quality: quality, receiving, lease_sync: leaseSync, daemon: deps.info() });
     },
 
     async lease(repo: string): Promise<Envelope> {

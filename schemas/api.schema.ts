@@ -68,7 +68,10 @@ export const AcceptBodySchema = body({ ...VerifyBodySchema.properties, as: Execu
 export const ReturnBodySchema = body({ repo: Repo, token: Type.Optional(LeaseTokenSchema), wait: Type.Optional(Type.Boolean()) });
 export const CloseBodySchema = body({ repo: Repo, one_way: Type.Boolean(), token: Type.Optional(LeaseTokenSchema) });
 export const CycleQuerySchema = body({ cycle: CycleId });
-export const ListQuerySchema = body({ repo: Type.Optional(Repo) });
+export const ListQuerySchema = body({
+  repo: Type.Optional(Repo),
+  all: Type.Optional(literals(['true'], { description: 'every cycle on record, not only the latest' })),
+});
 
 /** `POST /v1/hello`: a client's fresh random challenge; the daemon answers with an HMAC under its token. */
 export const HelloBodySchema = body({

@@ -1,9 +1,10 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { failure, success, type Envelope, type StatusView } from '../../protocol/index.js';
 import { plainStatus } from '../../protocol/status-words.js';
 import type { CommandContext } from './context.js';
 
-const POLL_MS = 150;
+/** The daemon answers a status long poll within this; the request may take a little longer. */
+const WAIT_MS = 20_000;
+const REQUEST_TIMEOUT_MS = WAIT_MS + 10_000;
 
 /**
  * After `handoff now`, `handoff return` or `handoff resume`: follows the drain of the workspace that
@@ -15,10 +16,14 @@ export async function followDrain(ctx: CommandContext, started: Envelope): Promi
   // The workspace whose machine runs the drain: the cycle's home for a return leg.
   const home = (started.data as { workspace?: string } | null)?.workspace ?? ctx.repo;
   let lastStep = '';
+  let seen: number | null = null;
   for (;;) {
-    const status = await ctx.call({ method: 'GET', path: '/v1/status', query: { repo: home } });
+    // A long poll: the daemon answers when the workspace changes, not on a timer of ours.
+    const poll: Record<string, string> = seen === null ? {} : { after_change: String(seen), wait_ms: String(WAIT_MS) };
+    const status = await ctx.call({ method: 'GET', path: '/v1/status', query: { repo: home, ...poll }, timeoutMs: REQUEST_TIMEOUT_MS });
     if (status.error) return status;
-    const view = status.data as StatusView;
+    const view = status.data as StatusView & { change: number };
+    seen = view.change;
     const draining = view.state === 'EVACUATE' || (view.state === 'TAKEOVER' && view.cycle?.return_drain != null);
     if (!draining) {
       return view.state === 'HANDOFF_READY' || view.state === 'RETURN_HANDOFF_READY' ? success('handoff_ready', view) : status;
@@ -31,6 +36,5 @@ export async function followDrain(ctx: CommandContext, started: Envelope): Promi
     const step = drain === null ? '' : drain.waiting ? 'waiting for `handoff drained` (or the drain timeout)' : `step ${drain.done + 1} of ${drain.total}: ${drain.current?.step ?? 'finishing'}${drain.current ? ` — ${drain.current.words}` : ''}`;
     if (step !== lastStep && step !== '' && !ctx.output.json) ctx.output.err(`… ${step}`);
     lastStep = step;
-    await sleep(POLL_MS);
   }
 }

@@ -19,7 +19,7 @@ interface RouteDoc {
 
 /** Words for each route. A route missing here still appears, with a note to describe it. */
 const ROUTES: Readonly<Record<string, RouteDoc>> = {
-  'GET /v1/status': { summary: 'State, pressure, readings with age and credibility, warnings, pause, blocked reason, cycle, lease, capsule, daemon', codes: ['status', 'not_a_repository'] },
+  'GET /v1/status': { summary: 'State, pressure, readings with age and credibility, warnings, pause, blocked reason, cycle, lease, capsule, daemon; with after_change, a long poll that answers once the workspace changed', codes: ['status', 'not_a_repository'] },
   'POST /v1/signals': { summary: 'Report one reading (a percent read by an agent or provider, or null for unknown)', codes: ['reading_recorded', 'reading_not_credible', 'paused_denied'] },
   'POST /v1/warnings': { summary: 'Report a provider near-limit warning; NORMAL and PREPARE go to EVACUATE unless paused', codes: ['warning_recorded'] },
   'POST /v1/prepare': { summary: 'Enter PREPARE by hand', codes: ['prepare_entered', 'paused_denied', 'wrong_state'] },
@@ -33,7 +33,7 @@ const ROUTES: Readonly<Record<string, RouteDoc>> = {
   'POST /v1/accept': { summary: 'Verify and take the lease (out leg, or the return leg with return: true)', codes: ['accepted', 'diverged', 'stale', 'ambiguous', 'unknown_cycle', 'corrupt_record', 'wrong_state', 'lease_held', 'paused_denied'] },
   'POST /v1/return': { summary: 'The lease holder hands the work back: the return leg drain', codes: ['return_started', 'wrong_state', 'stale_token'] },
   'POST /v1/close': { summary: 'End a one-way cycle', codes: ['ok', 'usage_error', 'wrong_state', 'stale_token'] },
-  'GET /v1/cycles': { summary: 'The cycles on record, each with its integrity', codes: ['cycles'] },
+  'GET /v1/cycles': { summary: 'The latest 20 cycles on record per workspace (all=true: every one), each with its integrity, and the total', codes: ['cycles'] },
   'GET /v1/cycle': { summary: 'One cycle with every manifest revision and its integrity check', codes: ['cycle', 'unknown_cycle'] },
   'GET /v1/lease': { summary: 'The lease of a workspace', codes: ['lease_shown'] },
   'POST /v1/lease/acquire': { summary: 'Take a free lease; data.token fences every later call', codes: ['lease_acquired', 'lease_held', 'paused_denied', 'wrong_state'] },

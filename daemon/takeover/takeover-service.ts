@@ -48,6 +48,8 @@ export interface LeaseRecord {
 }
 
 const LEASE_FILE = 'lease.json';
+/** `handoff list` without --all: the latest cycles of each workspace, newest last. */
+const LIST_LATEST = 20;
 
 type Refused = { readonly kind: 'refused'; readonly envelope: Envelope };
 const refused = (envelope: Envelope): Refused => ({ kind: 'refused', envelope });
@@ -319,19 +321,26 @@ export function createTakeoverService(deps: TakeoverDeps) {
       return outcomeEnvelope(outcome, snapshot);
     },
 
-    /** Cycles on record in every known workspace (or one), each with its revisions checked. */
-    async list(repo: string | undefined): Promise<Envelope> {
+    /**
+     * Cycles on record in every known workspace (or one), each with its revisions checked: the latest
+     * LIST_LATEST of each workspace, or all of them. Checking every manifest ever written would make
+     * the everyday answer grow with history.
+     */
+    async list(repo: string | undefined, all = false): Promise<Envelope> {
       const roots = repo === undefined ? registry.all().map((w) => w.root) : [await deps.rootOf(repo)];
       const cycles = [];
+      let total = 0;
       for (const root of roots) {
         const snapshot = registry.find(root)?.snapshot();
-        for (const id of await recordedCycles(root)) {
+        const ids = await recordedCycles(root);
+        total += ids.length;
+        for (const id of all ? ids : ids.slice(-LIST_LATEST)) {
           const revisions = await cycleRevisions(root, id);
           const current = snapshot?.context.cycle?.id === id ? stateOf(snapshot) : null;
           cycles.push({ cycle: id, workspace: root, state: current, revisions: revisions.length, integrity: revisions.every((r) => r.integrity === 'ok') ? 'ok' : 'failed' });
         }
       }
-      return success('cycles', { cycles });
+      return success('cycles', { cycles, total, ...(cycles.length < total ? { note: `the latest ${LIST_LATEST} of each workspace: ${total} cycles on record (\`handoff list --all\`)` } : {}) });
     },
 
     async show(cycle: string): Promise<Envelope> {

@@ -72,6 +72,9 @@ export class Workspace {
   /** Whether the journal holds a base for this workspace's changes. */
   private based: boolean;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Applied changes since the daemon started: what a long poll of the status waits to move. */
+  private changes = 0;
+  private readonly waiting = new Set<() => void>();
 
   constructor(root: string, snapshot: WorkspaceSnapshot, based: boolean, private readonly deps: WorkspaceDeps) {
     this.root = root;
@@ -82,6 +85,26 @@ export class Workspace {
 
   snapshot(): WorkspaceSnapshot {
     return this.current;
+  }
+
+  /** How many changes were applied since the daemon started. */
+  get change(): number {
+    return this.changes;
+  }
+
+  /** Settles once a change after `seen` is applied, or after `timeoutMs`; at once when one already was. */
+  changedSince(seen: number, timeoutMs: number): Promise<void> {
+    // A daemon restart counts from zero again: anything but `seen` itself is news.
+    if (this.changes !== seen) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiting.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.waiting.add(done);
+    });
   }
 
   /** The whole workspace as the journal must restore it, telemetry included. */
@@ -124,6 +147,8 @@ export class Workspace {
       this.based = true;
     }
     this.current = next;
+    this.changes += 1;
+    for (const wake of [...this.waiting]) wake();
     if (!durable) this.deps.telemetry(this.root);
     if (stateOf(before) !== stateOf(next)) {
       this.deps.log.info({ workspace: this.root, from: stateOf(before), to: stateOf(next), event: event.type }, 'state changed');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
+import { api, cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
 import { tempRepo } from '../support/git.js';
 
 let daemon: DaemonProcess;
@@ -87,6 +87,8 @@ describe('handoff status and signals against a real daemon', () => {
 
   it('a provider warning goes straight to EVACUATE, where the drain waits for `handoff drained`', async () => {
     const repo = tempRepo();
+    // An agent session at work: the drain has someone to wait for.
+    await api(daemon, 'POST', '/v1/signals', { repo, source: 'claude-statusline', metric: 'context', used_percent: 30, executor: 'session-1' });
     const result = await cli(daemon.stateDir, ['signal', '--json', '--source', 'claude-hook', '--warning', '429 rate limited', '--kind', 'rate_limit'], repo);
     expect(result.json).toMatchObject({ code: 'warning_recorded', data: { state: 'EVACUATE' } });
     const status = await cli(daemon.stateDir, ['status', '--json'], repo);

@@ -67,8 +67,9 @@ export function registerTakeover(program: Command): void {
 
   program
     .command('list')
-    .description('the cycles on record, with the integrity of their manifests')
-    .action(action((ctx) => ctx.call({ method: 'GET', path: '/v1/cycles', query: { repo: ctx.repo } })));
+    .description('the latest cycles on record (20 per workspace), with the integrity of their manifests')
+    .option('--all', 'every cycle on record')
+    .action(action((ctx, options: { all?: boolean }) => ctx.call({ method: 'GET', path: '/v1/cycles', query: { repo: ctx.repo, ...(options.all === true ? { all: 'true' } : {}) } })));
 
   program
     .command('show')

@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { RepoQuerySchema, type RepoQuery } from '../../../schemas/index.js';
+import { StatusQuerySchema, type StatusQuery } from '../../../schemas/index.js';
 import type { Service } from '../../service.js';
 import { sendEnvelope } from '../reply.js';
 
 export function statusRoutes(app: FastifyInstance, service: Service): void {
-  app.get<{ Querystring: RepoQuery }>('/v1/status', { schema: { querystring: RepoQuerySchema } }, async (request, reply) =>
-    sendEnvelope(reply, await service.status(request.query.repo)),
-  );
+  app.get<{ Querystring: StatusQuery }>('/v1/status', { schema: { querystring: StatusQuerySchema } }, async (request, reply) => {
+    const { repo, after_change, wait_ms } = request.query;
+    const poll = after_change === undefined ? null : { afterChange: Number(after_change), waitMs: wait_ms === undefined ? null : Number(wait_ms) };
+    return sendEnvelope(reply, await service.status(repo, poll));
+  });
 }

@@ -21,6 +21,6 @@ export function takeoverRoutes(app: FastifyInstance, takeover: TakeoverService):
   app.post<{ Body: AcceptBody }>('/v1/accept', { schema: { body: AcceptBodySchema } }, async (request, reply) => sendEnvelope(reply, await takeover.accept(request.body)));
   app.post<{ Body: ReturnBody }>('/v1/return', { schema: { body: ReturnBodySchema } }, async (request, reply) => sendEnvelope(reply, await takeover.returnLeg(request.body)));
   app.post<{ Body: CloseBody }>('/v1/close', { schema: { body: CloseBodySchema } }, async (request, reply) => sendEnvelope(reply, await takeover.close(request.body)));
-  app.get<{ Querystring: ListQuery }>('/v1/cycles', { schema: { querystring: ListQuerySchema } }, async (request, reply) => sendEnvelope(reply, await takeover.list(request.query.repo)));
+  app.get<{ Querystring: ListQuery }>('/v1/cycles', { schema: { querystring: ListQuerySchema } }, async (request, reply) => sendEnvelope(reply, await takeover.list(request.query.repo, request.query.all === 'true')));
   app.get<{ Querystring: CycleQuery }>('/v1/cycle', { schema: { querystring: CycleQuerySchema } }, async (request, reply) => sendEnvelope(reply, await takeover.show(request.query.cycle)));
 }
