@@ -56,18 +56,9 @@ export function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
-export interface StartOptions {
-  /** Runs the daemon under `ulimit -n` of this many descriptors (through bash, which then execs node). */
-  readonly maxOpenFiles?: number;
-}
-
 /** Spawns `handoff daemon` on an ephemeral loopback port and waits for its daemon.json. */
-export async function startDaemon(stateDir: string = tempDir('state'), env: NodeJS.ProcessEnv = {}, options: StartOptions = {}): Promise<DaemonProcess> {
-  const args = [CLI, 'daemon', '--state-dir', stateDir, '--port', '0'];
-  const [command, argv] = options.maxOpenFiles === undefined
-    ? [process.execPath, args]
-    : ['bash', ['-c', `ulimit -n ${options.maxOpenFiles} && exec "$0" "$@"`, process.execPath, ...args]];
-  const child = spawn(command, argv, {
+export async function startDaemon(stateDir: string = tempDir('state'), env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
+  const child = spawn(process.execPath, [CLI, 'daemon', '--state-dir', stateDir, '--port', '0'], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
