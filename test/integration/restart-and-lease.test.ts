@@ -109,14 +109,18 @@ describe('kill -9 and restart', () => {
     await first.stop();
     const path = join(stateDir, 'journal.jsonl');
     const lines = readFileSync(path, 'utf8').split('\n');
-    lines[0] = String(lines[0]).replace('PREPARE', 'PREPARX');
+    // The PREPARE change, with the lease's record after it (the workspace's base snapshot comes first).
+    const damagedLine = lines.findIndex((line) => line.includes('"PREPARE"'));
+    expect(damagedLine).toBeGreaterThanOrEqual(0);
+    expect(damagedLine).toBeLessThan(lines.length - 2);
+    lines[damagedLine] = String(lines[damagedLine]).replace('"PREPARE"', '"PREPARX"');
     const { writeFileSync } = await import('node:fs');
     writeFileSync(path, lines.join('\n'));
     const damaged = readFileSync(path);
     const result = await cli(stateDir, ['daemon', '--json']);
     expect(result.code).toBe(74);
     expect(result.json.code).toBe('corrupt_record');
-    expect(result.json.error?.message).toMatch(/line 1/);
+    expect(result.json.error?.message).toMatch(new RegExp(`line ${damagedLine + 1}\\b`));
     expect(readFileSync(path).equals(damaged)).toBe(true);
   });
 });
