@@ -12,6 +12,7 @@ export const SOURCES = [
   'anthropic-headers',
   'openai-headers',
   'json-file',
+  'gemini-telemetry',
 ] as const;
 
 export const METRICS = ['context', 'five_hour', 'seven_day', 'weekly', 'monthly', 'requests', 'tokens'] as const;

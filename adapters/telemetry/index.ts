@@ -4,6 +4,7 @@ import { parseAnthropicHeaders } from './anthropic-headers.js';
 import { parseClaudeHook } from './claude-hook.js';
 import { parseClaudeStatusline } from './claude-statusline.js';
 import { parseCodexRollout } from './codex-rollout.js';
+import { parseGeminiTelemetry } from './gemini-telemetry.js';
 import { parseJsonFile } from './json-file.js';
 import { parseOpenaiHeaders } from './openai-headers.js';
 
@@ -12,6 +13,7 @@ export { parseAnthropicHeaders } from './anthropic-headers.js';
 export { parseClaudeHook } from './claude-hook.js';
 export { parseClaudeStatusline } from './claude-statusline.js';
 export { parseCodexRollout } from './codex-rollout.js';
+export { parseGeminiTelemetry, RECENT_ERROR_MS } from './gemini-telemetry.js';
 export { parseJsonFile } from './json-file.js';
 export { parseOpenaiHeaders } from './openai-headers.js';
 export { parseProviderErrorBody, type Provider } from './provider-error-body.js';
@@ -28,6 +30,7 @@ export const ADAPTERS: Readonly<Record<Source, Adapter>> = Object.freeze({
   'anthropic-headers': parseAnthropicHeaders,
   'openai-headers': parseOpenaiHeaders,
   'json-file': parseJsonFile,
+  'gemini-telemetry': parseGeminiTelemetry,
 } satisfies Record<Source, Adapter>);
 
 /** Lookup by a user-typed name: own keys only, so `constructor` or `__proto__` find nothing. */

@@ -67,7 +67,8 @@ export function registerIngest(program: Command): void {
       action(async (ctx, adapter: string, options: { file?: string }) => {
         const payload = await readPayload(options.file);
         // ctx.repo defaults to the current directory; here only an explicit --repo overrides the payload's cwd.
-        const repo = program.opts<GlobalOptions>().repo === undefined ? undefined : ctx.repo;
+        // Gemini CLI's telemetry names no directory, and its log lives in the project: the current one.
+        const repo = program.opts<GlobalOptions>().repo === undefined && adapter !== 'gemini-telemetry' ? undefined : ctx.repo;
         if (adapter === 'codex-rollout') return ingestChunks(ctx, adapter, payload, repo);
         return post(ctx, adapter, { payload, ...(repo === undefined ? {} : { repo }) });
       }, renderIngest),

@@ -1,0 +1,173 @@
+import type { ProviderWarning } from '../../schemas/telemetry.schema.js';
+import type { AdapterResult, AgentEvent, ParseContext, SkippedLine, UnknownMetric } from './adapter-result.js';
+import { splitJsonObjects } from './json-stream.js';
+import { agentEvent, result, sha256Hex, warning, type Stamp } from './result.js';
+import { EXECUTOR_MAX_LENGTH, invalid, isRecord, lenientString, type JsonRecord, type ShapeSpec } from './shape.js';
+
+const SPEC: ShapeSpec = {
+  adapter: 'gemini-telemetry',
+  hint: 'send Gemini CLI\'s local telemetry log (the file `telemetry.outfile` names, e.g. .gemini/telemetry.log) '
+    + 'or one of its session files (~/.gemini/tmp/<project_hash>/chats/session-*.json)',
+};
+
+/**
+ * How old a quota error may be and still be news. The telemetry log and the session files keep
+ * every error ever written; one from yesterday's session says nothing about now. Older ones are
+ * reported as events, never as warnings.
+ */
+export const RECENT_ERROR_MS = 15 * 60_000;
+
+/**
+ * Gemini CLI writes token counts (`gemini_cli.api_response`, `gemini_cli.token.usage`) and no quota,
+ * no limit and no window size: a percentage could only be our derivation, which the telemetry rule
+ * forbids. Every metric stays unknown; only quota errors become warnings.
+ */
+const NO_PERCENT_REASON = 'Gemini CLI reports token counts, never a quota percentage or a window size; '
+  + 'a percentage would be derived from token counts';
+
+/** Quota exhaustion that waiting does not fix: a daily quota, or Gemini CLI's own terminal quota error. */
+const TERMINAL_QUOTA = /TerminalQuotaError|per day|daily (?:quota|limit)|exhausted your (?:daily )?quota/i;
+/** What a quota or rate-limit error says in its text when the status code is not a field of its own. */
+const QUOTA_TEXT = /\b429\b|RESOURCE_EXHAUSTED|quota exceeded|rate limit/i;
+
+/** Lifecycle events worth a log line (they carry no numbers). */
+const EVENT_NAMES: ReadonlyMap<string, string> = new Map([
+  ['gemini_cli.chat_compression', 'chat_compression'],
+  ['gemini_cli.flash_fallback', 'flash_fallback'],
+  ['gemini_cli.api_error', 'api_error'],
+]);
+
+interface Found {
+  readonly warnings: ProviderWarning[];
+  readonly events: AgentEvent[];
+  sessionId: string | null;
+}
+
+/**
+ * Gemini CLI → provider warnings. Reads the local telemetry log (OpenTelemetry log records as the
+ * file exporter writes them, pretty-printed one after another, or the collector's OTLP JSON with
+ * `resourceLogs`) and session files (`messages` of type `error`). A `gemini_cli.api_error` with
+ * status 429, or an error message that names a quota, is a warning; nothing else is read.
+ */
+export function parseGeminiTelemetry(raw: string, ctx: ParseContext): AdapterResult {
+  const rawSha256 = sha256Hex(raw);
+  const { values, skipped } = splitJsonObjects(raw);
+  const found: Found = { warnings: [], events: [], sessionId: null };
+  const allSkipped: SkippedLine[] = [...skipped];
+  for (const value of values) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value.text) as unknown;
+    } catch (error) {
+      allSkipped.push({ line: value.line, reason: `not valid JSON (${error instanceof Error ? error.message : String(error)})` });
+      continue;
+    }
+    if (!isRecord(parsed)) continue;
+    if (Array.isArray(parsed['messages'])) readSessionFile(found, parsed, ctx, rawSha256);
+    else if (Array.isArray(parsed['resourceLogs'])) readOtlp(found, parsed, ctx, rawSha256);
+    else readRecord(found, plainAttributes(parsed), recordTimeMs(parsed), ctx, rawSha256);
+  }
+  if (values.length === 0 && allSkipped.length > 0) throw invalid(SPEC, `no JSON object in the payload (line ${allSkipped[0]?.line ?? 1})`);
+  const unknown: UnknownMetric[] = [
+    { metric: 'context', reason: NO_PERCENT_REASON },
+    { metric: 'tokens', reason: NO_PERCENT_REASON },
+  ];
+  return result({
+    unknown,
+    warnings: found.warnings,
+    events: found.events,
+    route: { cwd: null, session_id: found.sessionId },
+    skipped: allSkipped.sort((a, b) => a.line - b.line),
+  });
+}
+
+/** The file exporter serialises the SDK's record: `attributes` is a plain object. */
+function plainAttributes(record: JsonRecord): JsonRecord {
+  return isRecord(record['attributes']) ? record['attributes'] : {};
+}
+
+/** `hrTime` is [seconds, nanoseconds]; `event.timestamp` (ISO) is set by Gemini CLI on every event. */
+function recordTimeMs(record: JsonRecord): number | null {
+  const hrTime = record['hrTime'];
+  if (Array.isArray(hrTime) && typeof hrTime[0] === 'number' && typeof hrTime[1] === 'number') return hrTime[0] * 1000 + hrTime[1] / 1e6;
+  return null;
+}
+
+/** The collector's OTLP JSON: attributes are `[{key, value: {stringValue | intValue | …}}]`. */
+function readOtlp(found: Found, doc: JsonRecord, ctx: ParseContext, rawSha256: string): void {
+  for (const resourceLog of asRecords(doc['resourceLogs'])) {
+    for (const scopeLog of asRecords(resourceLog['scopeLogs'])) {
+      for (const logRecord of asRecords(scopeLog['logRecords'])) {
+        const attributes: JsonRecord = {};
+        for (const entry of asRecords(logRecord['attributes'])) {
+          const key = entry['key'];
+          const value = isRecord(entry['value']) ? Object.values(entry['value'])[0] : undefined;
+          if (typeof key === 'string') attributes[key] = value;
+        }
+        const nanos = Number(logRecord['timeUnixNano']);
+        readRecord(found, attributes, Number.isFinite(nanos) && nanos > 0 ? nanos / 1e6 : null, ctx, rawSha256);
+      }
+    }
+  }
+}
+
+function asRecords(value: unknown): JsonRecord[] {
+  return Array.isArray(value) ? value.filter(isRecord) : [];
+}
+
+function readRecord(found: Found, attributes: JsonRecord, timeMs: number | null, ctx: ParseContext, rawSha256: string): void {
+  const name = lenientString(attributes, 'event.name');
+  const eventName = name === null ? undefined : EVENT_NAMES.get(name);
+  if (eventName === undefined) return;
+  const sessionId = lenientString(attributes, 'session.id', EXECUTOR_MAX_LENGTH);
+  found.sessionId ??= sessionId;
+  const at = eventTimeMs(attributes['event.timestamp'], timeMs, ctx);
+  const stamp: Stamp = { source: 'gemini-telemetry', observedAt: new Date(at).toISOString(), rawSha256, executor: sessionId };
+  const status = statusCode(attributes['status_code'] ?? attributes['http.status_code']);
+  const error = lenientString(attributes, 'error') ?? lenientString(attributes, 'error.message') ?? '';
+  const errorType = lenientString(attributes, 'error_type') ?? lenientString(attributes, 'error.type') ?? '';
+  const quota = name === 'gemini_cli.api_error' && (status === 429 || (status === null && QUOTA_TEXT.test(error)));
+  found.events.push(agentEvent(stamp, eventName, eventName === 'api_error' ? { status_code: status === null ? null : String(status), error_type: errorType || null } : {}));
+  if (!quota || !isRecent(at, ctx)) return;
+  const model = lenientString(attributes, 'model');
+  const text = `Gemini CLI API error ${status ?? ''}${model === null ? '' : ` for ${model}`}: ${error || errorType || 'quota or rate limit'}`.replace(/ {2,}/g, ' ');
+  found.warnings.push(quotaWarning(stamp, text, `${errorType} ${error}`));
+}
+
+/** Session files: `messages: [{id, timestamp, type: "user" | "gemini" | "info" | "error", content}]`. */
+function readSessionFile(found: Found, doc: JsonRecord, ctx: ParseContext, rawSha256: string): void {
+  const sessionId = lenientString(doc, 'sessionId', EXECUTOR_MAX_LENGTH);
+  found.sessionId ??= sessionId;
+  for (const message of asRecords(doc['messages'])) {
+    if (message['type'] !== 'error') continue;
+    const content = typeof message['content'] === 'string' ? message['content'] : '';
+    if (!QUOTA_TEXT.test(content)) continue;
+    const at = eventTimeMs(message['timestamp'], null, ctx);
+    const stamp: Stamp = { source: 'gemini-telemetry', observedAt: new Date(at).toISOString(), rawSha256, executor: sessionId };
+    found.events.push(agentEvent(stamp, 'quota_error', { id: lenientString(message, 'id') }));
+    if (isRecent(at, ctx)) found.warnings.push(quotaWarning(stamp, `Gemini CLI session error: ${content}`, content));
+  }
+}
+
+function quotaWarning(stamp: Stamp, text: string, evidence: string): ProviderWarning {
+  // A daily quota does not lift by waiting minutes; a per-minute rate limit might: Gemini CLI says neither.
+  return TERMINAL_QUOTA.test(evidence)
+    ? warning(stamp, 'insufficient_quota', text, false, null)
+    : warning(stamp, 'rate_limit', text, null, null);
+}
+
+function statusCode(value: unknown): number | null {
+  const number = typeof value === 'string' && /^\d{3}$/.test(value.trim()) ? Number(value) : value;
+  return typeof number === 'number' && Number.isInteger(number) ? number : null;
+}
+
+/** The record's own time when it has one that parses; else the observation time. */
+function eventTimeMs(timestamp: unknown, fallbackMs: number | null, ctx: ParseContext): number {
+  const parsed = typeof timestamp === 'string' ? Date.parse(timestamp) : Number.NaN;
+  if (Number.isFinite(parsed)) return parsed;
+  return fallbackMs ?? ctx.observedAt.getTime();
+}
+
+function isRecent(atMs: number, ctx: ParseContext): boolean {
+  return ctx.observedAt.getTime() - atMs <= RECENT_ERROR_MS;
+}

@@ -1,0 +1,146 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ADAPTERS, type AdapterResult } from '../../../adapters/telemetry/index.js';
+import { LEGACY_FORMAT_REASON } from '../../../adapters/telemetry/codex-rollout.js';
+import type { Source } from '../../../schemas/telemetry.schema.js';
+import { CTX, expectSchemaValid } from './fixture-helpers.js';
+
+/** The corpus of this repository (real field sets, synthetic values), with a provenance line per file. */
+const CORPUS = new URL('../../fixtures/telemetry/', import.meta.url);
+const corpus = (path: string) => readFileSync(new URL(path, CORPUS), 'utf8');
+
+const readingsOf = (r: AdapterResult) => r.readings.map((x) => [x.metric, x.limit?.id ?? null, x.used_percent]);
+const warningsOf = (r: AdapterResult) => r.warnings.map((w) => [w.kind, w.recovers, w.retry_after_seconds]);
+
+/** Every corpus file, its adapter, and what must come out of it. */
+const CASES: readonly { file: string; adapter: Source; check: (result: AdapterResult) => void }[] = [
+  {
+    file: 'codex/rollout-limit-families.jsonl',
+    adapter: 'codex-rollout',
+    check: (r) => {
+      expect(readingsOf(r)).toEqual([
+        ['five_hour', null, 31],
+        ['five_hour', 'codex_bengalfox', 1],
+        ['weekly', null, 84],
+        ['weekly', 'codex_bengalfox', 3],
+      ]);
+      expect(r.readings.find((x) => x.limit !== undefined)?.limit).toEqual({ id: 'codex_bengalfox', name: 'GPT-5.3-Codex-Spark' });
+      expect(r.route).toEqual({ cwd: '/home/dev/acme-api', session_id: '019d0a8c-5e7a-7c10-9f4e-3b2d1c0a9e87' });
+    },
+  },
+  {
+    file: 'codex/rollout-legacy-2025-07.jsonl',
+    adapter: 'codex-rollout',
+    check: (r) => {
+      expect(r.readings).toEqual([]);
+      expect(r.skipped).toEqual([]);
+      expect(r.unknown).toEqual([
+        { metric: 'five_hour', reason: LEGACY_FORMAT_REASON },
+        { metric: 'weekly', reason: LEGACY_FORMAT_REASON },
+      ]);
+      expect(LEGACY_FORMAT_REASON).toMatch(/^an older Codex format with no usage data/);
+    },
+  },
+  {
+    file: 'claude-statusline/mistyped-fields.json',
+    adapter: 'claude-statusline',
+    check: (r) => {
+      expect(readingsOf(r)).toEqual([['context', null, 9], ['five_hour', null, 91]]);
+      expect(r.unknown).toEqual([{ metric: 'seven_day', reason: 'rate_limits.seven_day.used_percentage is not a number ("n/a")' }]);
+    },
+  },
+  {
+    file: 'claude-statusline/v1.0-status.json',
+    adapter: 'claude-statusline',
+    check: (r) => {
+      expect(r.readings).toEqual([]);
+      expect(r.unknown.map((u) => u.metric)).toEqual(['context', 'five_hour', 'seven_day']);
+    },
+  },
+  {
+    file: 'http/openai.429.quota.headers-and-body.txt',
+    adapter: 'openai-headers',
+    check: (r) => {
+      expect(readingsOf(r)).toEqual([['requests', null, 0.2]]);
+      expect(warningsOf(r)).toEqual([['insufficient_quota', false, null]]);
+    },
+  },
+  {
+    file: 'http/anthropic.429.spend-cap.headers-and-body.txt',
+    adapter: 'anthropic-headers',
+    check: (r) => expect(warningsOf(r)).toEqual([['spend_cap', false, null]]),
+  },
+  {
+    file: 'http/anthropic.429.rate.headers-and-body.txt',
+    adapter: 'anthropic-headers',
+    check: (r) => {
+      expect(readingsOf(r)).toEqual([['tokens', null, 100]]);
+      expect(warningsOf(r)).toEqual([['rate_limit', true, 17]]);
+    },
+  },
+  {
+    file: 'http/anthropic.unified-rejected.headers.txt',
+    adapter: 'anthropic-headers',
+    check: (r) => {
+      expect(readingsOf(r)).toEqual([['five_hour', null, 102], ['seven_day', null, 47]]);
+      expect(warningsOf(r)).toEqual([['rate_limit', false, null]]);
+    },
+  },
+  {
+    file: 'gemini/telemetry.log',
+    adapter: 'gemini-telemetry',
+    check: (r) => {
+      expect(r.readings).toEqual([]);
+      expect(warningsOf(r)).toEqual([['rate_limit', null, null]]);
+      expect(r.warnings[0]).toMatchObject({ source: 'gemini-telemetry', observed_at: '2026-08-20T09:58:40.007Z', executor: 'c2b0dd60-9a41-4f3e-8e5d-2b7f1c6a0e93' });
+      expect(r.warnings[0]?.text).toMatch(/^Gemini CLI API error 429 for gemini-2\.5-pro: \[429 Too Many Requests\]/);
+      expect(r.unknown.map((u) => u.metric)).toEqual(['context', 'tokens']);
+      expect(r.events.map((e) => e.name)).toEqual(['api_error']);
+    },
+  },
+  {
+    file: 'gemini/telemetry.daily-quota.log',
+    adapter: 'gemini-telemetry',
+    check: (r) => {
+      expect(warningsOf(r)).toEqual([['insufficient_quota', false, null]]);
+      expect(r.events).toHaveLength(2);
+    },
+  },
+  {
+    file: 'gemini/collector-otlp.jsonl',
+    adapter: 'gemini-telemetry',
+    check: (r) => {
+      expect(warningsOf(r)).toEqual([['rate_limit', null, null]]);
+      expect(r.warnings[0]?.text).toMatch(/gemini-2\.5-flash/);
+    },
+  },
+  {
+    file: 'gemini/session-quota-error.json',
+    adapter: 'gemini-telemetry',
+    check: (r) => {
+      expect(warningsOf(r)).toEqual([['rate_limit', null, null]]);
+      expect(r.route.session_id).toBe('c2b0dd60-9a41-4f3e-8e5d-2b7f1c6a0e93');
+    },
+  },
+];
+
+describe('the telemetry corpus (test/fixtures/telemetry)', () => {
+  it.each(CASES)('$file through $adapter', ({ file, adapter, check }) => {
+    const result = ADAPTERS[adapter](corpus(file), CTX);
+    check(result);
+    expectSchemaValid(result);
+  });
+
+  it('every corpus file is run here and has a provenance line in the README', () => {
+    const root = fileURLToPath(CORPUS);
+    const files = readdirSync(root, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && e.name !== 'README.md')
+      .map((e) => relative(root, `${e.parentPath}/${e.name}`))
+      .sort();
+    expect(files).toEqual(CASES.map((c) => c.file).sort());
+    const readme = corpus('README.md');
+    for (const file of files) expect(readme, file).toMatch(new RegExp(`^\\| ${file.replaceAll('.', '\\.')} \\| [a-z-]+ \\| .{20,} \\|`, 'm'));
+  });
+});
