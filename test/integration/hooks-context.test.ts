@@ -70,7 +70,9 @@ describe('handoff hook claude-context: one notice per stage per session', () => 
     // N tool calls after the notice without a refresh: one reminder, then silence.
     expect(await sequence(repo, session, [P, P, P, P, P, U, P])).toEqual([null, null, 'reminder', null, null, null, null]);
 
-    // EVACUATE that waits for `handoff drained`, as when a hook reports 93 %.
+    // EVACUATE that waits for `handoff drained`, as when a hook reports 93 %: the session's own status line
+    // reported a moment ago, so the drain has an agent at work to wait for.
+    expect((await api(daemon, 'POST', '/v1/signals', { repo, source: 'claude-statusline', metric: 'context', used_percent: 85, executor: session })).body.code).toBe('reading_recorded');
     expect((await api(daemon, 'POST', '/v1/now', { repo, reason: 'test' })).body.code).toBe('evacuation_started');
     const evacuate = await hook(repo, session, P);
     expect(kind(evacuate)).toBe('EVACUATE');
@@ -168,6 +170,8 @@ describe('handoff hook claude-session-start: the receiver side', () => {
       '## First files',
       '- README.md',
     ].join('\n');
+    // The source session's status line reported a moment ago: the drain waits for it to write the capsule.
+    await api(daemon, 'POST', '/v1/signals', { repo, source: 'claude-statusline', metric: 'context', used_percent: 85, executor: 'source-session' });
     await api(daemon, 'POST', '/v1/now', { repo, reason: 'test' });
     expect((await piped(['--state-dir', stateDir, 'capsule', 'set', '--json'], capsule, { cwd: repo })).code).toBe(0);
     await cli(stateDir, ['drained', '--json'], repo);

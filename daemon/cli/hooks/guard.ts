@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { printableJson } from '../../../protocol/printable.js';
 import type { HookContext } from './hook-context.js';
 import { STDIN_TIMEOUT_MS } from './hook-context.js';
 import { GEMINI_GUARDED_TOOLS, GUARDED_TOOLS } from '../../../adapters/agents/guarded-tools.js';
@@ -83,7 +84,7 @@ async function guard(ctx: HookContext, dialect: GuardDialect): Promise<void> {
     ctx.out('{}');
     return;
   }
-  ctx.out(JSON.stringify(dialect.deny(verdict.reason)));
+  ctx.out(printableJson(dialect.deny(verdict.reason)));
 }
 
 /** `handoff hook claude-guard` (Claude Code PreToolUse): prints Claude Code's JSON decision. */

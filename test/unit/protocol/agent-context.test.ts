@@ -158,6 +158,15 @@ describe('contextText', () => {
     expect(contextText('frozen', facts('frozen', { view: view({ state: 'TAKEOVER', holder: 'laptop' }) }))).toContain("'laptop' holds the lease");
   });
 
+  it('a hostile workspace path, pressure source, holder or missing list stays printable and on the notice\'s own lines', () => {
+    const evil = `/w${EVERYTHING}`;
+    for (const kind of ['prepare', 'reminder', 'evacuate', 'frozen'] as const) {
+      const text = contextText(kind, facts(kind, { workspace: evil, pressure: evil, handoffPath: evil, quality: { score: 1, max: 6, missing: [evil] }, view: view({ state: kind === 'frozen' ? 'HANDOFF_READY' : kind === 'evacuate' ? 'EVACUATE' : 'PREPARE' }) }));
+      expect(text).not.toMatch(UNPRINTABLE);
+      expect(text.split('\n')).toHaveLength(1);
+    }
+  });
+
   it('stays under the limit whatever the workspace path and missing list', () => {
     const long = facts('prepare', { workspace: `/${'x'.repeat(3000)}`, quality: { score: 0, max: 6, missing: Array.from({ length: 50 }, (_, i) => `first files not in the repository: ${'f'.repeat(40)}${i}`) } });
     expect(Buffer.byteLength(contextText('prepare', long))).toBeLessThanOrEqual(CONTEXT_TEXT_LIMIT);
