@@ -71,7 +71,7 @@ export function printable(text: string, options: PrintableOptions = {}): string 
  * Every string in a JSON-like value (keys too) through `printable`: for views built from data the
  * daemon got from elsewhere, just before people see them. Not for data that goes on to a program.
  */
-export function printableDeep<T>(value: T, options: Pick<PrintableOptions, 'lines'> = {}): T {
+export function printableDeep<T>(value: T, options: PrintableOptions = {}): T {
   if (typeof value === 'string') return printable(value, options) as T;
   if (Array.isArray(value)) return value.map((item: unknown) => printableDeep(item, options)) as T;
   if (typeof value === 'object' && value !== null) {

@@ -47,6 +47,8 @@ const STATE_PAINT: Record<StatusView['state'], keyof Palette> = {
 /** At most this many readings: the worst come first, the rest are one `--json` away. */
 const READINGS_SHOWN = 8;
 const BAR_WIDTH = 10;
+/** A reason or a path longer than this is cut on the status screen; `--json` has it whole. */
+const STATUS_FIELD_CHARS = 600;
 
 function bar(percent: number | null, line: { prepare: number; evacuate: number }, c: Palette): string {
   if (percent === null) return c.dim('·'.repeat(BAR_WIDTH));
@@ -85,8 +87,8 @@ export interface RenderOptions {
  */
 export function renderStatus(raw: StatusView, options: RenderOptions = { color: colorWanted(), nowMs: Date.now() }): string {
   const c = options.color ? COLORS : NO_COLORS;
-  // One field, one line: paths, reasons, git's words and agents' words cannot start lines of their own.
-  const view = printableDeep(raw);
+  // One field, one bounded line: paths, reasons, git's words and agents' words cannot start lines of their own.
+  const view = printableDeep(raw, { max: STATUS_FIELD_CHARS });
   const words = plainStatus(view, options.nowMs);
   const { prepare_percent, evacuate_percent, hysteresis_percent } = view.thresholds;
   const sinceSeconds = Math.max(0, (options.nowMs - Date.parse(view.stage_since)) / 1000);

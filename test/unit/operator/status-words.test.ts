@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderStatus } from '../../../daemon/cli/output.js';
 import { statusView } from '../../../protocol/index.js';
 import { drainReport, formatAge, formatDuration, plainStatus } from '../../../protocol/status-words.js';
+import { EVERYTHING, UNPRINTABLE } from '../protocol/hostile-text.js';
 import { Harness } from '../protocol/machine-harness.js';
 
 const record = (at: number) => ({ at: new Date(at).toISOString(), sha256: null, summary: {} });
@@ -103,6 +104,24 @@ describe('handoff status for people', () => {
     expect(text).toMatch(/✓ inspect 0 s {2}▸ validate 7 s {2}· snapshot/);
     expect(text).toMatch(/^next +wait: the daemon is checkpointing/m);
     expect(renderStatus(view, { color: true, nowMs: h.at })).toMatch(ANSI);
+  });
+
+  it('a hostile reason, path or blocked text is shown escaped, on its own line, bounded; only our colours are ESC', () => {
+    const h = new Harness();
+    h.send({ type: 'NOW', reason: `${EVERYTHING}${'x'.repeat(2000)}`, wait: true });
+    const raw = statusView(h.snapshot, h.at);
+    const view = { ...raw, workspace: `/w/${EVERYTHING}`, blocked: `git: remote: \x1b]0;owned\x07 report\u202etxt.exe\n${EVERYTHING}` };
+    const plain = renderStatus(view, { color: false, nowMs: h.at });
+    expect(plain).not.toMatch(UNPRINTABLE);
+    expect(plain).toContain('\\x1b]0;owned\\x07');
+    expect(plain).toContain('\\u{202e}');
+    const lines = plain.split('\n');
+    expect(lines.filter((l) => /^state /.test(l))).toHaveLength(1);
+    expect(lines.filter((l) => /^(#|Authority)/.test(l))).toEqual([]);
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThan(800);
+    // With colour, the only escapes are the daemon's own SGR sequences.
+    const coloured = renderStatus(view, { color: true, nowMs: h.at });
+    expect(coloured.replace(new RegExp(`${String.fromCharCode(27)}\\[\\d+m`, 'g'), '')).not.toMatch(UNPRINTABLE);
   });
 
   it('many readings: the worst eight, then a pointer to --json', () => {

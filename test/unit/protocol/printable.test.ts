@@ -46,6 +46,7 @@ describe('printable', () => {
 
   it('printableDeep: every string of a view, keys too; numbers, booleans and null as they are', () => {
     expect(printableDeep({ 'k\x1b': ['a\u202e', 1, null, true, { n: 'b\nc' }] })).toEqual({ 'k\\x1b': ['a\\u{202e}', 1, null, true, { n: 'b\\nc' }] });
+    expect(printableDeep({ long: 'x'.repeat(10) }, { max: 4 })).toEqual({ long: 'xxx…' });
   });
 
   it('printableJson: the same value for a program, nothing raw for a terminal', () => {
