@@ -142,8 +142,10 @@ export class CodexTail {
     if (this.mode === 'on' || !this.watches.add(this.home)) return;
     this.mode = 'on';
     if (this.watches.has(this.parent)) this.watches.remove(this.parent);
-    this.deps.log.info({ dir: this.sessions }, 'tailing codex rollouts');
-    this.enqueue(() => this.scan(this.sessions, atStart));
+    this.enqueue(async () => {
+      await this.scan(this.sessions, atStart);
+      this.deps.log.info({ dir: this.sessions, files: this.files.size + this.history.size, watched_dirs: this.watches.size }, 'tailing codex rollouts');
+    });
   }
 
   /**
