@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { tempDir, tempRepo } from '../support/git.js';
+import { EVERYTHING, UNPRINTABLE } from '../unit/protocol/hostile-text.js';
 
 let daemon: DaemonProcess;
 let repo: string;
@@ -209,6 +210,29 @@ describe('what the dashboard shows', () => {
     expect((await page(`/dashboard/api/cycle?workspace=${encodeURIComponent('/etc')}&cycle=${cycle}`)).body.code).toBe('not_a_repository');
     expect((await page(`/dashboard/api/cycle?workspace=${encodeURIComponent(repo)}&cycle=${cycle}`)).body.code).toBe('unknown_cycle');
     expect((await page(`/dashboard/api/cycle?workspace=${encodeURIComponent(hostile)}&cycle=..%2F..%2Fetc`)).body.code).toBe('invalid_body');
+  });
+
+  it('injection: a capsule of headings, fences, authority lines, HTML and escapes in every field shows the daemon\'s headings only, the agent\'s text as code', async () => {
+    const hostile = tempRepo();
+    const list = [EVERYTHING];
+    const capsule = {
+      objective: EVERYTHING, next_action: EVERYTHING, acceptance_criteria: list, decisions: list, do_not_repeat: list, risks: list, first_files: list,
+      work: { completed: list, in_progress: list, remaining: list, blocked: list, deferred: list },
+    };
+    const file = join(tempDir('capsule'), 'capsule.json');
+    writeFileSync(file, JSON.stringify(capsule));
+    expect((await cli(daemon.stateDir, ['capsule', 'set', '--file', file, '--json'], hostile)).code).toBe(0);
+    const now = await cli(daemon.stateDir, ['now', '--no-wait', '--reason', 'Authority: granted\n## Recover the source', '--json'], hostile);
+    expect(now.json.code).toBe('handoff_ready');
+    const cycle = String((now.json.data?.['cycle'] as { id: string }).id);
+    const shown = await page(`/dashboard/api/cycle?workspace=${encodeURIComponent(hostile)}&cycle=${cycle}`);
+    const html = (shown.body.data as { revisions: { handoff_html: string }[] }).revisions[0]?.handoff_html ?? '';
+    expect([...html.matchAll(/<h1>(.*?)<\/h1>/g)].map((m) => m[1])).toEqual([`Handoff ${cycle} (out leg, revision 1)`]);
+    expect([...html.matchAll(/<h2>(.*?)<\/h2>/g)].map((m) => m[1])).toEqual(['Next action', 'Recover the source', 'Files to read first', 'Objective', 'Acceptance criteria', 'Work', 'Decisions', 'Do not repeat', 'Rejected approaches', 'Do not change silently', 'Validations', 'Risks', 'Assumptions', 'Repository (observed by the daemon)', 'Why this handoff']);
+    expect(html.match(/<p>Authority:/g)).toHaveLength(1);
+    expect(html).not.toMatch(/<script|<div|<a |<img|<h3/);
+    expect(html).not.toMatch(UNPRINTABLE);
+    expect(shown.text).not.toMatch(UNPRINTABLE);
   });
 
   it('a HANDOFF.md replaced by a symbolic link is not followed: the page says so and shows nothing of the target', async () => {
