@@ -134,6 +134,12 @@ export function renderStatus(raw: StatusView, options: RenderOptions = { color: 
     const age = formatAge((options.nowMs - Date.parse(warning.observed_at)) / 1000);
     lines.push(`warning   ${warning.kind} from ${warning.source}, ${age}: ${warning.text.length > 100 ? `${warning.text.slice(0, 99)}…` : warning.text}`);
   }
+  // The status answer carries the daemon's own facts too: whether the Codex tail runs or waits.
+  const tail = (view as { daemon?: { codex_tail?: { state: string; codex_home: string } | null } }).daemon?.codex_tail;
+  if (tail) {
+    const why = tail.state === 'waiting' ? `: waiting for ${tail.codex_home} to appear` : tail.state === 'off' ? `: neither ${tail.codex_home} nor its parent exists` : ` (${tail.codex_home})`;
+    lines.push(`codex     tail ${tail.state}${why}`);
+  }
   lines.push(`next      ${c.bold(words.next)}`);
   return lines.join('\n');
 }
