@@ -82,9 +82,10 @@ describe('handoff ingest against a real daemon', () => {
     expect(code).toBe(65);
     expect(envelope.code).toBe('invalid_body');
     expect(envelope.error?.message).toMatch(/^claude-statusline: the payload is not valid JSON/);
-    const wrongType = await ingest('claude-statusline', JSON.stringify({ cwd: repo, rate_limits: { five_hour: { used_percentage: '93' } } }));
-    expect(wrongType.code).toBe(65);
-    expect(wrongType.envelope.error?.message).toMatch(/rate_limits\.five_hour\.used_percentage must be a number/);
+    // A wrong type costs only its own metric, never the payload: it is unknown, with the reason.
+    const wrongType = await ingest('claude-statusline', JSON.stringify({ cwd: repo, rate_limits: { five_hour: { used_percentage: 'ninety-three' } } }));
+    expect(wrongType.code).toBe(0);
+    expect(wrongType.envelope.data.unknown).toContainEqual({ metric: 'five_hour', reason: 'rate_limits.five_hour.used_percentage is not a number ("ninety-three")' });
     expect((await cli(daemon.stateDir, ['status', '--json'], repo)).json.data).toMatchObject({ state: 'NORMAL', readings: [] });
   });
 
