@@ -46,7 +46,7 @@ describe('the docs a newcomer follows', () => {
   });
 
   it('one page per agent integration, each linked from the agents index', () => {
-    const pages: Record<(typeof AGENTS)[number], string> = { claude: 'claude-code.md', codex: 'codex.md', cline: 'cline.md', opencode: 'opencode.md' };
+    const pages: Record<(typeof AGENTS)[number], string> = { claude: 'claude-code.md', codex: 'codex.md', cline: 'cline.md', opencode: 'opencode.md', gemini: 'gemini.md' };
     const index = read('docs/agents/README.md');
     for (const agent of AGENTS) {
       expect(existsSync(join(ROOT, 'docs/agents', pages[agent])), agent).toBe(true);
