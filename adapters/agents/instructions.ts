@@ -1,5 +1,5 @@
 /**
- * What an agent reading AGENTS.md or .clinerules (Codex, OpenCode, Cline) must know to cooperate: the
+ * What an agent reading AGENTS.md, .clinerules or GEMINI.md (Codex, OpenCode, Cline, Gemini CLI) must know to cooperate: the
  * stages, what each asks, the exact commands, and that only the lease grants permission. Written for
  * the agent. Only real `handoff` commands are named (a test runs each with --help).
  */
