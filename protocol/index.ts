@@ -16,6 +16,8 @@ export * from './outcome-envelope.js';
 export * from './drain-plan.js';
 export * from './redact.js';
 export * from './shell-quote.js';
+export * from './printable.js';
+export * from './markdown-quote.js';
 export * from './manifest-model.js';
 export * from './handoff-render.js';
 export * from './check.js';
