@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AGENT_INSTRUCTIONS, CAPSULE_COMMAND, markedBlock, mergeClaudeSettings, mergeCodexHooks } from '../../../adapters/agents/index.js';
+import { AGENT_INSTRUCTIONS, CAPSULE_COMMAND, markedBlock, mergeClaudeSettings, mergeCodexHooks, mergeGeminiSettings } from '../../../adapters/agents/index.js';
 
 const example = (path: string) => readFileSync(new URL(`../../../examples/${path}`, import.meta.url), 'utf8');
 const HANDOFF = { handoff: 'handoff', stateDir: null };
@@ -16,7 +16,11 @@ describe('examples/ are what the installers write', () => {
     expect(example('codex/hooks.json')).toBe(mergeCodexHooks(null, HANDOFF, 'hooks.json'));
   });
 
-  it.each(['codex/AGENTS.md', 'opencode/AGENTS.md', 'cline/.clinerules/session-handoff.md'])('%s holds the instruction block', (path) => {
+  it('gemini: settings.json with the guard, pickup and stage-notice hooks', () => {
+    expect(example('gemini/settings.json')).toBe(mergeGeminiSettings(null, HANDOFF, 'settings.json'));
+  });
+
+  it.each(['codex/AGENTS.md', 'opencode/AGENTS.md', 'cline/.clinerules/session-handoff.md', 'gemini/GEMINI.md'])('%s holds the instruction block', (path) => {
     expect(example(path)).toBe(markedBlock(AGENT_INSTRUCTIONS));
   });
 });
