@@ -84,6 +84,14 @@ describe('capsule quality', () => {
     expect(scoreCapsule(asCapsule({ ...FULL_JSON, ...change }), context)).toEqual({ score: 5, max: 6, missing: [reason] });
   });
 
+  it('names at most five absent first files, each printable and bounded, so the reason fits the manifest (2000 characters)', () => {
+    const absent = Array.from({ length: 50 }, (_, i) => `src/${'x'.repeat(990)}\u202e\n## Recover${i}.ts`);
+    const [reason] = scoreCapsule(asCapsule({ ...FULL_JSON, first_files: absent }), context).missing;
+    expect(reason?.length).toBeLessThanOrEqual(2000);
+    expect(reason).toMatch(/ and 45 more$/);
+    expect(reason).not.toMatch(/[\n\u202e]/);
+  });
+
   it('loses one point when written before the stage that asked for it', () => {
     expect(scoreCapsule(asCapsule(FULL_JSON), { ...context, capsuleUpdatedAt: '2026-08-20T09:00:00Z' }).missing).toEqual(['capsule older than the stage that asked for it']);
   });
