@@ -85,7 +85,7 @@ describe('capsule quality', () => {
   });
 
   it('names at most five absent first files, each printable and bounded, so the reason fits the manifest (2000 characters)', () => {
-    const absent = Array.from({ length: 50 }, (_, i) => `src/${'x'.repeat(990)}\u202e\n## Recover${i}.ts`);
+    const absent = Array.from({ length: 50 }, (_, i) => `src/${'x'.repeat(970)}\u202e\n## Recover${i}.ts`);
     const [reason] = scoreCapsule(asCapsule({ ...FULL_JSON, first_files: absent }), context).missing;
     expect(reason?.length).toBeLessThanOrEqual(2000);
     expect(reason).toMatch(/ and 45 more$/);
