@@ -3,6 +3,8 @@ import { chmodSync, existsSync, lstatSync, readFileSync, symlinkSync } from 'nod
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { buildServer } from '../../daemon/http/index.js';
 import { helloVerified } from '../../daemon/http/hello.js';
 import { api, cli, rawRequest, startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { tempDir, tempRepo } from '../support/git.js';
@@ -196,6 +198,28 @@ describe('the CLI checks the state dir and the token file as the daemon does', (
     } finally {
       chmodSync(daemon.stateDir, 0o700);
       await daemon.stop();
+    }
+  });
+});
+
+describe('the limits are the documented ones (docs/http-api.md, Limits)', () => {
+  it('on the loopback port and on the socket', async () => {
+    const unused = {} as never;
+    const app = buildServer({ service: unused, takeover: unused, ingest: unused, token: 'a'.repeat(64), port: () => 0, logger: pino({ enabled: false }), bodyLimit: 65_536 });
+    try {
+      for (const [server, maxConnections] of [[app.server, 128], [app.localSocket, 512]] as const) {
+        expect({
+          maxConnections: server.maxConnections,
+          headersTimeout: server.headersTimeout,
+          requestTimeout: server.requestTimeout,
+          keepAliveTimeout: server.keepAliveTimeout,
+          idleTimeout: server.timeout,
+        }).toEqual({ maxConnections, headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000, idleTimeout: 0 });
+        // An accept that fails for lack of descriptors is an 'error' event: without a listener, a crash.
+        expect(server.listenerCount('error')).toBeGreaterThan(0);
+      }
+    } finally {
+      await app.close();
     }
   });
 });
