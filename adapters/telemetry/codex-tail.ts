@@ -81,8 +81,12 @@ const NEW_FILE: TailedFile = Object.freeze({ offset: 0, cwd: null, session_id: n
 export class CodexTail {
   private readonly watches: DirWatches;
   private readonly files = new Map<string, TailedFile>();
-  /** Files met at start and never read since: their size then, where their history ends. */
-  private readonly history = new Map<string, number>();
+  /**
+   * Files met at start and not read since: where their history ends (their size then, or the saved
+   * offset when nothing was added), with the route saved for them, if any. Kept out of the offsets
+   * record, so the record holds the files that are live, not every file Codex ever wrote.
+   */
+  private readonly history = new Map<string, TailedFile>();
   private readonly pending = new Set<string>();
   private readonly rechecks = new Map<string, NodeJS.Timeout>();
   /** The size at which a file last ended in a partial line. */
@@ -166,16 +170,32 @@ export class CodexTail {
       }
     }
     for (const path of found.files) {
-      if (this.files.has(path) || !atStart) this.schedule(path);
-      else await this.noteHistory(path);
+      if (!atStart) this.schedule(path);
+      else await this.noteAtStart(path);
     }
   }
 
-  private async noteHistory(path: string): Promise<void> {
+  /**
+   * A file met at start: one stat. Resumed from its saved offset only when it changed while the
+   * daemon was down; otherwise its size is history, read from only once the file grows.
+   */
+  private async noteAtStart(path: string): Promise<void> {
+    let size: number;
     try {
-      this.history.set(path, (await stat(path)).size);
+      size = (await stat(path)).size;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    const saved = this.files.get(path);
+    if (saved === undefined) {
+      this.history.set(path, { offset: size, cwd: null, session_id: null });
+    } else if (size === saved.offset) {
+      this.history.set(path, saved);
+      this.files.delete(path);
+      this.markDirty();
+    } else {
+      this.schedule(path);
     }
   }
 
@@ -228,10 +248,11 @@ export class CodexTail {
       const { size } = await handle.stat();
       let file = this.files.get(path);
       if (file === undefined) {
-        const historyEnd = this.history.get(path);
+        const past = this.history.get(path);
         // A file from before the start that has not grown: nothing to read, nothing to remember.
-        if (historyEnd !== undefined && size <= historyEnd) return;
-        file = historyEnd === undefined ? NEW_FILE : await this.afterHistory(handle, historyEnd, size);
+        if (past !== undefined && size === past.offset) return;
+        // Shorter than its history: replaced or truncated, so all of it is new.
+        file = past === undefined || size < past.offset ? NEW_FILE : await this.afterHistory(handle, past, size);
         this.history.delete(path);
       }
       // Shorter than our offset: the file was replaced or truncated, so all of it is new.
@@ -277,9 +298,10 @@ export class CodexTail {
     this.rechecks.set(path, timer);
   }
 
-  /** A file from before the start that grew: skip its history, but learn its route from session_meta. */
-  private async afterHistory(handle: FileHandle, historyEnd: number, size: number): Promise<TailedFile> {
-    const offset = await lastLineEnd(handle, Math.min(historyEnd, size), READ_LIMIT);
+  /** A file from before the start that grew: skip its history, but know its route (saved, or from session_meta). */
+  private async afterHistory(handle: FileHandle, past: TailedFile, size: number): Promise<TailedFile> {
+    const offset = await lastLineEnd(handle, Math.min(past.offset, size), READ_LIMIT);
+    if (past.cwd !== null) return { ...past, offset };
     const line = await firstLine(handle, size, FIRST_LINE_LIMIT);
     if (line === null) return { offset, cwd: null, session_id: null };
     try {
