@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, readFileSync, symlinkSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
@@ -203,6 +203,30 @@ describe('the CLI checks the state dir and the token file as the daemon does', (
 });
 
 describe('the limits are the documented ones (docs/http-api.md, Limits)', () => {
+  it('a connection that sends nothing is answered and closed once the headers timeout passes, on both listeners', async () => {
+    const daemon = await startDaemon();
+    try {
+      const silent = (options: { port: number; host: string } | { path: string }) =>
+        new Promise<string>((resolve, reject) => {
+          let received = '';
+          const socket = connect({ ...options, allowHalfOpen: true });
+          socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+          socket.on('end', () => {
+            socket.destroy();
+            resolve(received);
+          });
+          socket.on('error', reject);
+        });
+      const [tcp, local] = await Promise.all([silent({ port: daemon.port, host: '127.0.0.1' }), silent({ path: daemon.socketPath })]);
+      for (const answer of [tcp, local]) {
+        expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+        expect(answer).toContain('did not arrive in time');
+      }
+    } finally {
+      await daemon.stop();
+    }
+  });
+
   it('on the loopback port and on the socket', async () => {
     const unused = {} as never;
     const app = buildServer({ service: unused, takeover: unused, ingest: unused, token: 'a'.repeat(64), port: () => 0, logger: pino({ enabled: false }), bodyLimit: 65_536 });
