@@ -102,6 +102,15 @@ describe('the token reaches only the daemon', () => {
     }
   });
 
+  it('refuses at start a state dir whose socket path would not fit a Unix socket address', async () => {
+    const stateDir = join(tempDir('long'), 'x'.repeat(120 - tempDir('n').length));
+    const start = await cli(stateDir, ['daemon', '--json']);
+    expect([start.code, start.json.code]).toEqual([64, 'usage_error']);
+    expect(start.json.error?.hint).toMatch(/shorter state dir/);
+    expect(existsSync(join(stateDir, 'daemon.json'))).toBe(false);
+    expect(existsSync(join(stateDir, 'daemon.lock'))).toBe(false);
+  });
+
   it('a new token at every start, also after a clean stop', async () => {
     const first = await startDaemon();
     await first.stop();
