@@ -12,6 +12,8 @@ export interface HistorySeries {
   readonly source: string;
   readonly metric: string;
   readonly executor: string | null;
+  /** A Codex per-model limit family, by the name Codex gives it (the account's series has none). */
+  readonly limit?: string;
   readonly points: readonly HistoryPoint[];
 }
 
@@ -26,7 +28,7 @@ export const DEFAULT_HISTORY_LIMITS: HistoryLimits = { pointsPerSeries: 240, ser
 
 interface Series {
   readonly key: string;
-  readonly reading: Pick<Reading, 'source' | 'metric' | 'executor'>;
+  readonly reading: Pick<Reading, 'source' | 'metric' | 'executor' | 'limit'>;
   points: HistoryPoint[];
 }
 
@@ -48,7 +50,7 @@ export class ReadingHistory {
     const key = readingKey(reading);
     let entry = series.get(key);
     if (entry === undefined) {
-      entry = { key, reading: { source: reading.source, metric: reading.metric, executor: reading.executor }, points: [] };
+      entry = { key, reading: { source: reading.source, metric: reading.metric, executor: reading.executor, ...(reading.limit === undefined ? {} : { limit: reading.limit }) }, points: [] };
     }
     // Re-inserted, so the Map's order is least recently updated first.
     series.delete(key);
@@ -84,7 +86,7 @@ export class ReadingHistory {
     const series = this.workspaces.get(root);
     if (series === undefined) return [];
     return [...series.values()]
-      .map((s) => ({ key: s.key, source: s.reading.source, metric: s.reading.metric, executor: s.reading.executor, points: [...s.points] }))
+      .map((s) => ({ key: s.key, source: s.reading.source, metric: s.reading.metric, executor: s.reading.executor, ...(s.reading.limit === undefined ? {} : { limit: s.reading.limit.name ?? s.reading.limit.id }), points: [...s.points] }))
       .sort((a, b) => a.key.localeCompare(b.key));
   }
 }

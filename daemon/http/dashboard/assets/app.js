@@ -125,7 +125,7 @@ function timeline(card) {
         const latest = [...one.points].reverse().find((p) => p.percent !== null);
         return h('li', {},
           h('span', { class: 'swatch', 'data-colour': index % SERIES_COLOURS.length }),
-          `${one.metric} · ${one.source}${one.executor ? ` · ${one.executor.slice(0, 12)}` : ''}`,
+          `${one.metric}${one.limit ? ` ${one.limit}` : ''} · ${one.source}${one.executor ? ` · ${one.executor.slice(0, 12)}` : ''}`,
           latest ? h('b', {}, ` ${latest.percent} %`) : null);
       }), h('li', { class: 'muted' }, `dotted: back to NORMAL below ${relax} %`)]);
   return h('div', { class: 'timeline' }, svg, legend);
