@@ -89,14 +89,14 @@ export function previewInstall(plan: InstallPlan): FileOutcome[] {
  * staged first, then put in place together; a failure on any of them leaves every file as it was.
  */
 export async function applyInstall(plan: InstallPlan, io: InstallIo, stamp: string): Promise<FileOutcome[]> {
-  const backupOf = (change: FileChange) => (change.after !== null && change.before !== null ? `${change.path}.handoff-backup-${stamp}` : null);
-  const writes = plan.changes.flatMap((change) => {
-    if (change.after === null) return [];
-    const backup = backupOf(change);
-    return [{ path: change.writePath, text: change.after, before: change.before, backup: backup === null || change.before === null ? null : { path: backup, text: change.before } }];
+  // The backup sits beside the path the agent reads (for a dotfiles link: beside the link).
+  const backupPath = (path: string) => `${path}.handoff-backup-${stamp}`;
+  const writes = plan.changes.flatMap(({ path, writePath, before, after }) => {
+    if (after === null) return [];
+    return [{ path: writePath, text: after, before, backup: before === null ? null : { path: backupPath(path), text: before } }];
   });
   if (writes.length > 0) await io.commit(writes);
-  return plan.changes.map((change) => outcome(change, backupOf(change)));
+  return plan.changes.map((change) => outcome(change, change.after !== null && change.before !== null ? backupPath(change.path) : null));
 }
 
 function outcome(change: FileChange, backup: string | null): FileOutcome {
