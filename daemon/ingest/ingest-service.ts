@@ -84,6 +84,8 @@ export function createIngestService(deps: IngestDeps) {
       if (dir === null && parsed.readings.length === 0 && parsed.warnings.length === 0 && parsed.events.length === 0) {
         // Nothing to route and nothing to record: say what the payload held instead of asking where it goes.
         const reasons = [...new Set(parsed.unknown.map((u) => u.reason))];
+        const [first] = parsed.skipped;
+        if (first !== undefined) reasons.push(`${parsed.skipped.length} line(s) could not be read (line ${first.line}: ${first.reason})`);
         throw new HandoffError(
           'usage_error',
           `the ${request.adapter} payload holds nothing to record${reasons.length === 0 ? '' : `: ${reasons.join('; ')}`}`,
