@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { companionTargets, defaultTarget, GEMINI_GUARDED_TOOLS, mergeGeminiSettings, type HookInvocation } from '../../../adapters/agents/index.js';
+import { companionTargets, defaultTarget, GEMINI_GUARDED_TOOLS, mergeGeminiSettings, unifiedDiff, type HookInvocation } from '../../../adapters/agents/index.js';
 
 const ours: HookInvocation = { handoff: 'handoff', stateDir: null };
 
@@ -41,6 +41,35 @@ describe('mergeGeminiSettings', () => {
     const moved = merged(first, { handoff: 'node /opt/h/main.js', stateDir: '/s' }) ?? '';
     expect(moved.match(/node \/opt\/h\/main\.js hook gemini-context --state-dir '\/s'/g)).toHaveLength(2);
     expect(moved.replaceAll(" --state-dir '/s'", '').replaceAll('node /opt/h/main.js hook', 'handoff hook')).toBe(first);
+  });
+});
+
+describe('the installer diff (what --dry-run prints)', () => {
+  it('one line of the user\'s changes (it gains the comma before our group); every other line is added, and ours', () => {
+    const before = '{\n  "theme": "GitHub",\n  "hooks": {\n    "SessionStart": [\n      { "hooks": [ { "type": "command", "command": "hello.sh" } ] }\n    ]\n  }\n}\n';
+    const diff = unifiedDiff('.gemini/settings.json', before, merged(before) ?? '');
+    const lines = diff.trimEnd().split('\n');
+    expect(lines.slice(0, 7)).toEqual([
+      '--- .gemini/settings.json',
+      '+++ .gemini/settings.json',
+      '@@ -2,7 +2,58 @@',
+      '   "theme": "GitHub",',
+      '   "hooks": {',
+      '     "SessionStart": [',
+      '-      { "hooks": [ { "type": "command", "command": "hello.sh" } ] }',
+    ]);
+    expect(lines[7]).toBe('+      { "hooks": [ { "type": "command", "command": "hello.sh" } ] },');
+    expect(lines.slice(-3)).toEqual(['     ]', '   }', ' }']);
+    const added = lines.slice(8, -3);
+    expect(added.every((line) => line.startsWith('+'))).toBe(true);
+    const ours = JSON.parse(`{"hooks":{"SessionStart":[${added.map((line) => line.slice(1)).join('\n')}]}}`) as Settings;
+    expect(Object.keys(ours.hooks)).toEqual(['SessionStart', 'BeforeTool', 'BeforeAgent', 'AfterTool']);
+    expect(Object.values(ours.hooks).flat().flatMap((group) => group.hooks.map((hook) => hook['command']))).toEqual([
+      'handoff hook gemini-session-start',
+      'handoff hook gemini-guard',
+      'handoff hook gemini-context',
+      'handoff hook gemini-context',
+    ]);
   });
 });
 
