@@ -102,7 +102,8 @@ async function commit(writes: readonly PlannedWrite[]): Promise<void> {
       await rename(temp, path);
       undoSteps.push(before === null ? () => unlink(path) : async () => rename(await stage(path, before, mode), path));
     }
-    for (const dir of new Set(staged.map(({ path }) => dirname(path)))) await fsyncDir(dir);
+    const touched = [...staged.map(({ path }) => path), ...writes.flatMap((write) => (write.backup === null ? [] : [write.backup.path]))];
+    for (const dir of new Set(touched.map((path) => dirname(path)))) await fsyncDir(dir);
   } catch (error) {
     const failed = await undo(undoSteps);
     const cause = `${errnoOf(error) ?? 'error'}: ${(error as Error).message}`;
