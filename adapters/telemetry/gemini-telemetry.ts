@@ -164,8 +164,13 @@ function statusCode(value: unknown): number | null {
 /** The record's own time when it has one that parses; else the observation time. */
 function eventTimeMs(timestamp: unknown, fallbackMs: number | null, ctx: ParseContext): number {
   const parsed = typeof timestamp === 'string' ? Date.parse(timestamp) : Number.NaN;
-  if (Number.isFinite(parsed)) return parsed;
-  return fallbackMs ?? ctx.observedAt.getTime();
+  if (isDateMs(parsed)) return parsed;
+  return fallbackMs !== null && isDateMs(fallbackMs) ? fallbackMs : ctx.observedAt.getTime();
+}
+
+/** A time a Date can hold (±8.64e15 ms): past it `toISOString` throws. */
+function isDateMs(ms: number): boolean {
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15;
 }
 
 function isRecent(atMs: number, ctx: ParseContext): boolean {
