@@ -85,6 +85,9 @@ describe('handoff hook claude-guard', () => {
   it('denies Edit and Write to a session without the lease in EVACUATE, and allows the holder', async () => {
     const repo = tempRepo();
     await cli(daemon.stateDir, ['lease', 'acquire', '--as', 'holder-session', '--json'], repo);
+    // An agent at work (a status line reading of its session): the drain then waits for its
+    // `handoff drained`, so EVACUATE lasts through the test instead of racing on to HANDOFF_READY.
+    expect((await hook('claude-statusline', statuslinePayload(repo, 50))).code).toBe(0);
     await evacuate(repo);
     expect(await state(repo)).toBe('EVACUATE');
     for (const tool of ['Edit', 'Write']) {
