@@ -7,7 +7,8 @@ import { credibility, type PressurePolicy } from './pressure-policy.js';
  */
 export const MAX_LIVE_READINGS = 64;
 
-const sourceMetric = (reading: Reading): string => `${reading.source}/${reading.metric}`;
+/** One window: a source's metric, and for a per-model limit family, that family's own. */
+const sourceMetric = (reading: Reading): string => `${reading.source}/${reading.metric}${reading.limit ? `/${reading.limit.id}` : ''}`;
 
 /**
  * Which readings stay in the live state: those that can still count. The live state then grows with

@@ -32,6 +32,13 @@ describe('retainReadings', () => {
     expect(Object.keys(kept)).toEqual(['claude-statusline/context/now']);
   });
 
+  it('a per-model limit family never supersedes the account window it is not', () => {
+    const account = reading('a', 88, STALE, { source: 'codex-rollout', metric: 'seven_day' });
+    const spark = reading('b', 3, T0, { source: 'codex-rollout', metric: 'seven_day', limit: { id: 'codex_bengalfox', name: 'GPT-5.3-Codex-Spark' } });
+    const kept = retainReadings(byKey(account, spark), T0, POLICY);
+    expect(Object.keys(kept)).toHaveLength(2);
+  });
+
   it('never keeps more than MAX_LIVE_READINGS: the oldest observations go first', () => {
     const many = Array.from({ length: MAX_LIVE_READINGS + 10 }, (_, i) => reading(`s${i}`, 50, T0 - (MAX_LIVE_READINGS + 10 - i) * 1000));
     const kept = retainReadings(byKey(...many), T0, POLICY);
