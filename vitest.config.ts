@@ -8,5 +8,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // No test may leave a daemon behind by accident: auto-start is off unless a test turns it on (auto-start.test.ts).
+    env: { HANDOFF_NO_AUTO_START: '1' },
   },
 });

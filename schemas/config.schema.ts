@@ -34,11 +34,22 @@ export const ConfigSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     git_timeout_seconds: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
+    /** The scan of the files a snapshot would push (docs/security.md#secrets); past its budget the drain blocks. */
+    secret_scan: Type.Object(
+      {
+        timeout_ms: Type.Integer({ minimum: 1, maximum: 3_600_000, default: 120_000 }),
+        /** Larger files are pushed unscanned (named in the journal): a key or a .env is small. */
+        max_file_bytes: Type.Integer({ minimum: 1024, maximum: 104_857_600, default: 2_097_152 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     /** A manifest older than this is `stale` at accept: the source may have moved on. */
     /** How often a daemon reads a travelling lease from the remote (status and the guard also read it). */
     lease_sync_seconds: Type.Integer({ minimum: 5, maximum: 86_400, default: 30 }),
     /** The guard when a travelling lease cannot be verified on the remote: refuse every edit, or trust the last known holder. */
     guard_when_lease_unverified: literals(['refuse', 'last_known'], { default: 'refuse' }),
+    /** Whether a CLI command or the SessionStart hook starts the daemon when none answers for the state dir. */
+    auto_start: Type.Boolean({ default: true }),
     takeover_max_age_hours: Type.Number({ exclusiveMinimum: 0, maximum: 8760, default: 24 }),
     body_limit_bytes: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 65_536 }),
     journal: Type.Object(

@@ -15,7 +15,8 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 600_000,
     hookTimeout: 120_000,
-    env: { HANDOFF_FAULT_FIGURES: figures },
+    // No suite may leave a daemon behind by accident: auto-start (auto-start.ts) is off here.
+    env: { HANDOFF_FAULT_FIGURES: figures, HANDOFF_NO_AUTO_START: '1' },
     reporters: ['default', './test/fault/figures-reporter.ts'],
   },
 });

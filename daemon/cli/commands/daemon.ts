@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Command } from 'commander';
-import { fromError, isHandoffError, success, type Envelope } from '../../../protocol/index.js';
+import { Option, type Command } from 'commander';
+import { failure, fromError, isHandoffError, success, type Envelope } from '../../../protocol/index.js';
 import { isProcessAlive } from '../../store/index.js';
+import { autoStartRefusal } from '../auto-start-policy.js';
 import { action, parseInteger, usage, type CommandContext } from '../context.js';
 
 const STOP_WAIT_MS = 10_000;
@@ -23,7 +24,7 @@ async function run(ctx: CommandContext, port: number): Promise<Envelope> {
 }
 
 async function stop(ctx: CommandContext): Promise<Envelope> {
-  const answer = await ctx.call({ method: 'POST', path: '/v1/daemon/stop' });
+  const answer = await ctx.call({ method: 'POST', path: '/v1/daemon/stop', autoStart: false });
   const pid = (answer.data as { pid?: number } | null)?.pid;
   if (answer.error || pid === undefined) return answer;
   for (const deadline = Date.now() + STOP_WAIT_MS; Date.now() < deadline; await sleep(50)) {
@@ -38,11 +39,15 @@ export function registerDaemon(program: Command): void {
     .description('run the daemon in the foreground (`handoff daemon stop` stops it)')
     .argument('[action]', '`stop` to stop the running daemon')
     .option('--port <n>', 'port on 127.0.0.1; 0 picks a free one (recorded in daemon.json)', (v) => parseInteger('--port', v), 0)
+    // Given by auto-start (auto-start.ts): start only if the config's `auto_start` allows it.
+    .addOption(new Option('--auto').hideHelp())
     .action(
-      action(async (ctx, verb: string | undefined, options: { port: number }) => {
+      action(async (ctx, verb: string | undefined, options: { port: number; auto?: boolean }) => {
         if (verb === 'stop') return stop(ctx);
         if (verb !== undefined) usage(`unknown daemon action '${verb}'`, 'use `handoff daemon` or `handoff daemon stop`');
         if (options.port > 65535) usage(`--port ${options.port} is out of range`, 'give 0–65535');
+        const refusal = options.auto === true ? await autoStartRefusal(ctx.stateDir, process.env) : null;
+        if (refusal !== null) return failure('daemon_unreachable', `not started by itself: ${refusal}`, 'start it with `handoff daemon`');
         return run(ctx, options.port);
       }),
     );

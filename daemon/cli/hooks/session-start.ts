@@ -4,6 +4,7 @@ import { STDIN_TIMEOUT_MS } from './hook-context.js';
 import { handoffPointer } from './handoff-pointer.js';
 import { askDaemon, type DaemonAnswer } from './lean-client.js';
 import { readStdin } from './stdin.js';
+import { startIfDown } from './start-if-down.js';
 
 const DAEMON_DEADLINE_MS = 2000;
 
@@ -40,11 +41,13 @@ function pointerOf(answer: DaemonAnswer): string | null {
  * when this repository has a handoff waiting, prints what a receiver needs first — the one next
  * action, the capsule quality, the lease command and the recovery commands; the brief stays in
  * HANDOFF.md. The SessionStart also tells the daemon that this session's context is new (a start,
- * a resume, /clear or a compaction), so the stage's notice is given to it again.
+ * a resume, /clear or a compaction), so the stage's notice is given to it again. A daemon that is down
+ * is started first (start-if-down.ts).
  */
 export async function sessionStartHook(ctx: HookContext): Promise<void> {
   const payload = await readStdin(STDIN_TIMEOUT_MS);
   const { session, cwd } = fieldsOf(payload);
+  await startIfDown(ctx.stateDir, ctx.err);
   const [ingested, context] = await Promise.all([
     askDaemon(ctx.stateDir, { method: 'POST', path: '/v1/ingest/claude-hook', body: { payload } }, DAEMON_DEADLINE_MS),
     session === null ? null : askDaemon(ctx.stateDir, { method: 'POST', path: '/v1/agent-context', body: { repo: cwd ?? process.cwd(), session, event: 'SessionStart' } }, DAEMON_DEADLINE_MS),
