@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { stripUrlCredentials } from '../../protocol/index.js';
+import { displayRemote } from '../../protocol/index.js';
 import type { RepositoryObservation } from '../../schemas/index.js';
 import { git, runGit } from './run-git.js';
 
@@ -90,7 +90,7 @@ export async function inspectRepository(root: string): Promise<RepositoryObserva
   const status = await git(['status', '--porcelain=v2', '-z', '--untracked-files=all', '--ignore-submodules=none'], { cwd: root, timeoutMs: 120_000 });
   return {
     remote,
-    remote_url: remoteUrl === null ? null : stripUrlCredentials(remoteUrl),
+    remote_url: remoteUrl === null ? null : displayRemote(remoteUrl),
     // Several roots happen (merged histories): the smallest sha is a choice every clone agrees on.
     root_commit: roots === null ? null : (roots.split('\n').filter(Boolean).sort()[0] ?? null),
     branch: await optional(['symbolic-ref', '--short', '-q', 'HEAD'], root),

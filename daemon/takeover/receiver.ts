@@ -1,4 +1,4 @@
-import { HandoffError, stripUrlCredentials, type ReceiverObservation } from '../../protocol/index.js';
+import { HandoffError, displayRemote, type ReceiverObservation } from '../../protocol/index.js';
 import type { Manifest } from '../../schemas/index.js';
 import { dataArg, git, instructionFiles, runGit, workTreeTree } from '../git/index.js';
 
@@ -32,7 +32,7 @@ async function ensureCommit(root: string, manifest: Manifest, timeoutMs: number)
   const urls = await remoteUrls(root);
   const candidates: string[] = [];
   if (checkpoint.mechanism === 'local_ref' && checkpoint.remote !== null) candidates.push(checkpoint.remote);
-  for (const url of urls.values()) if (stripUrlCredentials(url) === repository.remote_url) candidates.push(url);
+  for (const url of urls.values()) if (displayRemote(url) === repository.remote_url) candidates.push(url);
   for (const url of urls.values()) if (!candidates.includes(url)) candidates.push(url);
   for (const url of candidates) {
     const fetched = await runGit(['fetch', '--no-tags', '--no-write-fetch-head', '--end-of-options', dataArg(url, 'remote URL', 'corrupt_record'), dataArg(checkpoint.ref, 'checkpoint ref', 'corrupt_record')], { cwd: root, timeoutMs });
@@ -72,7 +72,7 @@ export async function observeReceiver(root: string, options: ObserveOptions): Pr
   if (tree !== manifest.checkpoint.tree) checkout = commitSource === 'missing' ? 'not_requested' : await options.move(tree, await isClean(root));
   return {
     root_commit: roots === null ? null : (roots.split('\n').filter(Boolean).sort()[0] ?? null),
-    remote_urls: [...(await remoteUrls(root)).values()].map(stripUrlCredentials),
+    remote_urls: [...(await remoteUrls(root)).values()].map(displayRemote),
     commit_present: commitSource !== 'missing',
     commit_source: commitSource,
     head: await optional(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], root),
