@@ -120,7 +120,9 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
         createdAt: need(drain.revision_at, 'the revision time'),
         expectedOld: drain.previous_commit,
       });
-      return recordOf(deps, null, { ref: result.ref, commit: result.commit, tree: result.tree, parent: result.parent });
+      // Files git would not add (a failing required filter, an unreadable file) are named, not fatal.
+      const refused: Record<string, number | string> = result.refused.length === 0 ? {} : { refused: result.refused.length, refused_paths: result.refused.join('\n').slice(0, 2000) };
+      return recordOf(deps, null, { ref: result.ref, commit: result.commit, tree: result.tree, parent: result.parent, ...refused });
     },
 
     async publish(target) {
@@ -132,7 +134,7 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       if (observed.remote !== null) {
         // A configured remote that fails is a blocked reason, never silently a local ref.
         const pushed = await publishRef(root, { remote: observed.remote, commit, ref, timeoutMs: gitTimeout });
-        return recordOf(deps, null, { mechanism: 'handoff_branch', ref, commit, remote: observed.remote, remote_verified: pushed.verified, pushed: pushed.pushed });
+        return recordOf(deps, null, { mechanism: 'handoff_branch', ref, commit, remote: observed.remote, remote_verified: pushed.verified, pushed: pushed.pushed, lfs_objects: pushed.lfsObjects });
       }
       if ((await currentRef(root, ref)) === commit) {
         return recordOf(deps, null, { mechanism: 'local_ref', ref, commit, remote: root, remote_verified: false, pushed: false });

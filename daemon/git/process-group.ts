@@ -31,11 +31,11 @@ export async function groupLauncher(path: string | undefined): Promise<Launcher>
   return (await onPath('setsid', path)) ? { binary: ['setsid', 'git'], argv0: ['setsid', 'git'], grouped: true } : { binary: 'git', argv0: ['git'], grouped: false };
 }
 
-export function killGroup(child: ChildProcess, grouped: boolean): void {
+export function killGroup(child: ChildProcess, grouped: boolean, signal: 'SIGTERM' | 'SIGKILL'): void {
   if (child.pid === undefined) return;
   try {
-    if (grouped) process.kill(-child.pid, 'SIGKILL');
-    else child.kill('SIGKILL');
+    if (grouped) process.kill(-child.pid, signal);
+    else child.kill(signal);
   } catch (error) {
     // Already gone: the group ended between the timeout and the kill.
     if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;

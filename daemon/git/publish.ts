@@ -1,5 +1,6 @@
-import { HandoffError, redactCredentials } from '../../protocol/index.js';
+import { displayRemote, HandoffError, redactCredentials } from '../../protocol/index.js';
 import { dataArg } from './data-arg.js';
+import { publishLfs } from './lfs.js';
 import { runGit, type GitResult } from './run-git.js';
 
 export interface PublishRequest {
@@ -13,6 +14,8 @@ export interface PublishResult {
   /** false when the remote already had the commit (a resumed drain): nothing was pushed twice. */
   readonly pushed: boolean;
   readonly verified: true;
+  /** Git LFS objects the checkpoint points at, uploaded and proven on the remote before the ref. */
+  readonly lfsObjects: number;
 }
 
 function why(result: GitResult, timeoutMs: number): string {
@@ -37,7 +40,7 @@ async function remoteSha(root: string, remote: string, ref: string, timeoutMs: n
 }
 
 function blocked(step: string, result: GitResult, timeoutMs: number, remote: string): HandoffError {
-  return new HandoffError('drain_blocked', `publish to '${redactCredentials(remote)}' ${step}: ${why(result, timeoutMs)}`, 'nothing of yours was changed; fix the remote or its hook, then run `handoff resume`');
+  return new HandoffError('drain_blocked', `publish to '${displayRemote(remote)}' ${step}: ${why(result, timeoutMs)}`, 'nothing of yours was changed; fix the remote or its hook, then run `handoff resume`');
 }
 
 /**
@@ -53,14 +56,16 @@ export async function publishRef(root: string, request: PublishRequest): Promise
   const url = await runGit(['remote', 'get-url', '--push', '--end-of-options', dataArg(request.remote, 'remote name')], { cwd: root, timeoutMs });
   if (url.code !== 0) throw blocked('failed', url, timeoutMs, request.remote);
   const remote = dataArg(url.stdout.trim(), 'remote URL');
+  // Content first: once the ref is there, a receiver may fetch it and needs every object.
+  const lfs = await publishLfs(root, commit, remote, timeoutMs);
   const before = await remoteSha(root, remote, ref, timeoutMs);
   if (before.result.code !== 0) throw blocked('failed before pushing', before.result, timeoutMs, remote);
-  if (before.sha === commit) return { pushed: false, verified: true };
+  if (before.sha === commit) return { pushed: false, verified: true, lfsObjects: lfs.objects };
   const push = await runGit(['push', '--porcelain', '--no-verify', '--end-of-options', remote, `${commit}:${ref}`], { cwd: root, timeoutMs });
   if (push.code !== 0 || push.timedOut) throw blocked('failed', push, timeoutMs, remote);
   const after = await remoteSha(root, remote, ref, timeoutMs);
   if (after.sha !== commit) {
-    throw new HandoffError('drain_blocked', `publish to '${redactCredentials(remote)}' is unverified: the remote shows ${after.sha ?? 'no'} ${ref} instead of ${commit}`, 'the handoff is not ready; check the remote, then run `handoff resume`');
+    throw new HandoffError('drain_blocked', `publish to '${displayRemote(remote)}' is unverified: the remote shows ${after.sha ?? 'no'} ${ref} instead of ${commit}`, 'the handoff is not ready; check the remote, then run `handoff resume`');
   }
-  return { pushed: true, verified: true };
+  return { pushed: true, verified: true, lfsObjects: lfs.objects };
 }

@@ -21,11 +21,15 @@ export interface GitOptions {
   readonly timeoutMs?: number;
   /** Text for git's stdin; without it stdin is closed at once. */
   readonly input?: string;
+  /** How stdout is decoded: 'latin1' keeps one character per byte for binary output. */
+  readonly stdoutEncoding?: 'utf8' | 'latin1';
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** After a kill, how long to wait for the pipes to close before reporting the timeout anyway. */
 const DRAIN_AFTER_KILL_MS = 2_000;
+/** Between the TERM and the KILL of a timed-out git's process group. */
+const TERM_GRACE_MS = 500;
 
 const SPAWN_HINTS: Readonly<Record<string, string>> = {
   ENOENT: 'git is not installed or not on the daemon\'s PATH; install it, then run `handoff resume`',
@@ -66,7 +70,7 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
     // EMFILE/ENFILE: Node emits 'error' on the next tick on a child that has no stdio, before
     // simple-git listens, and an unheard 'error' would end the daemon (issue 13, found 6).
     process.nextTick(() => {
-      if (spawned.stdout === null && sameArgv(spawned.spawnargs, spawnedArgv)) spawned.once('error', (error: NodeJS.ErrnoException) => (startError ??= spawnFailure(error.code)));
+      if ((spawned.stdout ?? null) === null && sameArgv(spawned.spawnargs, spawnedArgv)) spawned.once('error', (error: NodeJS.ErrnoException) => (startError ??= spawnFailure(error.code)));
     });
   };
 
@@ -107,9 +111,15 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
   const afterKill = new Promise<void>((resolve) => (killed = resolve));
   const timer = setTimeout(() => {
     timedOut = true;
-    if (child !== null) killGroup(child, launcher.grouped);
+    const timedOutChild = child;
+    // TERM first: git removes its lock files (a killed git would leave index.lock or a ref lock
+    // in the user's repository); KILL a moment later for anything that ignored it.
+    if (timedOutChild !== null) killGroup(timedOutChild, launcher.grouped, 'SIGTERM');
     controller.abort();
-    setTimeout(killed, DRAIN_AFTER_KILL_MS).unref();
+    setTimeout(() => {
+      if (timedOutChild !== null) killGroup(timedOutChild, launcher.grouped, 'SIGKILL');
+      setTimeout(killed, DRAIN_AFTER_KILL_MS).unref();
+    }, TERM_GRACE_MS).unref();
   }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
 
   subscribe('child_process', onChild);
@@ -121,7 +131,7 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
     unsubscribe('child_process', onChild);
   }
   const done = exit as { code: number | null; stdout: Buffer; stderr: Buffer } | null;
-  const stdout = done?.stdout.toString('utf8') ?? '';
+  const stdout = done?.stdout.toString(options.stdoutEncoding ?? 'utf8') ?? '';
   const stderr = done?.stderr.toString('utf8') ?? '';
   if (timedOut) return { code: null, stdout, stderr, timedOut };
   if (launcher.grouped && done?.code === 127 && /failed to execute git/.test(stderr)) startError ??= spawnFailure('ENOENT');
@@ -131,6 +141,10 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
   }
   return startError === undefined ? { code: done?.code ?? null, stdout, stderr, timedOut } : { code: null, stdout, stderr, timedOut, startError };
 }
+
+/** git's words when a repository's LFS filter or an `git lfs` command finds no git-lfs. */
+export const MISSING_LFS = /git-lfs: (command )?not found|'lfs' is not a git command/;
+export const LFS_HINT = 'install git-lfs (Debian/Ubuntu: apt-get install git-lfs), then run `handoff resume`';
 
 function commandOf(args: readonly string[]): string {
   const words: string[] = [];
@@ -150,10 +164,11 @@ export class GitError extends Error {
     timeoutMs?: number,
   ) {
     const what = result.startError !== undefined ? 'did not run' : result.timedOut ? `timed out${timeoutMs === undefined ? '' : ` after ${Math.round(timeoutMs / 1000)} s`}` : `exited ${result.code}`;
-    const detail = redactCredentials(result.startError ?? result.stderr.trim().split('\n').slice(-3).join(' / '));
+    const lfsMissing = MISSING_LFS.test(result.stderr);
+    const detail = redactCredentials(result.startError ?? `${lfsMissing ? 'git-lfs is not installed and the repository uses Git LFS: ' : ''}${result.stderr.trim().split('\n').slice(-3).join(' / ')}`);
     super(`git ${commandOf(args)} ${what}${detail ? `: ${detail}` : ''}`);
     this.name = 'GitError';
-    this.hint = result.timedOut ? 'raise git_timeout_seconds if the repository is large, then run `handoff resume`' : 'run `handoff resume` once the cause is fixed';
+    this.hint = lfsMissing ? LFS_HINT : result.timedOut ? 'raise git_timeout_seconds if the repository is large, then run `handoff resume`' : 'run `handoff resume` once the cause is fixed';
   }
 }
 

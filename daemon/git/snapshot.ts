@@ -3,16 +3,50 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HandoffError } from '../../protocol/index.js';
 import { dataArg } from './data-arg.js';
-import { git, runGit } from './run-git.js';
+import { git, GitError, runGit } from './run-git.js';
 import { gitPath } from './repo-root.js';
 
 const IDENTITY = { name: 'session-handoff', email: 'session-handoff@localhost' };
+
+/** How many files git may refuse before the snapshot gives up (each one costs another `add`). */
+const MAX_REFUSED = 20;
+const ADD_TIMEOUT_MS = 300_000;
+
+/** Lines where git names a file it would not add: a failing required filter, an unreadable file. */
+const REFUSAL = [/^fatal: (.+): clean filter '[^']*' failed$/gm, /^error: unable to index file '(.+)'$/gm, /^error: open\("(.+)"\): /gm];
+
+function refusedPaths(stderr: string): string[] {
+  return REFUSAL.flatMap((pattern) => [...stderr.matchAll(pattern)].map((match) => match[1] ?? '')).filter(Boolean);
+}
+
+/**
+ * `add -A` into the scratch index. `--sparse` records untracked files outside a sparse cone (plain
+ * `add` refuses them and exits 1) while entries outside the cone keep the index's version; a file
+ * git refuses is left out (tracked ones keep the index's version) and named, never a failed drain.
+ */
+async function addAll(root: string, env: Readonly<Record<string, string>>): Promise<string[]> {
+  const refused: string[] = [];
+  for (;;) {
+    const args = ['add', '-A', '--sparse', '--ignore-errors', '--', '.', ...refused.map((path) => `:(exclude,literal)${path}`)];
+    const result = await runGit(args, { cwd: root, env, timeoutMs: ADD_TIMEOUT_MS });
+    if (result.code === 0 && !result.timedOut && result.startError === undefined) return refused;
+    const found = result.timedOut || result.startError !== undefined ? [] : refusedPaths(result.stderr).filter((path) => !refused.includes(path));
+    if (found.length === 0 || refused.length + found.length > MAX_REFUSED) throw new GitError(args, result, ADD_TIMEOUT_MS);
+    refused.push(...found);
+  }
+}
+
+export interface WorkTreeSnapshot {
+  readonly tree: string;
+  /** Files git would not add, relative to the root: left out of the tree, reported. */
+  readonly refused: readonly string[];
+}
 
 /**
  * The tree of the whole work tree (tracked and untracked, ignored excluded), built in a temporary
  * index: the user's index is only read (copied, so git reuses its stat cache), never written.
  */
-export async function workTreeTree(root: string): Promise<string> {
+export async function workTreeSnapshot(root: string): Promise<WorkTreeSnapshot> {
   const scratch = await mkdtemp(join(tmpdir(), 'handoff-index-'));
   try {
     const index = join(scratch, 'index');
@@ -28,11 +62,15 @@ export async function workTreeTree(root: string): Promise<string> {
       await utimes(index, stats.atime, stats.mtime);
     }
     const env = { GIT_INDEX_FILE: index };
-    await git(['add', '-A', '--', '.'], { cwd: root, env, timeoutMs: 300_000 });
-    return await git(['write-tree'], { cwd: root, env, timeoutMs: 120_000 });
+    const refused = await addAll(root, env);
+    return { tree: await git(['write-tree'], { cwd: root, env, timeoutMs: 120_000 }), refused };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+export async function workTreeTree(root: string): Promise<string> {
+  return (await workTreeSnapshot(root)).tree;
 }
 
 export interface SnapshotRequest {
@@ -49,6 +87,7 @@ export interface SnapshotResult {
   readonly commit: string;
   readonly tree: string;
   readonly parent: string | null;
+  readonly refused: readonly string[];
 }
 
 export async function currentRef(root: string, ref: string): Promise<string | null> {
@@ -61,7 +100,7 @@ export async function currentRef(root: string, ref: string): Promise<string | nu
  * `update-ref` against the expected old value. HEAD, the index, branches and files stay untouched.
  */
 export async function snapshotWorkTree(root: string, request: SnapshotRequest): Promise<SnapshotResult> {
-  const tree = await workTreeTree(root);
+  const { tree, refused } = await workTreeSnapshot(root);
   const head = await currentRef(root, 'HEAD');
   const parent = request.expectedOld ?? head;
   const date = request.createdAt;
@@ -76,7 +115,7 @@ export async function snapshotWorkTree(root: string, request: SnapshotRequest): 
   // Signing could ask for a passphrase; a snapshot is the daemon's, not the user's.
   const commit = await git(['commit-tree', '--no-gpg-sign', ...(parent ? ['-p', parent] : []), '-m', request.message, '--end-of-options', tree], { cwd: root, env });
   const existing = await currentRef(root, request.ref);
-  if (existing === commit) return { ref: request.ref, commit, tree, parent };
+  if (existing === commit) return { ref: request.ref, commit, tree, parent, refused };
   if (existing !== request.expectedOld) {
     throw new HandoffError(
       'corrupt_record',
@@ -85,5 +124,5 @@ export async function snapshotWorkTree(root: string, request: SnapshotRequest): 
     );
   }
   await git(['update-ref', '-m', request.message, '--end-of-options', request.ref, commit, request.expectedOld ?? ''], { cwd: root });
-  return { ref: request.ref, commit, tree, parent };
+  return { ref: request.ref, commit, tree, parent, refused };
 }

@@ -1,0 +1,158 @@
+import { access, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { displayRemote, HandoffError, redactCredentials } from '../../protocol/index.js';
+import { dataArg } from './data-arg.js';
+import { gitPath } from './repo-root.js';
+import { git, LFS_HINT, runGit, type GitResult } from './run-git.js';
+
+/** git-lfs reads a blob as a possible pointer only below this size. */
+const POINTER_MAX_BYTES = 1024;
+const POINTER = /^version https:\/\/git-lfs\.github\.com\/spec\/v1\n(?:ext-\d+-\w+ sha256:[0-9a-f]{64}\n)*oid sha256:([0-9a-f]{64})\nsize (\d+)\n$/;
+/** oids per `git lfs push`, so a large snapshot never meets the argv limit. */
+const BATCH = 100;
+
+export interface LfsPointer {
+  readonly blob: string;
+  readonly oid: string;
+  readonly text: string;
+}
+
+interface Entry {
+  readonly blob: string;
+  readonly size: number;
+  readonly path: string;
+}
+
+async function entries(root: string, commit: string): Promise<Entry[]> {
+  const listing = await git(['ls-tree', '-r', '-z', '-l', '--end-of-options', dataArg(commit, 'commit')], { cwd: root, timeoutMs: 120_000 });
+  const found: Entry[] = [];
+  for (const record of listing.split('\0').filter(Boolean)) {
+    const match = /^\d+ blob ([0-9a-f]+) +(\d+)\t(.*)$/s.exec(record);
+    if (match?.[1] !== undefined && match[2] !== undefined && match[3] !== undefined) found.push({ blob: match[1], size: Number(match[2]), path: match[3] });
+  }
+  return found;
+}
+
+/** Blob contents by id, read in one `cat-file --batch`. */
+async function blobs(root: string, ids: readonly string[]): Promise<Map<string, string>> {
+  const unique = [...new Set(ids)];
+  const out = new Map<string, string>();
+  if (unique.length === 0) return out;
+  const result = await runGit(['cat-file', '--batch'], { cwd: root, input: `${unique.join('\n')}\n`, timeoutMs: 120_000, stdoutEncoding: 'latin1' });
+  if (result.code !== 0) throw new Error(`cat-file --batch failed: ${result.stderr.trim()}`);
+  const bytes = Buffer.from(result.stdout, 'latin1');
+  let at = 0;
+  while (at < bytes.length) {
+    const newline = bytes.indexOf(0x0a, at);
+    const [id, , size] = bytes.subarray(at, newline).toString('latin1').split(' ');
+    const length = Number(size);
+    if (newline < 0 || !Number.isInteger(length)) break;
+    out.set(id ?? '', bytes.subarray(newline + 1, newline + 1 + length).toString('latin1'));
+    at = newline + 1 + length + 1;
+  }
+  return out;
+}
+
+/**
+ * The Git LFS pointers a commit holds. Only a tree whose `.gitattributes` mention `filter=lfs` is
+ * read blob by blob; a blob counts when its content is a pointer (git-lfs's own rule).
+ */
+export async function lfsPointers(root: string, commit: string): Promise<LfsPointer[]> {
+  const all = await entries(root, commit);
+  const attributes = all.filter((entry) => entry.path === '.gitattributes' || entry.path.endsWith('/.gitattributes'));
+  const attributeText = await blobs(root, attributes.map((entry) => entry.blob));
+  if (![...attributeText.values()].some((text) => /filter=lfs/.test(text))) return [];
+  const small = all.filter((entry) => entry.size < POINTER_MAX_BYTES);
+  const contents = await blobs(root, small.map((entry) => entry.blob));
+  const pointers = new Map<string, LfsPointer>();
+  for (const [blob, text] of contents) {
+    const oid = POINTER.exec(text)?.[1];
+    if (oid !== undefined) pointers.set(blob, { blob, oid, text });
+  }
+  return [...pointers.values()];
+}
+
+/** git-lfs takes a URL: a local path becomes a file:// URL (git-lfs ≥ 3 transfers those itself). */
+export function lfsUrl(root: string, remoteUrl: string): string {
+  const scpLike = /^[^/:]+:/.test(remoteUrl) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(remoteUrl);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(remoteUrl) || scpLike) return remoteUrl;
+  return pathToFileURL(isAbsolute(remoteUrl) ? remoteUrl : resolve(root, remoteUrl)).href;
+}
+
+function lfsBlocked(what: string, result: GitResult | null, url: string): HandoffError {
+  const detail = result === null ? '' : `: ${redactCredentials(result.startError ?? (result.timedOut ? 'timed out' : `${result.stderr}\n${result.stdout}`.trim().split('\n').slice(-2).join(' / ')))}`;
+  return new HandoffError('drain_blocked', `Git LFS upload to '${displayRemote(url)}' ${what}${detail.slice(0, 400)}`, 'the checkpoint is not recoverable without that content; fix it, then run `handoff resume`');
+}
+
+async function localObjects(root: string): Promise<string> {
+  const configured = await runGit(['config', '--get', 'lfs.storage'], { cwd: root });
+  if (configured.code === 0 && configured.stdout.trim() !== '') {
+    const storage = configured.stdout.trim();
+    return join(isAbsolute(storage) ? storage : join(await gitPath(root, '.'), storage), 'objects');
+  }
+  return gitPath(root, 'lfs/objects');
+}
+
+const objectPath = (dir: string, oid: string) => join(dir, oid.slice(0, 2), oid.slice(2, 4), oid);
+const exists = (path: string) => access(path).then(() => true, () => false);
+
+/**
+ * Fetches the pointers' objects from `url` into a scratch repository of the daemon's (never the
+ * user's store, which already has them): the remote has exactly the objects that arrive.
+ */
+async function missingOnRemote(pointers: readonly LfsPointer[], url: string, timeoutMs: number): Promise<string[]> {
+  const scratch = await mkdtemp(join(tmpdir(), 'handoff-lfs-'));
+  try {
+    await git(['init', '-q', '--end-of-options', scratch], { cwd: tmpdir() });
+    const lines: string[] = [];
+    for (const [i, pointer] of pointers.entries()) {
+      const blob = await git(['hash-object', '-w', '--stdin'], { cwd: scratch, input: pointer.text });
+      lines.push(`100644 blob ${blob}\t${i}`);
+    }
+    const tree = await git(['mktree'], { cwd: scratch, input: `${lines.join('\n')}\n` });
+    const commit = await git(['commit-tree', '--no-gpg-sign', '-m', 'lfs check', '--end-of-options', tree], {
+      cwd: scratch,
+      env: { GIT_AUTHOR_NAME: 'session-handoff', GIT_AUTHOR_EMAIL: 'session-handoff@localhost', GIT_COMMITTER_NAME: 'session-handoff', GIT_COMMITTER_EMAIL: 'session-handoff@localhost' },
+    });
+    const fetched = await runGit(['lfs', 'fetch', '--', url, commit], { cwd: scratch, timeoutMs });
+    if (fetched.timedOut || fetched.startError !== undefined) throw lfsBlocked('could not be verified', fetched, url);
+    const objects = join(scratch, '.git', 'lfs', 'objects');
+    const missing: string[] = [];
+    for (const pointer of pointers) if (!(await exists(objectPath(objects, pointer.oid)))) missing.push(pointer.oid);
+    return missing;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Uploads the content of every LFS pointer in `commit` to `remoteUrl` with `git lfs push
+ * --object-id` (no pre-push hook does it: the daemon runs none), then proves the remote has each.
+ */
+export async function publishLfs(root: string, commit: string, remoteUrl: string, timeoutMs: number): Promise<{ objects: number }> {
+  const pointers = await lfsPointers(root, commit);
+  if (pointers.length === 0) return { objects: 0 };
+  const url = dataArg(lfsUrl(root, remoteUrl), 'remote URL');
+  const version = await runGit(['lfs', 'version'], { cwd: root, timeoutMs });
+  if (version.code !== 0) {
+    throw new HandoffError(
+      'drain_blocked',
+      `the snapshot holds ${pointers.length} Git LFS pointer(s) and git-lfs is not installed, so their content cannot reach the remote (install git-lfs)`,
+      LFS_HINT,
+    );
+  }
+  const store = await localObjects(root);
+  const local: string[] = [];
+  // An object this clone never downloaded cannot be uploaded from here; the check below still
+  // requires the remote to have it.
+  for (const pointer of pointers) if (await exists(objectPath(store, pointer.oid))) local.push(pointer.oid);
+  for (let i = 0; i < local.length; i += BATCH) {
+    const pushed = await runGit(['lfs', 'push', '--object-id', '--', url, ...local.slice(i, i + BATCH)], { cwd: root, timeoutMs });
+    if (pushed.code !== 0 || pushed.timedOut || pushed.startError !== undefined) throw lfsBlocked('failed', pushed, url);
+  }
+  const missing = await missingOnRemote(pointers, url, timeoutMs);
+  if (missing.length > 0) throw lfsBlocked(`is unverified: the remote lacks ${missing.length} of ${pointers.length} object(s) (${missing.slice(0, 3).join(', ')})`, null, url);
+  return { objects: pointers.length };
+}
