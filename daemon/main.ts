@@ -16,12 +16,11 @@ import { readCapsule } from './capsule/capsule-file.js';
 import { WorkspaceFilesWatcher } from './workspace-files-watch.js';
 import { createService, type DaemonInfo } from './service.js';
 import { createLeaseSync, createTakeoverService } from './takeover/index.js';
-import { acquireInstanceGuard, Journal, openStateDir, removeDaemonInfo, rotateToken, SOCKET_FILE, TOKEN_FILE, writeDaemonInfo } from './store/index.js';
+import { acquireInstanceGuard, Journal, JOURNAL_FILE, openStateDir, removeDaemonInfo, rotateToken, SOCKET_FILE, TOKEN_FILE, writeDaemonInfo } from './store/index.js';
 import { WorkspaceRegistry } from './workspaces/registry.js';
 import { ensureWorkspaceDir } from './workspaces/workspace-dir.js';
 import { createWorkspaceJournal } from './workspaces/workspace-journal.js';
 
-export const JOURNAL_FILE = 'journal.jsonl';
 export const LOG_FILE = 'daemon.log';
 
 export interface DaemonOptions {

@@ -49,6 +49,10 @@ export const CODES = registry({
   paused: { code: 'paused', status: 200, exit: 0, summary: 'the kill switch is on' },
   unpaused: { code: 'unpaused', status: 200, exit: 0, summary: 'the kill switch is off' },
   daemon_stopping: { code: 'daemon_stopping', status: 200, exit: 0, summary: 'the daemon is shutting down' },
+  journal_repaired: {
+    code: 'journal_repaired', status: 200, exit: 0,
+    summary: '`handoff journal repair`: the records before the first damaged line were kept, the rest moved to a file beside the journal (or the journal was whole)',
+  },
   workspaces: { code: 'workspaces', status: 200, exit: 0, summary: 'every workspace the daemon knows, with its status, plain-words summary and readings timeline' },
   dashboard_link: { code: 'dashboard_link', status: 200, exit: 0, summary: 'a one-time dashboard link: it works once, within 60 s, and sets the browser session cookie' },
   agent_context: {

@@ -4,6 +4,7 @@ import { registerDaemon } from './commands/daemon.js';
 import { registerHook } from './commands/hook.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerInstall } from './commands/install.js';
+import { registerJournal } from './commands/journal.js';
 import { registerLease } from './commands/lease.js';
 import { registerObserve } from './commands/observe.js';
 import { registerOpen } from './commands/open.js';
@@ -30,6 +31,7 @@ export function buildProgram(version: string): Command {
   registerIngest(program);
   registerHook(program);
   registerInstall(program);
+  registerJournal(program);
   registerOpen(program);
   for (const command of program.commands) inheritExit(command);
   return program;

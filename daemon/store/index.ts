@@ -3,12 +3,14 @@ export {
   compactionPath,
   DEFAULT_MAX_RECORD_BYTES,
   Journal,
+  JOURNAL_FILE,
   JournalClosedError,
   JournalFailedError,
   type JournalOptions,
   type JournalStats,
 } from './journal.js';
 export type { TornTail } from './journal-format.js';
+export { repairJournal, type JournalRepair } from './journal-repair.js';
 export { openStateDir, readClientToken, resolveStateDir, TOKEN_FILE, type StateDir } from './state-dir.js';
 export { rotateToken } from './token-file.js';
 export { assertPrivate } from './private-path.js';

@@ -52,9 +52,10 @@ export type ScanResult =
   | { kind: 'corrupt'; line: number; offset: number; reason: string };
 
 /**
- * Reads every record. Only the last line may be bad: a crash can tear the write in flight, and
- * nothing else. A bad line with more data after it means the file was damaged some other way, so
- * it is reported rather than cut, because cutting would delete good records after it.
+ * Reads every record. Only an incomplete last line (no newline: the write in flight when the process
+ * died) is a torn tail. A complete line that fails its checksum or does not parse was written whole
+ * and damaged afterwards (bit rot, a bad edit) — wherever it is, even last, it is reported and never
+ * cut: cutting would silently drop a record that was acknowledged.
  */
 export function scanJournal(bytes: Uint8Array): ScanResult {
   const records: unknown[] = [];
@@ -66,12 +67,7 @@ export function scanJournal(bytes: Uint8Array): ScanResult {
       return { kind: 'ok', records, tornTail: { offset, bytes: bytes.length - offset } };
     }
     const decoded = decodeLine(bytes.subarray(offset, end));
-    if (!decoded.ok) {
-      if (end + 1 === bytes.length) {
-        return { kind: 'ok', records, tornTail: { offset, bytes: bytes.length - offset } };
-      }
-      return { kind: 'corrupt', line, offset, reason: decoded.reason };
-    }
+    if (!decoded.ok) return { kind: 'corrupt', line, offset, reason: decoded.reason };
     records.push(decoded.value);
     offset = end + 1;
     line += 1;

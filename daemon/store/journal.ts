@@ -7,6 +7,8 @@ import { isErrno } from './errno.js';
 import { encodeLine, scanJournal, type TornTail } from './journal-format.js';
 import { shellQuote } from '../../protocol/shell-quote.js';
 
+/** The journal's name in the state dir. */
+export const JOURNAL_FILE = 'journal.jsonl';
 export const DEFAULT_MAX_RECORD_BYTES = 256 * 1024;
 const FILE_MODE = 0o600;
 
@@ -94,7 +96,7 @@ export class Journal {
           'corrupt_record',
           `journal ${path} is corrupt at line ${scan.line} (byte offset ${scan.offset}): ${scan.reason}`,
           `inspect the line with: sed -n '${scan.line}p' ${shellQuote(path)} — nothing was deleted; ` +
-            'repair or remove that line, or move the file aside to start a new journal',
+            `\`handoff journal repair\` keeps the ${scan.line - 1} verifiable records before it and moves the rest to a file beside the journal`,
           { path, line: scan.line, offset: scan.offset },
         );
       }

@@ -11,11 +11,12 @@ import { readJournal } from './support/journal-read.js';
 import { Rng, seedFrom } from './support/rng.js';
 
 /*
- * Journal damage. A torn last record — the file cut at any byte of the last line — is truncated at
- * the record boundary and reported, and every record before it survives byte for byte. Damage
- * anywhere else (a flipped byte, a record whose checksum is right but whose JSON is not, a record
- * that is not a workspace record, an empty line) stops the daemon with 74, a message that names the
- * line and the command to inspect it, and the file exactly as it was: no data is silently dropped.
+ * Journal damage. A torn last record — the file cut at any byte of the last line, no newline — is
+ * truncated at the record boundary and reported, and every record before it survives byte for byte.
+ * Damage anywhere else, the last complete line included (a flipped byte, a record whose checksum is
+ * right but whose JSON is not, a record that is not a workspace record, an empty line) stops the
+ * daemon with 74, a message that names the line, the command to inspect it and the command that
+ * repairs it, and the file exactly as it was: no data is silently dropped.
  * (restart-and-lease.test.ts covers one torn tail and one damaged first line; this sweeps them.)
  */
 
@@ -110,8 +111,8 @@ describe('a torn last record', () => {
     }
   });
 
-  it('a torn tail of garbage, of zeros (a crashed block), and a complete last line with a bad checksum: the daemon starts, reports it and serves the state before it', async () => {
-    const tails = [Buffer.from('0badc0de {"kind":"workspace","ro'), Buffer.alloc(700), Buffer.concat([Buffer.from('00000000 '), lines.at(-1)?.subarray(9) ?? Buffer.alloc(0)])];
+  it('a torn tail of garbage and of zeros (a crashed block), without a newline: the daemon starts, reports it and serves the state before it', async () => {
+    const tails = [Buffer.from('0badc0de {"kind":"workspace","ro'), Buffer.alloc(700)];
     const before = pristine.subarray(0, offsetOf(lines.length - 1));
     for (const tail of tails) {
       restore(Buffer.concat([before, tail]));
@@ -143,6 +144,7 @@ describe('a damaged record before the last', () => {
     // How to look at it, and that nothing was deleted.
     expect(result.json.error?.hint, what).toMatch(new RegExp(`sed -n '${line}p'`));
     expect(result.json.error?.hint, what).toMatch(/nothing was deleted/);
+    expect(result.json.error?.hint, what).toMatch(/handoff journal repair/);
     expect(readFileSync(journalPath).equals(damaged), `${what}: the file changed`).toBe(true);
     expect(existsSync(join(stateDir, 'daemon.json')), `${what}: a daemon.json was left`).toBe(false);
   };
@@ -182,11 +184,31 @@ describe('a damaged record before the last', () => {
     restore();
   });
 
+  it('a complete last line with a bad checksum is damage, not tearing: 74, then `handoff journal repair` keeps what verifies and quarantines the rest', async () => {
+    const last = lines.length - 1;
+    const damagedLast = Buffer.concat([Buffer.from('00000000 '), lines.at(-1)?.subarray(9) ?? Buffer.alloc(0)]);
+    restore(Buffer.concat([pristine.subarray(0, offsetOf(last)), damagedLast]));
+    await expectStopped74('a complete last line with a bad checksum', last + 1);
+    const repaired = await cli(stateDir, ['journal', 'repair', '--json']);
+    expect(repaired.json).toMatchObject({ code: 'journal_repaired', data: { kept: last, damage: { line: last + 1 } } });
+    const quarantine = String((repaired.json.data as { quarantine: string }).quarantine);
+    expect(readFileSync(quarantine).equals(damagedLast)).toBe(true);
+    expect(readFileSync(journalPath).equals(pristine.subarray(0, offsetOf(last)))).toBe(true);
+    const daemon = await startDaemon(stateDir);
+    try {
+      // The state before the quarantined record (a 30 % reading that relaxed PREPARE to NORMAL).
+      expect((await cli(stateDir, ['status', '--json'], repo)).json.data).toMatchObject({ state: 'PREPARE', lease: { holder: null, last_token: 3 } });
+    } finally {
+      await daemon.stop();
+    }
+    restore();
+  });
+
   it('after the damage is repaired by hand, the daemon starts with every record', async () => {
     restore();
     const daemon = await startDaemon(stateDir);
     try {
-      expect(readJournal(journalPath).records).toHaveLength(lines.length);
+      expect(readJournal(journalPath).raw).toHaveLength(lines.length);
       // The last record (a 30 % reading) took PREPARE back to NORMAL.
       expect((await cli(stateDir, ['status', '--json'], repo)).json.data).toMatchObject({ state: 'NORMAL', lease: { last_token: 3 } });
     } finally {

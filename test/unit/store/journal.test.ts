@@ -2,7 +2,7 @@ import { appendFile, lstat, readFile, stat, symlink, writeFile } from 'node:fs/p
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compactionPath, Journal, JournalClosedError, type TornTail } from '../../../daemon/store/index.js';
+import { compactionPath, Journal, JournalClosedError, repairJournal, type TornTail } from '../../../daemon/store/index.js';
 import { handoffErrorOf, modeOf, tempDir } from './fixtures.js';
 
 async function journalWith(records: object[]): Promise<string> {
@@ -52,19 +52,16 @@ describe('Journal.open', () => {
     expect(torn).toHaveLength(1);
   });
 
-  it('treats a complete last line that fails its checksum as a torn tail', async () => {
+  it('refuses a complete last line that fails its checksum: damage after the write, not a torn write', async () => {
     const path = await journalWith([{ n: 1 }, { n: 2 }]);
     const bytes = await readFile(path);
-    const lastStart = bytes.indexOf('\n') + 1;
     bytes[bytes.length - 3] = '9'.charCodeAt(0); // {"n":2} → {"n":9}
     await writeFile(path, bytes);
-    const torn: TornTail[] = [];
-
-    const { journal, records } = await Journal.open(path, { onTornTail: (info) => torn.push(info) });
-    await journal.close();
-    expect(records).toEqual([{ n: 1 }]);
-    expect(torn).toEqual([{ offset: lastStart, bytes: bytes.length - lastStart }]);
-    expect((await stat(path)).size).toBe(lastStart);
+    const error = await handoffErrorOf(Journal.open(path));
+    expect(error.code).toBe('corrupt_record');
+    expect(error.message).toMatch(/line 2\b/);
+    expect(error.hint).toMatch(/handoff journal repair/);
+    expect((await readFile(path)).equals(bytes)).toBe(true);
   });
 
   it('refuses a corrupt record before the last line with its line and offset, and leaves the file byte-identical', async () => {
@@ -236,5 +233,29 @@ describe('Journal.compact', () => {
     const { journal: again, records } = await Journal.open(path);
     await again.close();
     expect(records).toEqual([{ n: 1 }, { n: 2 }]);
+  });
+});
+
+describe('repairJournal', () => {
+  it('keeps the records before the first damaged line and moves the rest, byte for byte, to a new file beside it', async () => {
+    const path = await journalWith([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    const bytes = await readFile(path);
+    const second = bytes.indexOf('\n') + 1;
+    bytes[second + 12] = '7'.charCodeAt(0); // {"n":2} → {"n":7}: line 2 damaged, line 3 intact after it
+    await writeFile(path, bytes);
+    const result = await repairJournal(path, new Date('2026-11-30T12:00:00Z'));
+    expect(result).toMatchObject({ kept: 1, damage: { line: 2 }, quarantinedBytes: bytes.length - second });
+    expect((await readFile(String(result.quarantine))).equals(bytes.subarray(second))).toBe(true);
+    expect(modeOf((await lstat(String(result.quarantine))).mode)).toBe(0o600);
+    const { journal, records } = await Journal.open(path);
+    await journal.close();
+    expect(records).toEqual([{ n: 1 }]);
+  });
+
+  it('a whole journal is left as it is', async () => {
+    const path = await journalWith([{ n: 1 }]);
+    const before = await readFile(path);
+    expect(await repairJournal(path, new Date())).toEqual({ kept: 1, quarantine: null, quarantinedBytes: 0, damage: null });
+    expect((await readFile(path)).equals(before)).toBe(true);
   });
 });
