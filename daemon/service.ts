@@ -100,10 +100,12 @@ export function createService(deps: ServiceDeps) {
       await deps.leaseSync.sync(workspace);
       const receiving = deps.takeover.receiving(workspace.root);
       const leaseSync = deps.leaseSync.statusOf(workspace.root);
+      // Read together: a change applied during the awaits below must not be reported as seen.
       const snapshot = workspace.snapshot();
+      const change = workspace.change;
       const quality = await capsuleQuality(workspace.root, (await readCapsule(workspace.root)).capsule, snapshot.context);
       const edits = editPolicy(stateOf(snapshot), leaseSync?.unverified_since ?? null, deps.guardWhenUnverified);
-      return success('status', { ...statusView(snapshot, clock.now()), change: workspace.change, edit_policy: edits, capsule_quality: quality, receiving, lease_sync: leaseSync, daemon: deps.info() });
+      return success('status', { ...statusView(snapshot, clock.now()), change, edit_policy: edits, capsule_quality: quality, receiving, lease_sync: leaseSync, daemon: deps.info() });
     },
 
     async lease(repo: string): Promise<Envelope> {

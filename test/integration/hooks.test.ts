@@ -15,8 +15,14 @@ afterAll(async () => {
 
 const hook = (name: string, input: string, ...args: string[]) => piped(['hook', name, '--state-dir', daemon.stateDir, ...args], input);
 const state = async (repo: string) => String((await cli(daemon.stateDir, ['status', '--json'], repo)).json.data?.['state']);
-/** EVACUATE that stays: the drain waits for the agent's `handoff drained` (up to the drain timeout). */
-const evacuate = (repo: string) => api(daemon, 'POST', '/v1/now', { repo, reason: 'test' });
+/**
+ * EVACUATE that stays: an agent session is at work (its status line reported), so the drain waits for
+ * its `handoff drained` (up to the drain timeout).
+ */
+const evacuate = async (repo: string) => {
+  await api(daemon, 'POST', '/v1/signals', { repo, source: 'claude-statusline', metric: 'context', used_percent: 30, executor: 'agent-at-work' });
+  return api(daemon, 'POST', '/v1/now', { repo, reason: 'test' });
+};
 /** A state dir no daemon ever served. */
 const nobody = () => join(tempDir('nobody'), 'state');
 
