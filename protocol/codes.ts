@@ -39,6 +39,10 @@ export const CODES = registry({
   verified: { code: 'verified', status: 200, exit: 0, summary: 'every takeover check passed (warnings listed); no lease was taken' },
   accepted: { code: 'accepted', status: 200, exit: 0, summary: 'verification passed and the lease was taken; data.token fences every later call' },
   return_started: { code: 'return_started', status: 200, exit: 0, summary: 'the return leg drain started on the holder side' },
+  cancelled: {
+    code: 'cancelled', status: 200, exit: 0,
+    summary: '`handoff cancel`: the stage, drain or offer was ended and recorded as abandoned (an out leg goes back to NORMAL, a return leg to TAKEOVER); refs already made are kept',
+  },
   cycles: { code: 'cycles', status: 200, exit: 0, summary: 'the cycles on record' },
   cycle: { code: 'cycle', status: 200, exit: 0, summary: 'one cycle with every manifest revision and its integrity check' },
   lease_shown: { code: 'lease_shown', status: 200, exit: 0, summary: 'the lease of a workspace' },

@@ -69,6 +69,8 @@ export type WorkspaceEvent =
   | (EventMeta & { type: 'RETURN_READY'; token: number; checkpoint: VerifiedCheckpoint })
   | (EventMeta & { type: 'RETURN_ACCEPTED'; executor: string; token: number | null })
   | (EventMeta & { type: 'CLOSE_ONE_WAY'; token: number })
+  /** `handoff cancel`: end a stage, an out leg (drain or offer) or a return leg's drain; needs no token (it only withdraws). */
+  | (EventMeta & { type: 'CANCEL'; reason: string | null })
   | (EventMeta & { type: 'LEASE_HEAD'; lease_head: string })
   | (EventMeta & { type: 'IMPORT_TAKEOVER'; cycle: Cycle; executor: string; token: number; receiver_root: string })
   | (EventMeta & { type: 'REMOTE_LEASE'; lease: RemoteLeaseRecord; lease_head: string; return_drain: DrainProgress | null });

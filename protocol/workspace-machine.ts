@@ -6,7 +6,7 @@ import { formatCycleId } from './cycle-id.js';
 import * as leaseRules from './lease-rules.js';
 import { assess, credibility, describeReading, readingKey, type PressurePolicy } from './pressure-policy.js';
 import { retainReadings } from './reading-retention.js';
-import { newDrain, REVISION_STEPS, type DrainProgress } from './drain-plan.js';
+import { DRAIN_STEPS, newDrain, REVISION_STEPS, type DrainProgress } from './drain-plan.js';
 import type { CapsuleState, PauseInfo, RemoteTracking, VerifiedCheckpoint, WorkspaceEvent, WorkspaceEventType } from './workspace-events.js';
 
 export const STATES = [
@@ -43,6 +43,11 @@ export interface Cycle {
   readonly remote: RemoteTracking | null;
   /** The return leg's drain, once the holder ran `handoff return`. */
   readonly return_drain: DrainProgress | null;
+  /**
+   * A return leg's drain that `handoff cancel` ended: the next `handoff return` continues its revisions,
+   * so the create-once package files and the `-return` ref it already wrote are never written over.
+   */
+  readonly abandoned_return?: DrainProgress | null;
 }
 
 /** What the last event did, for the caller: a registry code and whether anything changed. */
@@ -78,6 +83,11 @@ export interface WorkspaceContext {
    * NORMAL: readings that were already there when the operator asked are not news.
    */
   readonly prepare_requested_at?: string | null;
+  /**
+   * When an operator last ran `handoff cancel`: readings observed until then are not news, so the
+   * pressure that was already there cannot start the cancelled stage again by itself.
+   */
+  readonly cancelled_at?: string | null;
   readonly outcome: Outcome;
 }
 
@@ -109,7 +119,12 @@ function refused(code: Code, message: string, hint: string): Outcome {
   return { code, message, hint, data: null, changed: false };
 }
 
-const readingList = (context: WorkspaceContext): Reading[] => Object.values(context.readings);
+/** The readings automatic moves judge by: those observed after the last `handoff cancel` (all of them without one). */
+function readingList(context: WorkspaceContext): Reading[] {
+  const readings = Object.values(context.readings);
+  const since = context.cancelled_at ?? null;
+  return since === null ? readings : readings.filter((r) => Date.parse(r.observed_at) > Date.parse(since));
+}
 const assessNow = (context: WorkspaceContext) => assess(readingList(context), context.now, context.policy);
 
 function newCycle(context: WorkspaceContext, trigger: Trigger, noWait = false): Cycle {
@@ -127,6 +142,30 @@ function newCycle(context: WorkspaceContext, trigger: Trigger, noWait = false): 
   };
 }
 
+/**
+ * The return leg's drain: new, or — after a cancelled return — the next revision of the abandoned one,
+ * chained to its snapshot and manifests like a revision made because the work tree moved.
+ */
+function returnDrain(cycle: Cycle, noWait: boolean, at: string): DrainProgress {
+  const fresh = newDrain('return', noWait, at);
+  const old = cycle.abandoned_return ?? null;
+  if (old === null) return fresh;
+  const commit = old.steps.snapshot?.summary['commit'];
+  return { ...fresh, revision: old.revision + 1, revision_at: at, manifests: old.manifests, previous_commit: typeof commit === 'string' ? commit : old.previous_commit };
+}
+
+/** What `handoff cancel` keeps of an ended drain: the checkpoint ref it made, for the record. */
+function keptRef(drain: DrainProgress | null): string | null {
+  const ref = drain?.steps.snapshot?.summary['ref'];
+  return typeof ref === 'string' ? ref : null;
+}
+
+/** A drain whose lease offer went out through a git remote: cancelling here could not withdraw it there. */
+function offeredThroughRemote(drain: DrainProgress | null): boolean {
+  const head = drain?.steps.offer?.summary['lease_head'];
+  return typeof head === 'string' && head !== '';
+}
+
 /** The drain that is running: the return leg's once it started, else the out leg's. */
 export function activeDrain(cycle: Cycle): DrainProgress {
   return cycle.return_drain ?? cycle.drain;
@@ -137,6 +176,12 @@ function withDrain(context: WorkspaceContext, change: (drain: DrainProgress) => 
   const cycle = context.cycle;
   if (cycle === null) return null;
   return cycle.return_drain === null ? { ...cycle, drain: change(cycle.drain) } : { ...cycle, return_drain: change(cycle.return_drain) };
+}
+
+/** The first unfinished step of a drain (null when it waits for the agent or has finished). */
+function currentStep(drain: DrainProgress): string | null {
+  if (drain.waited === null) return null;
+  return DRAIN_STEPS.find((step) => drain.steps[step] === undefined) ?? null;
 }
 
 /** A manual PREPARE relaxes only on a credible reading observed after the operator asked for it. */
@@ -159,6 +204,13 @@ function refuse(state: WorkspaceState, types: readonly WorkspaceEventType[]) {
 
 const DRAIN_EVENTS = ['DRAIN_BLOCKED', 'DRAINED', 'DRAIN_WAITED', 'DRAIN_STEP_DONE', 'DRAIN_REVISION', 'DRAIN_RESUME', 'CHECKPOINT_VERIFIED'] as const;
 const HANDOFF_EVENTS = [...DRAIN_EVENTS, 'HANDOFF_ACCEPTED', 'RETURN_START', 'RETURN_READY', 'RETURN_ACCEPTED', 'CLOSE_ONE_WAY'] as const;
+
+const NOTHING_TO_CANCEL: Partial<Record<WorkspaceState, string>> = {
+  NORMAL: 'nothing to cancel: no stage or drain is under way',
+  TAKEOVER: 'nothing to cancel: no return leg is under way; the lease holder hands back with `handoff return`',
+  RETURN_HANDOFF_READY: 'nothing to cancel: the return is ready; the primary takes the work back with `handoff accept CYCLE --return --as NAME`',
+  CLOSED: 'nothing to cancel: the cycle is closed',
+};
 
 const HINT_BY_STATE: Record<WorkspaceState, string> = {
   NORMAL: 'nothing to hand off yet: `handoff now` starts an evacuation',
@@ -191,6 +243,8 @@ export const workspaceMachine = setup({
     remoteClosed: ({ event }) => event.type === 'REMOTE_LEASE' && event.lease.state === 'closed' && event.lease.holder !== null,
     remoteMoved: ({ context, event }) => event.type === 'REMOTE_LEASE' && event.lease.holder !== null && event.lease.holder.token !== context.lease.holder?.token,
     oneWay: ({ context }) => context.cycle?.profile === 'one-way',
+    // `handoff cancel` only withdraws what this daemon alone offered; a lease on offer through the remote is not.
+    offerTravels: ({ context }) => context.cycle !== null && (context.cycle.remote !== null || offeredThroughRemote(activeDrain(context.cycle))),
   },
   actions: {
     stamp: assign(({ event }) => ({ now: event.at, entropy: event.entropy })),
@@ -395,9 +449,18 @@ export const workspaceMachine = setup({
     }),
     startReturn: assign(({ context, event }) => {
       assertEvent(event, 'RETURN_START');
-      if (context.cycle === null) return {};
-      if (context.cycle.return_drain !== null) return { outcome: done('return_started', null, false) };
-      return { cycle: { ...context.cycle, return_drain: newDrain('return', !event.wait, iso(context.now)) }, blocked: null, outcome: done('return_started') };
+      const cycle = context.cycle;
+      const holder = context.lease.holder;
+      if (cycle === null || holder === null) return {};
+      // The return leg is fenced by the token of whoever holds the lease when it starts: after the
+      // lease changed hands, the new holder's `handoff return` takes the fence over (and the old token is stale).
+      const receiver = { executor: holder.executor, root: cycle.receiver?.root ?? null, token: event.token };
+      const refenced = cycle.receiver?.token !== event.token;
+      if (cycle.return_drain !== null) {
+        if (!refenced) return { outcome: done('return_started', null, false) };
+        return { cycle: { ...cycle, receiver }, outcome: done('return_started', { refenced: true }) };
+      }
+      return { cycle: { ...cycle, receiver, return_drain: returnDrain(cycle, !event.wait, iso(context.now)), abandoned_return: null }, blocked: null, outcome: done('return_started') };
     }),
     offerReturn: assign(({ context, event }) => {
       assertEvent(event, 'RETURN_READY');
@@ -416,6 +479,44 @@ export const workspaceMachine = setup({
       ),
     })),
     replyClosed: assign({ outcome: done('ok') }),
+    // `handoff cancel` of a stage or an out leg: back to NORMAL. The holder keeps the lease; an offer is withdrawn.
+    cancelCycle: assign(({ context, event }) => {
+      assertEvent(event, 'CANCEL');
+      const cycle = context.cycle;
+      const at = iso(context.now);
+      const record = cycle === null ? null : { cycle: cycle.id, leg: 'out', step: currentStep(cycle.drain), blocked: context.blocked, kept_ref: keptRef(cycle.drain) };
+      return {
+        cycle: null,
+        blocked: null,
+        cancelled_at: at,
+        lease: { ...context.lease, offered: false },
+        outcome: done('cancelled', { ...(record ?? { cycle: null, leg: null, step: null, blocked: null, kept_ref: null }), reason: event.reason, at, state: 'NORMAL' }),
+      };
+    }),
+    // `handoff cancel` of a return leg: back to TAKEOVER without it; the holder keeps the lease and may return again.
+    cancelReturn: assign(({ context, event }) => {
+      assertEvent(event, 'CANCEL');
+      const cycle = context.cycle;
+      if (cycle === null || cycle.return_drain === null) return {};
+      const at = iso(context.now);
+      const drain = cycle.return_drain;
+      return {
+        cycle: { ...cycle, return_drain: null, abandoned_return: drain },
+        blocked: null,
+        cancelled_at: at,
+        outcome: done('cancelled', { cycle: cycle.id, leg: 'return', step: currentStep(drain), blocked: context.blocked, kept_ref: keptRef(drain), reason: event.reason, at, state: 'TAKEOVER' }),
+      };
+    }),
+    replyNothingToCancel: assign((_args, params: { state: WorkspaceState }) => ({
+      outcome: refused('wrong_state', NOTHING_TO_CANCEL[params.state] ?? `nothing to cancel in ${params.state}`, HINT_BY_STATE[params.state]),
+    })),
+    replyOfferTravels: assign(({ context }) => ({
+      outcome: refused(
+        'wrong_state',
+        `the lease of cycle ${context.cycle?.id ?? ''} is on offer through the git remote: cancelling here would not withdraw it there`,
+        'a receiver takes it with `handoff accept`; to end it without one, accept it yourself and close or return it',
+      ),
+    })),
     replyAlreadyCurrent: assign({ outcome: done('ok', null, false) }),
     // The drain is an effect: `step()` hands it to the daemon, which runs it once the change is journaled.
     startDrain: () => undefined,
@@ -441,6 +542,7 @@ export const workspaceMachine = setup({
     capsule: null,
     prepare_since: null,
     prepare_requested_at: null,
+    cancelled_at: null,
     outcome: done('ok', null, false),
   }),
   // Events that mean the same in every state; states override where they move.
@@ -476,6 +578,7 @@ export const workspaceMachine = setup({
         ],
         PREPARE: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { target: 'PREPARE', actions: ['stamp', 'replyPrepareEntered'] }],
         NOW: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { target: 'EVACUATE', actions: ['stamp', 'startManualCycle'] }],
+        CANCEL: { actions: ['stamp', { type: 'replyNothingToCancel', params: { state: 'NORMAL' } }] },
       },
     },
     PREPARE: {
@@ -493,6 +596,8 @@ export const workspaceMachine = setup({
         ],
         PREPARE: { actions: ['stamp', 'replyAlreadyPrepare'] },
         NOW: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { target: 'EVACUATE', actions: ['stamp', 'startManualCycle'] }],
+        // A way out, so allowed while paused: it starts nothing and hands no authority to anyone.
+        CANCEL: { target: 'NORMAL', actions: ['stamp', 'cancelCycle'] },
       },
     },
     EVACUATE: {
@@ -506,6 +611,7 @@ export const workspaceMachine = setup({
         DRAIN_STEP_DONE: { actions: ['stamp', 'recordStep'] },
         DRAIN_REVISION: { actions: ['stamp', 'startRevision'] },
         DRAIN_RESUME: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { actions: ['stamp', 'clearBlocked'] }],
+        CANCEL: [{ guard: 'offerTravels', actions: ['stamp', 'replyOfferTravels'] }, { target: 'NORMAL', actions: ['stamp', 'cancelCycle'] }],
         CHECKPOINT_VERIFIED: [
           { guard: 'checkpointVerified', target: 'HANDOFF_READY', actions: ['stamp', 'offerLease'] },
           { actions: ['stamp', 'recordUnverified'] },
@@ -520,6 +626,8 @@ export const workspaceMachine = setup({
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { target: 'TAKEOVER', actions: ['stamp', 'grantAccepted'] },
         ],
+        // Withdraws the offer: no receiver took it yet, and one that tries now is refused.
+        CANCEL: [{ guard: 'offerTravels', actions: ['stamp', 'replyOfferTravels'] }, { target: 'NORMAL', actions: ['stamp', 'cancelCycle'] }],
         // Another machine took the lease through the remote: this source is frozen from now on.
         REMOTE_LEASE: [{ guard: 'remoteTaken', target: 'TAKEOVER', actions: ['stamp', 'applyRemoteTaken'] }, { actions: ['stamp', 'replyAlreadyCurrent'] }],
       },
@@ -545,6 +653,11 @@ export const workspaceMachine = setup({
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { actions: ['stamp', 'clearBlocked'] },
         ],
+        CANCEL: [
+          { guard: not('returning'), actions: ['stamp', { type: 'replyNothingToCancel', params: { state: 'TAKEOVER' } }] },
+          { guard: 'offerTravels', actions: ['stamp', 'replyOfferTravels'] },
+          { actions: ['stamp', 'cancelReturn'] },
+        ],
         REMOTE_LEASE: [
           { guard: 'remoteReturned', target: 'RETURN_HANDOFF_READY', actions: ['stamp', 'applyRemoteReturn'] },
           { guard: and(['remoteTaken', 'remoteMoved']), actions: ['stamp', 'applyRemoteTaken'] },
@@ -556,6 +669,7 @@ export const workspaceMachine = setup({
           { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
         ],
         CLOSE_ONE_WAY: [
+          { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { guard: not('holdsLease'), actions: ['stamp', 'replyStaleToken'] },
           { guard: 'oneWay', target: 'CLOSED', actions: ['stamp', 'replyClosed'] },
           { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
@@ -570,6 +684,7 @@ export const workspaceMachine = setup({
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { target: 'CLOSED', actions: ['stamp', 'grantAccepted'] },
         ],
+        CANCEL: { actions: ['stamp', { type: 'replyNothingToCancel', params: { state: 'RETURN_HANDOFF_READY' } }] },
         // The primary on another machine took the work back: this holder's part is over.
         REMOTE_LEASE: [{ guard: 'remoteClosed', target: 'CLOSED', actions: ['stamp', 'applyRemoteTaken'] }, { actions: ['stamp', 'replyAlreadyCurrent'] }],
       },
@@ -590,6 +705,7 @@ export const workspaceMachine = setup({
           { target: 'PREPARE', actions: ['stamp', 'clearCycle', 'replyPrepareEntered'] },
         ],
         NOW: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { target: 'EVACUATE', actions: ['stamp', 'startManualCycle'] }],
+        CANCEL: { actions: ['stamp', { type: 'replyNothingToCancel', params: { state: 'CLOSED' } }] },
       },
     },
   },

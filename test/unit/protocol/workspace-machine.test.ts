@@ -236,6 +236,131 @@ describe('the handoff path', () => {
     expect(h.state).toBe('CLOSED');
   });
 
+  const pause = { reason: 'stop', since: new Date(T0).toISOString(), path: '/repo/.session-handoff/PAUSE' };
+
+  it('a one-way close honours the kill switch like every other transition (finding 3)', () => {
+    const h = ready('one-way');
+    h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: null });
+    h.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency', receiver_root: '/clone', token: null });
+    h.send({ type: 'PAUSE_SET', scope: 'workspace', pause });
+    expect(h.send({ type: 'CLOSE_ONE_WAY', token: 2 }).code).toBe('paused_denied');
+    expect(h.state).toBe('TAKEOVER');
+    h.send({ type: 'PAUSE_SET', scope: 'workspace', pause: null });
+    expect(h.send({ type: 'CLOSE_ONE_WAY', token: 2 }).code).toBe('ok');
+    expect(h.state).toBe('CLOSED');
+  });
+
+  it('a return leg whose lease changed hands is started and completed by the current holder; old tokens stay stale (finding 1)', () => {
+    const h = ready();
+    h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: null });
+    h.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency', receiver_root: '/clone', token: null });
+    expect(h.send({ type: 'LEASE_RELEASE', token: 2 }).code).toBe('lease_released');
+    expect(h.send({ type: 'LEASE_ACQUIRE', executor: 'rescuer' }).data).toEqual({ token: 3 });
+    expect(h.send({ type: 'RETURN_START', token: 2, wait: false }).code).toBe('stale_token');
+    expect(h.send({ type: 'RETURN_START', token: 3, wait: false }).code).toBe('return_started');
+    expect(h.context.cycle?.receiver).toEqual({ executor: 'rescuer', root: '/clone', token: 3 });
+    // The drain runner fences RETURN_READY with the cycle's receiver token: the current holder's now.
+    expect(h.send({ type: 'RETURN_READY', token: 2, checkpoint: verified }).code).toBe('stale_token');
+    expect(h.send({ type: 'RETURN_READY', token: h.context.cycle?.receiver?.token ?? 0, checkpoint: verified }).code).toBe('ok');
+    expect(h.state).toBe('RETURN_HANDOFF_READY');
+  });
+
+  it('a lease that changes hands during the return drain: the new holder re-fences it with `handoff return`', () => {
+    const h = ready();
+    h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: null });
+    h.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency', receiver_root: '/clone', token: null });
+    h.send({ type: 'RETURN_START', token: 2, wait: false });
+    h.send({ type: 'LEASE_BREAK', reason: 'the receiver is gone' });
+    h.send({ type: 'LEASE_ACQUIRE', executor: 'rescuer' });
+    expect(h.send({ type: 'RETURN_READY', token: 2, checkpoint: verified }).code).toBe('stale_token');
+    const refence = h.send({ type: 'RETURN_START', token: 3, wait: false });
+    expect([refence.code, refence.changed]).toEqual(['return_started', true]);
+    expect(h.send({ type: 'RETURN_START', token: 3, wait: false }).changed).toBe(false);
+    expect(h.send({ type: 'RETURN_READY', token: 3, checkpoint: verified }).code).toBe('ok');
+  });
+
+  describe('handoff cancel', () => {
+    it('ends a blocked evacuation: NORMAL, the cycle recorded as abandoned, the holder keeps the lease (finding 8)', () => {
+      const h = ready();
+      h.send({ type: 'DRAIN_WAITED', why: 'no_wait' });
+      h.send({ type: 'DRAIN_STEP_DONE', step: 'inspect', record: { at: new Date(T0).toISOString(), sha256: null, summary: {} } });
+      h.send({ type: 'DRAIN_BLOCKED', reason: 'push rejected', step: 'publish' });
+      const id = h.context.cycle?.id;
+      h.send({ type: 'PAUSE_SET', scope: 'workspace', pause });
+      const outcome = h.send({ type: 'CANCEL', reason: 'the remote is gone for good' });
+      expect(outcome.code).toBe('cancelled');
+      expect(outcome.data).toMatchObject({ cycle: id, leg: 'out', step: 'validate', blocked: 'push rejected', reason: 'the remote is gone for good', state: 'NORMAL' });
+      expect(h.state).toBe('NORMAL');
+      expect(h.context.cycle).toBeNull();
+      expect(h.context.blocked).toBeNull();
+      expect(h.context.lease.holder).toMatchObject({ executor: 'primary', token: 1 });
+      expect(h.send({ type: 'CANCEL', reason: null }).code).toBe('wrong_state');
+    });
+
+    it('withdraws an offered lease: a later accept is refused', () => {
+      const h = ready();
+      h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: null });
+      expect(h.send({ type: 'CANCEL', reason: null }).code).toBe('cancelled');
+      expect(h.context.lease.offered).toBe(false);
+      expect(h.send({ type: 'HANDOFF_ACCEPTED', executor: 'late', receiver_root: '/clone', token: null }).code).toBe('wrong_state');
+    });
+
+    it('refuses to withdraw an offer that travels through the remote', () => {
+      const h = ready();
+      h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: { name: 'origin', lease_head: 'abc' } });
+      const outcome = h.send({ type: 'CANCEL', reason: null });
+      expect([outcome.code, outcome.changed]).toEqual(['wrong_state', false]);
+      expect(h.state).toBe('HANDOFF_READY');
+    });
+
+    it('pressure already there does not start the cancelled evacuation again; a newer reading does', () => {
+      const h = new Harness();
+      h.reading('five_hour', 95);
+      expect(h.state).toBe('EVACUATE');
+      h.advance(1);
+      h.send({ type: 'CANCEL', reason: null });
+      expect(h.state).toBe('NORMAL');
+      h.advance(1);
+      h.reading('context', 50);
+      expect(h.state).toBe('NORMAL');
+      h.reading('five_hour', 96);
+      expect(h.state).toBe('EVACUATE');
+    });
+
+    it('ends a manual PREPARE', () => {
+      const h = new Harness();
+      h.send({ type: 'PREPARE', reason: null });
+      expect(h.send({ type: 'CANCEL', reason: null }).code).toBe('cancelled');
+      expect(h.state).toBe('NORMAL');
+    });
+
+    it('ends a return leg: back to TAKEOVER, the holder keeps the lease, the next return continues the revisions', () => {
+      const h = ready();
+      h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: null });
+      h.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency', receiver_root: '/clone', token: null });
+      expect(h.send({ type: 'CANCEL', reason: null }).code).toBe('wrong_state');
+      h.send({ type: 'RETURN_START', token: 2, wait: false });
+      h.send({ type: 'DRAIN_WAITED', why: 'no_wait' });
+      h.send({ type: 'DRAIN_STEP_DONE', step: 'snapshot', record: { at: new Date(T0).toISOString(), sha256: null, summary: { ref: 'refs/heads/handoff/x-return', commit: 'c1' } } });
+      const outcome = h.send({ type: 'CANCEL', reason: null });
+      expect(outcome.data).toMatchObject({ leg: 'return', kept_ref: 'refs/heads/handoff/x-return', state: 'TAKEOVER' });
+      expect(h.state).toBe('TAKEOVER');
+      expect(h.context.cycle?.return_drain).toBeNull();
+      expect(h.context.lease.holder).toMatchObject({ executor: 'emergency', token: 2 });
+      h.send({ type: 'RETURN_START', token: 2, wait: false });
+      expect(h.context.cycle?.return_drain).toMatchObject({ revision: 2, previous_commit: 'c1' });
+    });
+
+    it('is refused where there is nothing to cancel', () => {
+      const h = ready();
+      h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: null });
+      h.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency', receiver_root: '/clone', token: null });
+      h.send({ type: 'RETURN_READY', token: 2, checkpoint: verified });
+      expect(h.send({ type: 'CANCEL', reason: null }).code).toBe('wrong_state');
+      expect(new Harness().send({ type: 'CANCEL', reason: null }).code).toBe('wrong_state');
+    });
+  });
+
   it('refuses events that make no sense in a state, changing nothing', () => {
     const h = new Harness();
     for (const type of ['CHECKPOINT_VERIFIED', 'HANDOFF_ACCEPTED', 'RETURN_ACCEPTED'] as const) {
