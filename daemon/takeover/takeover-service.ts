@@ -1,7 +1,9 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  checkpointRef,
   failure,
+  packagesRef,
   take,
   judgeTakeover,
   outcomeEnvelope,
@@ -28,7 +30,8 @@ import { cycleDir } from '../evacuation/package-writer.js';
 import { bringToReturned, observeReceiver, switchToCheckpoint } from './receiver.js';
 import { importedCycle } from './imported-cycle.js';
 import { materialize } from './materialize.js';
-import { cycleRevisions, readManifest, recordedCycles, type ManifestRecord } from './records.js';
+import { offeredCyclesOn } from './remote-offers.js';
+import { cycleRevisions, proveTravellingPackage, readManifest, recordedCycles, type ManifestRecord } from './records.js';
 
 export interface TakeoverDeps {
   readonly registry: WorkspaceRegistry;
@@ -147,9 +150,23 @@ export function createTakeoverService(deps: TakeoverDeps) {
     const remote = body.from;
     const remotes = (await runGit(['remote'], { cwd: receiverRoot })).stdout.split('\n').filter(Boolean);
     if (!remotes.includes(remote)) return refused(failure('usage_error', `'${remote}' is not a remote of ${receiverRoot}`, `one of: ${remotes.join(', ') || '(none)'}`));
-    if (body.cycle === undefined) return refused(failure('usage_error', '--from needs the cycle id', 'the source prints it; `git ls-remote REMOTE "refs/handoff/lease/*"` lists them'));
     if (body.return === true) return refused(failure('usage_error', 'the return leg is accepted in the source checkout', 'its daemon follows the lease on the remote; run `handoff accept CYCLE --return` there'));
     const timeoutMs = config.git_timeout_seconds * 1000;
+    const cycle = body.cycle ?? (await latestOffered(receiverRoot, remote, body.latest === true, timeoutMs));
+    if (typeof cycle !== 'string') return refused(cycle);
+    return remoteCycle({ ...body, cycle }, remote, receiverRoot, timeoutMs);
+  }
+
+  /** `--from REMOTE --latest`: the one cycle the remote offers, as `--latest` picks the one ready cycle here. */
+  async function latestOffered(receiverRoot: string, remote: string, latest: boolean, timeoutMs: number): Promise<string | Envelope> {
+    if (!latest) return failure('usage_error', '--from needs the cycle id, or --latest', 'the source prints it; `git ls-remote REMOTE "refs/handoff/lease/*"` lists them');
+    const ready = await offeredCyclesOn(receiverRoot, remote, timeoutMs);
+    if (ready.length === 1 && ready[0] !== undefined) return ready[0];
+    if (ready.length === 0) return failure('unknown_cycle', `'${remote}' offers no cycle`, 'wait for the source to publish its handoff (`handoff status` there), then retry');
+    return failure('ambiguous', `'${remote}' offers ${ready.length} cycles: ${ready.join(', ')}`, 'name the cycle: `handoff accept CYCLE --from REMOTE --as EXECUTOR`', { cycles: ready.map((id) => ({ cycle: id, workspace: null })) });
+  }
+
+  async function remoteCycle(body: VerifyBody & { cycle: string }, remote: string, receiverRoot: string, timeoutMs: number): Promise<Refused | Source> {
     const { head, record } = await readLease(receiverRoot, remote, body.cycle, timeoutMs);
     if (record === null || head === null) return refused(failure('unknown_cycle', `'${remote}' has no lease for cycle ${body.cycle}`, 'check the cycle id and that the source pushed its records'));
     if (record.state !== 'offered') {
@@ -158,6 +175,8 @@ export function createTakeoverService(deps: TakeoverDeps) {
     }
     const files = await readPackages(receiverRoot, remote, body.cycle, timeoutMs);
     if (files === null) return refused(failure('corrupt_record', `'${remote}' has a lease but no package for cycle ${body.cycle}`, 'inspect refs/handoff/packages on the remote'));
+    // Proven in memory first: a package that fails is refused before a byte of it is written or used.
+    proveTravellingPackage(files, { cycle: body.cycle, leg: 'out', manifest: record.manifest, remote, ref: packagesRef(body.cycle) });
     await materialize(receiverRoot, body.cycle, files);
     const manifestRecord = await readManifest(join(cycleDir(receiverRoot, body.cycle), record.manifest.path), record.manifest.sha256);
     return { kind: 'source', home: null, cycle: importedCycle(manifestRecord.manifest, record, remote, head), record: manifestRecord, frozenTree: null, lease: { record, head, remote } };
@@ -175,12 +194,26 @@ export function createTakeoverService(deps: TakeoverDeps) {
       manifest: source.record.manifest,
       frozenTree: source.frozenTree,
       timeoutMs: config.git_timeout_seconds * 1000,
+      fetchFrom: await fetchSources(source, receiverRoot, wantReturn),
       move: async (tree, clean) => {
         if (body.checkout !== true) return 'not_requested';
         return (wantReturn ? tree === source.frozenTree : clean) ? 'would_move' : 'refused_dirty';
       },
     });
     return { kind: 'judged' as const, source, receiver, judgement: judgeTakeover(source.record.manifest, receiver, clock.now(), config.takeover_max_age_hours) };
+  }
+
+  /**
+   * Where the receiver fetches the checkpoint: the remote it named with `--from`, else the source
+   * checkout on this machine and its own remotes; the ref is derived from the cycle, never read from the manifest.
+   */
+  async function fetchSources(source: Source, receiverRoot: string, wantReturn: boolean) {
+    const ref = checkpointRef(source.cycle.id, wantReturn ? 'return' : 'out');
+    if (source.lease !== null) return { sources: [source.lease.remote], ref };
+    const own = (await runGit(['remote'], { cwd: receiverRoot })).stdout.split('\n').filter(Boolean);
+    // The return leg's checkpoint was made in the holder's checkout; the out leg's in the source's.
+    const made = wantReturn ? source.cycle.receiver?.root : source.home?.root;
+    return { sources: [...(made == null ? [] : [made]), ...own], ref };
   }
 
   /** The `--checkout` move, once the lease is ours: a clean tree to the checkpoint, or a frozen one to the returned tree. */
