@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'daemon/generated/validators.js'] },
   js.configs.recommended,
   ...tseslint.configs.strict,
   { languageOptions: { globals: globals.node } },

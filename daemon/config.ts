@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HandoffError } from '../protocol/index.js';
 import { ConfigSchema, type Config } from '../schemas/index.js';
-import { createAjv, describeErrors } from './validation.js';
+import { precompiled } from './precompiled.js';
+import { describeErrors } from './validation.js';
 
 export const CONFIG_FILE = 'config.json';
 
@@ -28,8 +29,9 @@ export async function loadConfig(stateDir: string): Promise<Config> {
   return parseConfig(raw, path);
 }
 
+const validate = precompiled<Config>(ConfigSchema);
+
 export function parseConfig(raw: unknown, origin: string): Config {
-  const validate = createAjv().compile<Config>(ConfigSchema);
   if (!validate(raw)) {
     throw new HandoffError('invalid_config', `${origin}: ${describeErrors(validate.errors, 'config')}`, 'see docs/configuration.md for the keys and their ranges');
   }

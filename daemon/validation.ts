@@ -1,19 +1,30 @@
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 
-// ajv-formats ships CommonJS whose default export is the plugin itself.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+const require = createRequire(import.meta.url);
 
 /**
  * One ajv configuration for the config file and every HTTP body, so a schema means the same thing
  * wherever it is checked. Defaults are filled in; unknown keys are errors (schemas say so).
+ * The daemon never calls this: scripts/emit-validators.mjs compiles every schema with it at build time
+ * (daemon/precompiled.ts), and tests use it to check records. So ajv is loaded here, on first call, and
+ * not by every process that imports this module.
  */
 export function createAjv(options: Options = {}): Ajv {
+  const { Ajv } = require('ajv') as typeof import('ajv');
+  // ajv-formats ships CommonJS whose default export is the plugin itself.
+  const addFormats = require('ajv-formats') as (ajv: Ajv) => Ajv;
   const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: true, ...options });
   addFormats(ajv);
   // TypeBox stamps its own metadata keys on schemas; ajv in strict mode must know them.
   ajv.addKeyword('kind').addKeyword('modifier');
   return ajv;
+}
+
+/** What identifies a schema's validator: its JSON (TypeBox's symbol keys dropped), hashed. */
+export function schemaKey(schema: unknown): string {
+  return createHash('sha256').update(JSON.stringify(schema)).digest('hex');
 }
 
 /** `body.used_percent must be number or null` style: the field first, so a user sees what to fix. */

@@ -4,13 +4,14 @@ import { HandoffError, parseCapsuleMarkdown } from '../../protocol/index.js';
 import { CapsuleSchema, type Capsule } from '../../schemas/index.js';
 import { writeFileAtomic } from '../store/index.js';
 import { NotRegularFileError, readRegularFile } from '../store/regular-file.js';
-import { createAjv, describeErrors } from '../validation.js';
+import { precompiled } from '../precompiled.js';
+import { describeErrors } from '../validation.js';
 import { workspaceDir } from '../workspaces/workspace-dir.js';
 
 export const CAPSULE_FILE = 'capsule.json';
 export const capsulePath = (root: string): string => join(workspaceDir(root), CAPSULE_FILE);
 
-const validate = createAjv().compile<Capsule>(CapsuleSchema);
+const validate = precompiled<Capsule>(CapsuleSchema);
 
 /** A Markdown capsule (the manifest's headings) as the capsule's JSON shape, or `invalid_body`. */
 export function capsuleFromMarkdown(text: string): unknown {

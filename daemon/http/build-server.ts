@@ -5,7 +5,7 @@ import type { IngestService } from '../ingest/index.js';
 import type { Logger } from '../logger.js';
 import type { Service } from '../service.js';
 import type { TakeoverService } from '../takeover/index.js';
-import { createAjv } from '../validation.js';
+import { precompiled } from '../precompiled.js';
 import type { Dashboard } from './dashboard/index.js';
 import { answerClientError, registerErrorHandling } from './errors.js';
 import { createListeners, type Listeners } from './listeners.js';
@@ -74,9 +74,18 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     forceCloseConnections: true,
     // What node's parser refuses (broken framing, oversized headers) is answered with an Envelope too.
     clientErrorHandler: answerClientError,
+    // Route schemas are compiled at build time (scripts/emit-validators.mjs): fastify's own ajv and
+    // fast-json-stringify compilers are never built, and never loaded. No route declares a response
+    // schema, so asking for a serializer is a bug, said at start-up.
+    schemaController: {
+      compilersFactory: {
+        buildValidator: () => ({ schema }) => precompiled(schema),
+        buildSerializer: () => ({ url }) => {
+          throw new Error(`${url}: response schemas are not used; replies are serialized with JSON.stringify`);
+        },
+      },
+    },
   });
-  const ajv = createAjv({ coerceTypes: false });
-  app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
   // JSON only: fastify would otherwise hand a text/plain body to the schema as a string.
   app.removeContentTypeParser('text/plain');
   if (deps.onRoute !== undefined) app.addHook('onRoute', deps.onRoute);
