@@ -20,6 +20,7 @@ export * from './printable.js';
 export * from './markdown-quote.js';
 export * from './manifest-model.js';
 export * from './handoff-render.js';
+export * from './withheld.js';
 export * from './check.js';
 export * from './takeover-checks.js';
 export * from './remote-lease.js';

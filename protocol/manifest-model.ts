@@ -1,4 +1,4 @@
-import type { Capsule, Checkpoint, Manifest, RepositoryObservation, Validation } from '../schemas/index.js';
+import type { Capsule, Checkpoint, Manifest, RepositoryObservation, Validation, Withheld } from '../schemas/index.js';
 import type { CapsuleQuality } from './capsule-quality.js';
 import type { Cycle } from './workspace-machine.js';
 
@@ -24,6 +24,8 @@ export interface ManifestInputs {
   readonly repository: RepositoryObservation;
   readonly validations: readonly Validation[];
   readonly checkpoint: Checkpoint;
+  /** Files the secret scan kept off the snapshot (none when omitted). */
+  readonly withheld?: readonly Withheld[];
 }
 
 const EMPTY_CAPSULE: Manifest['capsule'] = {
@@ -75,6 +77,7 @@ export function buildManifest(inputs: ManifestInputs): Manifest {
     repository: inputs.repository,
     validations: [...inputs.validations],
     checkpoint: inputs.checkpoint,
+    withheld: (inputs.withheld ?? []).map(({ path, rule, reason }) => ({ path, rule, reason })),
     integrity: { artifacts: [] },
   };
 }

@@ -64,6 +64,17 @@ export const CheckpointSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** A file kept off the pushed snapshot because the secret scan found something in it; never the secret. */
+export const WithheldSchema = Type.Object(
+  {
+    path: Type.String({ minLength: 1, maxLength: 4096 }),
+    /** The scanner's rule id, e.g. `@secretlint/secretlint-rule-aws`. */
+    rule: Type.String({ minLength: 1, maxLength: 200 }),
+    reason: Type.String({ maxLength: 500 }),
+  },
+  { additionalProperties: false },
+);
+
 const NullableCapsuleFields = Type.Object(
   {
     ...CapsuleSchema.properties,
@@ -104,6 +115,8 @@ export const ManifestSchema = Type.Object(
     repository: RepositorySchema,
     validations: Type.Array(ValidationSchema),
     checkpoint: CheckpointSchema,
+    /** Files the secret scan kept off the snapshot (absent in packages made before the scan existed). */
+    withheld: Type.Optional(Type.Array(WithheldSchema, { maxItems: 10_000 })),
     integrity: Type.Object({ artifacts: Type.Array(Type.Object({ path: Type.String({ maxLength: 4096 }), sha256: Sha256Schema }, { additionalProperties: false })) }, { additionalProperties: false }),
   },
   { additionalProperties: false, $id: 'https://session-handoff.dev/schemas/manifest.schema.json' },
@@ -114,3 +127,4 @@ export type ManifestReading = Static<typeof ManifestReadingSchema>;
 export type RepositoryObservation = Static<typeof RepositorySchema>;
 export type Validation = Static<typeof ValidationSchema>;
 export type Checkpoint = Static<typeof CheckpointSchema>;
+export type Withheld = Static<typeof WithheldSchema>;

@@ -5,6 +5,7 @@ import { HandoffError } from '../../protocol/index.js';
 import { dataArg } from './data-arg.js';
 import { git, GitError, runGit } from './run-git.js';
 import { gitPath } from './repo-root.js';
+import { keepCommitted, withholdExcludes } from './withhold.js';
 
 const IDENTITY = { name: 'session-handoff', email: 'session-handoff@localhost' };
 
@@ -24,10 +25,10 @@ function refusedPaths(stderr: string): string[] {
  * `add` refuses them and exits 1) while entries outside the cone keep the index's version; a file
  * git refuses is left out (tracked ones keep the index's version) and named, never a failed drain.
  */
-async function addAll(root: string, env: Readonly<Record<string, string>>): Promise<string[]> {
+async function addAll(root: string, env: Readonly<Record<string, string>>, withhold: readonly string[]): Promise<string[]> {
   const refused: string[] = [];
   for (;;) {
-    const args = ['add', '-A', '--sparse', '--ignore-errors', '--', '.', ...refused.map((path) => `:(exclude,literal)${path}`)];
+    const args = ['add', '-A', '--sparse', '--ignore-errors', '--', '.', ...refused.map((path) => `:(exclude,literal)${path}`), ...withholdExcludes(withhold)];
     const result = await runGit(args, { cwd: root, env, timeoutMs: ADD_TIMEOUT_MS });
     if (result.code === 0 && !result.timedOut && result.startError === undefined) return refused;
     const found = result.timedOut || result.startError !== undefined ? [] : refusedPaths(result.stderr).filter((path) => !refused.includes(path));
@@ -46,7 +47,7 @@ export interface WorkTreeSnapshot {
  * The tree of the whole work tree (tracked and untracked, ignored excluded), built in a temporary
  * index: the user's index is only read (copied, so git reuses its stat cache), never written.
  */
-export async function workTreeSnapshot(root: string): Promise<WorkTreeSnapshot> {
+export async function workTreeSnapshot(root: string, withhold: readonly string[] = []): Promise<WorkTreeSnapshot> {
   const scratch = await mkdtemp(join(tmpdir(), 'handoff-index-'));
   try {
     const index = join(scratch, 'index');
@@ -62,15 +63,17 @@ export async function workTreeSnapshot(root: string): Promise<WorkTreeSnapshot> 
       await utimes(index, stats.atime, stats.mtime);
     }
     const env = { GIT_INDEX_FILE: index };
-    const refused = await addAll(root, env);
+    const refused = await addAll(root, env, withhold);
+    // Files holding a secret (daemon/evacuation/secret-scan.ts) stay as committed, or absent.
+    await keepCommitted(root, env, withhold);
     return { tree: await git(['write-tree'], { cwd: root, env, timeoutMs: 120_000 }), refused };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
 }
 
-export async function workTreeTree(root: string): Promise<string> {
-  return (await workTreeSnapshot(root)).tree;
+export async function workTreeTree(root: string, withhold: readonly string[] = []): Promise<string> {
+  return (await workTreeSnapshot(root, withhold)).tree;
 }
 
 export interface SnapshotRequest {
@@ -80,6 +83,8 @@ export interface SnapshotRequest {
   readonly createdAt: string;
   /** The commit the ref must hold now (a previous revision), or null when it must not exist yet. */
   readonly expectedOld: string | null;
+  /** Paths kept off the snapshot (a secret was found in them): committed content, or left out. */
+  readonly withhold?: readonly string[];
 }
 
 export interface SnapshotResult {
@@ -100,7 +105,7 @@ export async function currentRef(root: string, ref: string): Promise<string | nu
  * `update-ref` against the expected old value. HEAD, the index, branches and files stay untouched.
  */
 export async function snapshotWorkTree(root: string, request: SnapshotRequest): Promise<SnapshotResult> {
-  const { tree, refused } = await workTreeSnapshot(root);
+  const { tree, refused } = await workTreeSnapshot(root, request.withhold ?? []);
   const head = await currentRef(root, 'HEAD');
   const parent = request.expectedOld ?? head;
   const date = request.createdAt;

@@ -1,0 +1,36 @@
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ALLOW_SECRETS_FILE, HandoffError } from '../../protocol/index.js';
+
+const MAX_BYTES = 65_536;
+
+/**
+ * The allow list (protocol/withheld.ts): one literal path per line, `#` starts a comment line. The
+ * daemon reads it and never writes it.
+ */
+export async function readAllowList(root: string): Promise<ReadonlySet<string>> {
+  let handle;
+  try {
+    // A link here could make another file decide what is pushed: it is refused, not followed.
+    handle = await open(join(root, ALLOW_SECRETS_FILE), constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Set();
+    throw new HandoffError('drain_blocked', `${ALLOW_SECRETS_FILE} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); it must be a regular file`, `fix or remove ${ALLOW_SECRETS_FILE}, then run \`handoff resume\``);
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile() || stats.size > MAX_BYTES) {
+      throw new HandoffError('drain_blocked', `${ALLOW_SECRETS_FILE} must be a regular file under ${MAX_BYTES} bytes`, `fix or remove ${ALLOW_SECRETS_FILE}, then run \`handoff resume\``);
+    }
+    const text = await handle.readFile('utf8');
+    return new Set(
+      text
+        .split('\n')
+        .map((line) => line.replace(/\r$/, ''))
+        .filter((line) => line.trim() !== '' && !line.startsWith('#')),
+    );
+  } finally {
+    await handle.close();
+  }
+}
