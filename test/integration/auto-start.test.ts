@@ -117,6 +117,21 @@ describe('the daemon starts when a command needs it and none answers', () => {
     expect([status.json.code, status.json.data?.['workspace']]).toEqual(['status', repo]);
   });
 
+  it('the status line says the daemon is down at once and starts one in the background, at most once per interval', async () => {
+    const repo = twoClones().a;
+    const dir = stateDir();
+    const line = () => new Promise<string>((resolve) => {
+      const hook = execFile(process.execPath, [CLI, 'hook', 'claude-statusline', '--state-dir', dir], { cwd: repo, env: userEnv(), encoding: 'utf8' }, (_error, stdout) => resolve(stdout));
+      hook.stdin?.end(JSON.stringify({ session_id: 's-1', cwd: repo, model: { id: 'claude' } }));
+    });
+    expect(await line()).toBe('handoff: daemon down\n');
+    // The next refresh: still down (the daemon is starting), or already answered by it.
+    expect(await line()).toMatch(/^handoff(: daemon down| NORMAL)\n$/);
+    for (let i = 0; i < 400 && daemonsOf(dir).length === 0; i += 1) await sleep(50);
+    expect(daemonsOf(dir)).toHaveLength(1);
+    expect(readFileSync(join(dir, 'autostart.log'), 'utf8').match(/started by pid/g)).toHaveLength(1);
+  });
+
   it('a broken config is reported by the command itself, and nothing is started', async () => {
     const repo = twoClones().a;
     const dir = stateDir();
@@ -154,5 +169,6 @@ describe('a receiver in a fresh clone', () => {
     // Taken: the remote offers it no more, and `--latest` says so rather than guessing.
     const again = await run(stateDir(), ['accept', '--latest', '--from', 'origin', '--as', 'another'], clone);
     expect([again.code, again.json.code, again.json.error?.message]).toEqual([10, 'unknown_cycle', "'origin' offers no cycle"]);
-  });
+    // Three daemons start and a drain pushes to the remote: more than the default on a loaded machine.
+  }, 120_000);
 });

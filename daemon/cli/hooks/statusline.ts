@@ -15,7 +15,10 @@ async function chained(command: string, payload: string): Promise<string | null>
   return runChained(command, payload, CHAIN_DEADLINE_MS);
 }
 
-/** `handoff hook claude-statusline`: forward the payload, print one line, whatever happens. */
+/**
+ * `handoff hook claude-statusline`: forward the payload, print one line, whatever happens. A daemon
+ * that is down is started in the background (start-if-down.ts), never waited for.
+ */
 export async function statuslineHook(ctx: HookContext): Promise<void> {
   const payload = await readStdin(STDIN_TIMEOUT_MS);
   const [answer, theirs] = await Promise.all([
@@ -23,4 +26,6 @@ export async function statuslineHook(ctx: HookContext): Promise<void> {
     ctx.chain === null ? null : chained(ctx.chain, payload),
   ]);
   ctx.out(joinStatus(theirs, statusText(answer)));
+  // After the line is out: loaded only when the daemon is down, so the usual refresh pays nothing for it.
+  if (answer.kind === 'down') (await import('./start-if-down.js')).kickOffDaemon(ctx.stateDir, ctx.err);
 }
