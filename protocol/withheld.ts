@@ -12,7 +12,7 @@ export const ALLOW_SECRETS_FILE = '.session-handoff/allow-secrets';
 
 /** The exact command that includes one withheld file on purpose, from the next snapshot on. */
 export function includeSecretCommand(path: string): string {
-  return `printf '%s\\n' ${shellQuote(printable(path))} >> ${ALLOW_SECRETS_FILE}`;
+  return `mkdir -p .session-handoff && printf '%s\\n' ${shellQuote(printable(path))} >> ${ALLOW_SECRETS_FILE}`;
 }
 
 /**
@@ -29,7 +29,7 @@ export function withheldBlock(manifest: Manifest): string[] {
     '',
     ...withheld.map((file) => `- ${codeSpan(file.path, 500)}: ${codeSpan(file.rule, 200)}, ${codeSpan(file.reason, 500)}`),
     '',
-    `To include one on purpose, run this in the source repository; it applies from the next snapshot on (a new revision, the return leg or the next \`handoff now\`), until its line is removed from ${codeSpan(ALLOW_SECRETS_FILE)}:`,
+    `To include one on purpose, run its line at the root of the source repository; it applies from the next snapshot on (a new revision, the return leg or the next \`handoff now\`), until its line is removed from ${codeSpan(ALLOW_SECRETS_FILE)}:`,
     '',
     '```sh',
     ...withheld.map((file) => includeSecretCommand(file.path)),

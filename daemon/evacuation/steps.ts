@@ -12,7 +12,7 @@ import {
   type StepRecord,
   type WorkspaceContext,
 } from '../../protocol/index.js';
-import { ManifestSchema, type Capsule, type Checkpoint, type Manifest, type RepositoryObservation, type Validation } from '../../schemas/index.js';
+import { ManifestSchema, type Capsule, type Checkpoint, type Manifest, type RepositoryObservation, type Validation, type Withheld } from '../../schemas/index.js';
 import type { Config } from '../../schemas/index.js';
 import { readCapsule } from '../capsule/capsule-file.js';
 import { capsuleQuality } from '../capsule/quality.js';
@@ -23,6 +23,7 @@ import { sha256, writePackage } from './package-writer.js';
 import { publishLeaseOffer, publishPackage } from './remote-records.js';
 import type { StepStore } from './step-store.js';
 import { runValidation } from './validate.js';
+import { scanForSecrets, type SecretScanner } from './secret-scan.js';
 
 /** A step either finishes with a record for the journal or asks for a new revision (work tree moved). */
 export type StepOutcome = { readonly kind: 'done'; readonly record: StepRecord } | { readonly kind: 'revise'; readonly reason: string; readonly previousCommit: string };
@@ -31,6 +32,8 @@ export interface StepDeps {
   readonly config: Config;
   readonly clock: Clock;
   readonly store: StepStore;
+  /** The secret scanner; secretlint's recommended preset unless a test passes another. */
+  readonly scanner?: SecretScanner;
 }
 
 /** The agent kept editing after the snapshot this many times: stop chasing it and say so. */
@@ -93,6 +96,13 @@ export function verifiedCheckpoint(drain: DrainProgress) {
   return { mechanism: checkpoint.mechanism, ref: checkpoint.ref, commit: checkpoint.commit, verified: true };
 }
 
+/** What the snapshot step's secret scan withheld (none for a journal written before the scan existed). */
+async function withheldOf(store: StepStore, target: DrainTarget): Promise<readonly Withheld[]> {
+  const snapshot = need(target.drain.steps.snapshot, 'the snapshot');
+  if (snapshot.sha256 === null) return [];
+  return (await store.load<{ withheld: Withheld[] }>(target.cycle.id, name(target, 'secrets'), snapshot.sha256)).withheld;
+}
+
 /** Each drain step: effects here, decisions in protocol/, results back to the journal. */
 export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTarget) => Promise<StepOutcome>> {
   const { store, config } = deps;
@@ -114,15 +124,23 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
     async snapshot(target) {
       const { cycle, drain } = target;
       const ref = handoffRef(cycle, drain.leg);
+      // Before anything is written: a file holding a secret never reaches the snapshot (docs/security.md#secrets).
+      const scan = await scanForSecrets(target.work, { timeoutMs: config.secret_scan.timeout_ms, maxFileBytes: config.secret_scan.max_file_bytes, now: () => deps.clock.now(), ...(deps.scanner && { scanner: deps.scanner }) });
+      const scanSha = await store.save(cycle.id, name(target, 'secrets'), scan);
+      const withhold = scan.withheld.map((file) => file.path);
       const result = await snapshotWorkTree(target.work, {
         ref,
         message: `handoff ${cycle.id}: snapshot of the work tree (${drain.leg} leg, revision ${drain.revision})`,
         createdAt: need(drain.revision_at, 'the revision time'),
         expectedOld: drain.previous_commit,
+        withhold,
       });
       // Files git would not add (a failing required filter, an unreadable file) are named, not fatal.
       const refused: Record<string, number | string> = result.refused.length === 0 ? {} : { refused: result.refused.length, refused_paths: result.refused.join('\n').slice(0, 2000) };
-      return recordOf(deps, null, { ref: result.ref, commit: result.commit, tree: result.tree, parent: result.parent, ...refused });
+      // Binary and oversized files go in unscanned; they are named here so the journal says so.
+      const unscanned: Record<string, string> = scan.unscanned.length === 0 ? {} : { unscanned_paths: scan.unscanned.map((file) => `${file.path} (${file.why})`).join('\n').slice(0, 2000) };
+      const secrets = { withheld: scan.withheld.length, allowed_secrets: scan.allowed.length, scanned: scan.scanned, unscanned: scan.unscanned.length, ...unscanned };
+      return recordOf(deps, scanSha, { ref: result.ref, commit: result.commit, tree: result.tree, parent: result.parent, ...refused, ...secrets });
     },
 
     async publish(target) {
@@ -175,6 +193,7 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
         repository,
         validations,
         checkpoint: checkpointOf(drain),
+        withheld: await withheldOf(store, target),
       });
       const handoff = renderHandoff(manifest);
       const complete: Manifest = { ...manifest, integrity: { artifacts: [{ path: files.handoff, sha256: sha256(handoff) }] } };
@@ -191,7 +210,8 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
 
     async offer(target) {
       const snapshot = need(target.drain.steps.snapshot, 'the snapshot');
-      const tree = await workTreeTree(target.work);
+      // The snapshot left the withheld files out, so the comparison leaves them out too.
+      const tree = await workTreeTree(target.work, (await withheldOf(store, target)).map((file) => file.path));
       if (tree === snapshot.summary['tree']) {
         const remote = travellingRemote(target.drain);
         if (remote === null) return recordOf(deps, null, { tree, remote: null, lease_head: null });

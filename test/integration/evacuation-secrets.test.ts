@@ -1,10 +1,12 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Manifest } from '../../schemas/index.js';
 import { cli, startDaemon } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
-import { busyRepo } from '../support/scenario.js';
+import { busyRepo, userState } from '../support/scenario.js';
+import { plantedSecrets, type PlantedSecrets } from '../support/secrets.js';
 
 const URL_TOKEN = 'ghp_PLANTEDurlTOKEN0123456789';
 const ENV_TOKEN = 'planted-env-secret-9876543210';
@@ -64,5 +66,119 @@ describe('no secret is ever written', () => {
     }
     // config.json is the operator's own file holding the command; everything the daemon wrote is checked.
     expect(leaks([stateDir, ...packages]).filter((file) => !file.endsWith('/config.json'))).toEqual([]);
+  });
+});
+
+/** Every object of a repository, raw: what a clone of it could ever read. */
+const allObjects = (repo: string): string => execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], { cwd: repo, encoding: 'latin1', maxBuffer: 256 * 1024 * 1024 });
+
+const pieces = (secrets: PlantedSecrets): string[] => [secrets.awsSecret, secrets.githubToken, secrets.keyBody.slice(20, 80)];
+
+/** The busy repository with a `.env`, a private key, a tracked config that gained a token and an ignored secret. */
+function repoWithSecrets(secrets: PlantedSecrets) {
+  const repo = busyRepo();
+  const { root } = repo;
+  writeFileSync(join(root, 'config.ts'), 'export const api = "https://api.example.invalid";\n');
+  git(root, 'add', 'config.ts');
+  git(root, 'commit', '-q', '-m', 'config', '--', 'config.ts');
+  writeFileSync(join(root, 'config.ts'), `export const api = "https://api.example.invalid";\nexport const token = "${secrets.githubToken}";\n`);
+  writeFileSync(join(root, '.env'), secrets.env);
+  writeFileSync(join(root, 'id_ed25519'), secrets.privateKey);
+  // build/ is ignored: never scanned, never pushed.
+  writeFileSync(join(root, 'build', 'deploy.env'), secrets.env);
+  return repo;
+}
+
+const readPackage = (root: string, cycle: string) => ({
+  manifest: JSON.parse(readFileSync(join(root, '.session-handoff', cycle, 'manifest.json'), 'utf8')) as Manifest,
+  handoff: readFileSync(join(root, '.session-handoff', cycle, 'HANDOFF.md'), 'utf8'),
+});
+
+describe('secrets never leave silently', () => {
+  it('withholds a .env, a private key and a token added to a tracked file; lists them with the include command; the user keeps everything', async () => {
+    const daemon = await startDaemon();
+    try {
+      const secrets = plantedSecrets();
+      const { root, remote } = repoWithSecrets(secrets);
+      const head = git(root, 'rev-parse', 'HEAD');
+      const before = userState(root);
+      const now = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], root);
+      expect(now.json.code).toBe('handoff_ready');
+      const cycle = (now.json.data?.['cycle'] as { id: string }).id;
+      expect(userState(root)).toEqual(before);
+
+      const remoteObjects = allObjects(remote);
+      const localObjects = allObjects(root);
+      for (const secret of pieces(secrets)) {
+        expect(remoteObjects).not.toContain(secret);
+        // Withheld files are not even hashed into the user's object store.
+        expect(localObjects).not.toContain(secret);
+      }
+      const commit = git(remote, 'rev-parse', `refs/heads/handoff/${cycle}`);
+      const names = git(remote, 'ls-tree', '-r', '--name-only', commit).split('\n');
+      expect(names).not.toContain('.env');
+      expect(names).not.toContain('id_ed25519');
+      expect(names).not.toContain('build/deploy.env');
+      // The tracked file is at its committed content; the rest of the work tree travelled (no false positive).
+      expect(git(remote, 'rev-parse', `${commit}:config.ts`)).toBe(git(root, 'rev-parse', `${head}:config.ts`));
+      expect(git(remote, 'show', `${commit}:notes.md`)).toBe('untracked notes');
+      expect(git(remote, 'show', `${commit}:src/app.ts`)).toBe('export const a = 3;');
+
+      const { manifest, handoff } = readPackage(root, cycle);
+      expect(manifest.withheld?.map(({ path, rule }) => ({ path, rule }))).toEqual([
+        { path: '.env', rule: '@secretlint/secretlint-rule-aws' },
+        { path: 'config.ts', rule: '@secretlint/secretlint-rule-github' },
+        { path: 'id_ed25519', rule: '@secretlint/secretlint-rule-privatekey' },
+      ]);
+      const headings = handoff.split('\n').filter((line) => line.startsWith('## '));
+      expect(headings.slice(0, 2)).toEqual(['## Withheld: files that hold a secret', '## Next action']);
+      for (const path of ['.env', 'config.ts', 'id_ed25519']) expect(handoff).toContain(`mkdir -p .session-handoff && printf '%s\\n' '${path}' >> .session-handoff/allow-secrets`);
+      for (const secret of pieces(secrets)) expect(handoff + JSON.stringify(manifest)).not.toContain(secret);
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('the include command from HANDOFF.md makes the next snapshot carry that file on purpose, and only that one', async () => {
+    const daemon = await startDaemon();
+    try {
+      const secrets = plantedSecrets();
+      const first = repoWithSecrets(secrets);
+      const firstNow = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], first.root);
+      const { handoff } = readPackage(first.root, (firstNow.json.data?.['cycle'] as { id: string }).id);
+      const include = handoff.split('\n').find((line) => line.startsWith('mkdir -p .session-handoff && printf') && line.includes("'config.ts'"));
+      expect(include).toBeDefined();
+
+      const { root, remote } = repoWithSecrets(secrets);
+      execFileSync('sh', ['-c', include ?? 'false'], { cwd: root });
+      const now = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], root);
+      expect(now.json.code).toBe('handoff_ready');
+      const cycle = (now.json.data?.['cycle'] as { id: string }).id;
+      const commit = git(remote, 'rev-parse', `refs/heads/handoff/${cycle}`);
+      expect(git(remote, 'show', `${commit}:config.ts`)).toContain(secrets.githubToken);
+      expect(readPackage(root, cycle).manifest.withheld?.map((file) => file.path)).toEqual(['.env', 'id_ed25519']);
+      expect(allObjects(remote)).not.toContain(secrets.awsSecret);
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('a scan past its budget blocks the drain on the snapshot step with a clear reason; nothing is pushed', async () => {
+    const stateDir = tempDir('state');
+    chmodSync(stateDir, 0o700);
+    writeFileSync(join(stateDir, 'config.json'), JSON.stringify({ secret_scan: { timeout_ms: 1 } }));
+    const daemon = await startDaemon(stateDir);
+    try {
+      const secrets = plantedSecrets();
+      const { root, remote } = repoWithSecrets(secrets);
+      const now = await cli(stateDir, ['now', '--no-wait', '--json'], root);
+      expect(now.json.code).toBe('drain_blocked');
+      const status = await cli(stateDir, ['status', '--json'], root);
+      expect(status.json.data?.['blocked']).toMatch(/the secret scan did not finish within 1 ms .*so nothing was pushed/);
+      expect(git(remote, 'for-each-ref', 'refs/heads/handoff/', 'refs/handoff/')).toBe('');
+      expect(allObjects(remote)).not.toContain(secrets.githubToken);
+    } finally {
+      await daemon.stop();
+    }
   });
 });
