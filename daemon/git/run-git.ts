@@ -100,6 +100,9 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
           child = candidate;
           candidate.once('error', (error: NodeJS.ErrnoException) => (startError ??= spawnFailure(error.code)));
           if (options.input === undefined) candidate.stdin?.end();
+          // simple-git waits 50 ms more after a git that printed nothing (most plumbing); an empty
+          // chunk when the pipes have closed tells it the output is complete.
+          candidate.once('close', () => stdout.emit('data', Buffer.alloc(0)));
         }
       });
   } catch (error) {
