@@ -44,8 +44,11 @@ export interface SecretScan {
   readonly withheld: readonly Withheld[];
   /** Files with a finding that `.session-handoff/allow-secrets` names: pushed on purpose. */
   readonly allowed: readonly string[];
-  /** Files the snapshot takes unscanned: binary (a NUL in the first 8000 bytes, git's own test) or too large. */
-  readonly unscanned: readonly { readonly path: string; readonly why: 'binary' | 'too_large' }[];
+  /**
+   * Files not scanned: binary (a NUL in the first 8000 bytes, git's own test) or too large, which the
+   * snapshot takes as they are; unreadable, which git cannot add either (it names them as refused).
+   */
+  readonly unscanned: readonly { readonly path: string; readonly why: Unscanned }[];
   readonly scanned: number;
 }
 
@@ -69,7 +72,8 @@ export async function changedPaths(root: string): Promise<string[]> {
   return [...new Set([...split(tracked), ...split(untracked)])].sort();
 }
 
-type Read = { kind: 'text'; content: string } | { kind: 'skip' } | { kind: 'unscanned'; why: 'binary' | 'too_large' };
+type Unscanned = 'binary' | 'too_large' | 'unreadable';
+type Read = { kind: 'text'; content: string } | { kind: 'skip' } | { kind: 'unscanned'; why: Unscanned };
 
 /** A regular file's text, read without following a link; links and directories go in as what they are. */
 async function readCandidate(root: string, path: string, maxBytes: number): Promise<Read> {
@@ -81,8 +85,16 @@ async function readCandidate(root: string, path: string, maxBytes: number): Prom
   });
   if (stats === null || !stats.isFile()) return { kind: 'skip' };
   if (stats.size > maxBytes) return { kind: 'unscanned', why: 'too_large' };
-  const handle = await open(full, constants.O_RDONLY | constants.O_NOFOLLOW);
+  // No link followed, and a FIFO swapped in after the lstat cannot make the open wait for a writer.
+  const handle = await open(full, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EACCES' || error.code === 'EPERM') return null;
+    throw error;
+  });
+  if (handle === null) return { kind: 'unscanned', why: 'unreadable' };
   try {
+    const opened = await handle.stat();
+    if (!opened.isFile()) return { kind: 'skip' };
+    if (opened.size > maxBytes) return { kind: 'unscanned', why: 'too_large' };
     const bytes = await handle.readFile();
     if (bytes.subarray(0, BINARY_PROBE_BYTES).includes(0)) return { kind: 'unscanned', why: 'binary' };
     return { kind: 'text', content: bytes.toString('utf8') };
@@ -108,7 +120,7 @@ export async function scanForSecrets(root: string, options: SecretScanOptions): 
   const allowList = await readAllowList(root);
   const withheld: Withheld[] = [];
   const allowed: string[] = [];
-  const unscanned: { path: string; why: 'binary' | 'too_large' }[] = [];
+  const unscanned: { path: string; why: Unscanned }[] = [];
   let scanned = 0;
   for (const path of paths) {
     if (options.now() > deadline) {

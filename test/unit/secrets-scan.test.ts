@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanForSecrets } from '../../daemon/evacuation/secret-scan.js';
@@ -52,6 +52,15 @@ describe('the secret scan before a snapshot', () => {
     expect(scan.scanned).toBe(4);
     const text = JSON.stringify(scan);
     for (const secret of [secrets.awsSecret, secrets.githubToken, secrets.keyBody.slice(20, 80)]) expect(text).not.toContain(secret);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('an unreadable file is named unscanned, not a blocked drain (git cannot add it either)', async () => {
+    const { root } = repoWithSecrets();
+    writeFileSync(join(root, 'locked.txt'), 'private\n');
+    chmodSync(join(root, 'locked.txt'), 0o000);
+    const scan = await scanForSecrets(root, options);
+    expect(scan.unscanned).toContainEqual({ path: 'locked.txt', why: 'unreadable' });
+    expect(scan.withheld).toHaveLength(3);
   });
 
   it('a file on the allow list is pushed on purpose, the others stay withheld', async () => {
