@@ -25,6 +25,7 @@ import type {
 } from '../schemas/index.js';
 import { capsuleFromMarkdown, parseCapsule, readCapsule, writeCapsule } from './capsule/capsule-file.js';
 import { capsuleQuality } from './capsule/quality.js';
+import { writeAbandoned, type AbandonedRecord } from './evacuation/abandoned-record.js';
 import type { TailStatus } from '../adapters/telemetry/codex-tail.js';
 import type { Clock } from './clock.js';
 import type { DrainRunner } from './evacuation/index.js';
@@ -141,6 +142,25 @@ export function createService(deps: ServiceDeps) {
       const envelope = await send(home, { type: 'DRAIN_RESUME' });
       if (!envelope.error) deps.drain.start(home);
       return envelope;
+    },
+
+    /**
+     * Ends a stage, an out leg or a return leg's drain (where the checkout's drain lives, as for resume).
+     * The journal's CANCEL record is what makes it durable; the abandoned record beside the cycle is for
+     * people and `handoff list/show`, and a failure to write it is said, not fatal.
+     */
+    async cancel(body: StageBody): Promise<Envelope> {
+      const home = await drainHome(body.repo);
+      const { outcome, snapshot } = await registry.dispatch(home, { type: 'CANCEL', reason: body.reason ?? null });
+      const envelope = outcomeEnvelope(outcome, snapshot);
+      const data = outcome.data as (AbandonedRecord & { cycle: string | null }) | null;
+      if (outcome.code !== 'cancelled' || !outcome.changed || data === null || data.cycle === null) return envelope;
+      const record: AbandonedRecord = { cycle: data.cycle, leg: data.leg, at: data.at, reason: data.reason, step: data.step, blocked: data.blocked, kept_ref: data.kept_ref };
+      const written = await writeAbandoned(home, record).then(
+        (path) => ({ record: path }),
+        (error: unknown) => ({ note: `the abandoned record could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the journal has it` }),
+      );
+      return { ...envelope, data: { ...(envelope.data ?? {}), ...written } };
     },
 
     async check(repo: string): Promise<Envelope> {

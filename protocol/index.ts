@@ -12,6 +12,7 @@ export * from './workspace-delta.js';
 export * from './reading-retention.js';
 export const PROTOCOL_VERSION = 1;
 export * from './status-view.js';
+export * from './ways-out.js';
 export * from './outcome-envelope.js';
 export * from './drain-plan.js';
 export * from './redact.js';

@@ -1,6 +1,7 @@
 import type { Reading } from '../schemas/telemetry.schema.js';
 import { assess, countsForPressure, credibility, uncountedFamilyMessage } from './pressure-policy.js';
 import type { PauseInfo } from './workspace-events.js';
+import { nextSteps, situationOf, type NextStep, type Situation } from './ways-out.js';
 import type { WorkspaceState } from './workspace-machine.js';
 import { stateOf, type WorkspaceSnapshot } from './workspace-step.js';
 
@@ -24,6 +25,10 @@ export interface StatusView {
   readonly cycle: WorkspaceSnapshot['context']['cycle'];
   readonly lease: WorkspaceSnapshot['context']['lease'];
   readonly capsule: WorkspaceSnapshot['context']['capsule'];
+  /** Where the workspace stands, as docs/concepts.md's "Ways out" table names it. */
+  readonly situation: Situation;
+  /** The ways on, the recommended one first: what `handoff status` prints under "next". */
+  readonly next: readonly NextStep[];
 }
 
 /** The status of one workspace as seen at `nowMs`: readings are re-judged, since time makes them stale. */
@@ -48,6 +53,7 @@ export function statusView(snapshot: WorkspaceSnapshot, nowMs: number): StatusVi
   const { paused } = context;
   const pause = paused.workspace !== null ? { ...paused.workspace, scope: 'workspace' as const } : paused.global !== null ? { ...paused.global, scope: 'global' as const } : null;
   const { prepare_percent, evacuate_percent, hysteresis_percent } = context.policy;
+  const ways = { state: stateOf(snapshot), paused: pause, blocked: context.blocked, cycle: context.cycle, lease: context.lease, pressure: worst };
   return {
     workspace: context.root,
     state: stateOf(snapshot),
@@ -61,5 +67,7 @@ export function statusView(snapshot: WorkspaceSnapshot, nowMs: number): StatusVi
     cycle: context.cycle,
     lease: context.lease,
     capsule: context.capsule,
+    situation: situationOf(ways),
+    next: nextSteps(ways),
   };
 }

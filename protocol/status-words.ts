@@ -158,32 +158,13 @@ function headlineOf(view: StatusView, report: DrainReport | null): string {
   }
 }
 
-function nextOf(view: StatusView, report: DrainReport | null): string {
-  const cycle = view.cycle?.id ?? 'CYCLE';
-  if (view.paused !== null) return `run \`handoff unpause${view.paused.scope === 'global' ? ' --global' : ''}\` when it is safe to go on`;
-  if (view.blocked !== null) return 'fix the cause named above, then run `handoff resume`';
-  switch (view.state) {
-    case 'NORMAL':
-      return view.pressure === null
-        ? 'nothing to do; connect an agent (`handoff install claude`) so real numbers arrive, or `handoff now` evacuates by hand'
-        : 'nothing to do; `handoff now` evacuates by hand';
-    case 'PREPARE':
-      return 'keep working; refresh the capsule (objective, decisions, the one next action) with `handoff capsule set`';
-    case 'EVACUATE':
-      return report?.waiting === true ? 'the agent finishes only its current atomic step, then runs `handoff drained`' : 'wait: the daemon is checkpointing; nothing of yours is touched';
-    case 'HANDOFF_READY':
-      return `a receiver verifies and takes over: \`handoff accept ${cycle} --as NAME\` in a clone of this repository`;
-    case 'TAKEOVER':
-      return report !== null ? 'wait: the return leg is checkpointing' : `the lease holder works, then hands back with \`handoff return\``;
-    case 'RETURN_HANDOFF_READY':
-      return `the primary takes the work back: \`handoff accept ${cycle} --return --as NAME\``;
-    case 'CLOSED':
-      return 'review the returned work; the next reading or `handoff now` starts a new cycle';
-  }
+/** The first way on (docs/concepts.md, "Ways out"), in words: the data is `view.next`. */
+function nextOf(view: StatusView): string {
+  return view.next[0]?.why ?? 'nothing to do';
 }
 
 export function plainStatus(view: StatusView, nowMs: number): PlainStatus {
   const drain = activeDrainOf(view);
   const report = drain !== null && isDraining(view) ? drainReport(drain, view.blocked !== null, nowMs) : null;
-  return { headline: headlineOf(view, report), blocked: blockedWords(view, report), next: nextOf(view, report), drain: report };
+  return { headline: headlineOf(view, report), blocked: blockedWords(view, report), next: nextOf(view), drain: report };
 }

@@ -166,6 +166,11 @@ function offeredThroughRemote(drain: DrainProgress | null): boolean {
   return typeof head === 'string' && head !== '';
 }
 
+/** The lease of this cycle is (or is being) offered through a git remote: only that chain can withdraw it. */
+export function offerTravels(cycle: Cycle): boolean {
+  return cycle.remote !== null || offeredThroughRemote(activeDrain(cycle));
+}
+
 /** The drain that is running: the return leg's once it started, else the out leg's. */
 export function activeDrain(cycle: Cycle): DrainProgress {
   return cycle.return_drain ?? cycle.drain;
@@ -244,7 +249,7 @@ export const workspaceMachine = setup({
     remoteMoved: ({ context, event }) => event.type === 'REMOTE_LEASE' && event.lease.holder !== null && event.lease.holder.token !== context.lease.holder?.token,
     oneWay: ({ context }) => context.cycle?.profile === 'one-way',
     // `handoff cancel` only withdraws what this daemon alone offered; a lease on offer through the remote is not.
-    offerTravels: ({ context }) => context.cycle !== null && (context.cycle.remote !== null || offeredThroughRemote(activeDrain(context.cycle))),
+    offerTravels: ({ context }) => context.cycle !== null && offerTravels(context.cycle),
   },
   actions: {
     stamp: assign(({ event }) => ({ now: event.at, entropy: event.entropy })),

@@ -141,6 +141,10 @@ export function renderStatus(raw: StatusView, options: RenderOptions = { color: 
     lines.push(`codex     tail ${tail.state}${why}`);
   }
   lines.push(`next      ${c.bold(words.next)}`);
+  // The other ways on (docs/concepts.md, "Ways out"); each says where to run it when it is another checkout.
+  const [first, ...others] = view.next;
+  if (first?.repo != null) lines.push(`          (in ${first.repo})`);
+  for (const other of others) lines.push(`          ${other.why}${other.repo === null ? '' : ` (in ${other.repo})`}`);
   return lines.join('\n');
 }
 

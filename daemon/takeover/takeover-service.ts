@@ -27,6 +27,7 @@ import type { Workspace } from '../workspaces/workspace.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
 import { workspaceDir } from '../workspaces/workspace-dir.js';
 import { cycleDir } from '../evacuation/package-writer.js';
+import { readAbandoned } from '../evacuation/abandoned-record.js';
 import { bringToReturned, observeReceiver, switchToCheckpoint } from './receiver.js';
 import { importedCycle } from './imported-cycle.js';
 import { materialize } from './materialize.js';
@@ -370,7 +371,8 @@ export function createTakeoverService(deps: TakeoverDeps) {
         for (const id of all ? ids : ids.slice(-LIST_LATEST)) {
           const revisions = await cycleRevisions(root, id);
           const current = snapshot?.context.cycle?.id === id ? stateOf(snapshot) : null;
-          cycles.push({ cycle: id, workspace: root, state: current, revisions: revisions.length, integrity: revisions.every((r) => r.integrity === 'ok') ? 'ok' : 'failed' });
+          const abandoned = await readAbandoned(root, id);
+          cycles.push({ cycle: id, workspace: root, state: current, revisions: revisions.length, integrity: revisions.every((r) => r.integrity === 'ok') ? 'ok' : 'failed', abandoned: abandoned.length > 0 });
         }
       }
       return success('cycles', { cycles, total, ...(cycles.length < total ? { note: `the latest ${LIST_LATEST} of each workspace: ${total} cycles on record (\`handoff list --all\`)` } : {}) });
@@ -387,6 +389,8 @@ export function createTakeoverService(deps: TakeoverDeps) {
           workspace: workspace.root,
           state: isCurrent ? stateOf(snapshot) : null,
           revisions: await cycleRevisions(workspace.root, cycle),
+          // `handoff cancel` records: the out leg's, and each return leg ended.
+          abandoned: await readAbandoned(workspace.root, cycle),
           status: isCurrent ? statusView(snapshot, clock.now()) : null,
         });
       }

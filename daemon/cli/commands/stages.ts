@@ -27,6 +27,12 @@ export function registerStages(program: Command): void {
     .action(action((ctx) => ctx.call({ method: 'POST', path: '/v1/drained', body: { repo: ctx.repo } })));
 
   program
+    .command('cancel')
+    .description('end a blocked or unwanted evacuation (back to NORMAL) or return leg (back to TAKEOVER); the cycle is recorded as abandoned, refs already made are kept')
+    .option('--reason <text>', 'why, for the record')
+    .action(action((ctx, options: { reason?: string }) => ctx.call({ method: 'POST', path: '/v1/cancel', body: { repo: ctx.repo, ...options } })));
+
+  program
     .command('check')
     .description('exit 0: nothing interrupted; 1: an evacuation needs `handoff resume`; 2: the last cycle completed')
     .action(action((ctx) => ctx.call({ method: 'GET', path: '/v1/check', query: { repo: ctx.repo } })));

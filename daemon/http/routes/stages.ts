@@ -16,6 +16,9 @@ export function stageRoutes(app: FastifyInstance, service: Service): void {
   app.post<{ Body: RepoQuery }>('/v1/resume', { schema: { body: RepoQuerySchema } }, async (request, reply) =>
     sendEnvelope(reply, await service.resume(request.body.repo)),
   );
+  app.post<{ Body: StageBody }>('/v1/cancel', { schema: { body: StageBodySchema } }, async (request, reply) =>
+    sendEnvelope(reply, await service.cancel(request.body)),
+  );
   app.get<{ Querystring: RepoQuery }>('/v1/check', { schema: { querystring: RepoQuerySchema } }, async (request, reply) =>
     sendEnvelope(reply, await service.check(request.query.repo)),
   );

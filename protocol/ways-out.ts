@@ -1,0 +1,158 @@
+import type { LeaseState } from './lease-rules.js';
+import { offerTravels, type Cycle, type WorkspaceState } from './workspace-machine.js';
+
+/**
+ * The ways out of every state: what `handoff status` prints under "next", as data. docs/concepts.md
+ * has the same table ("Ways out"); the model suite walks these steps from every state it reaches and
+ * checks each move against that table. Pure: computed from the status alone.
+ */
+
+/** The operator commands (and the daemon's own progress, `wait`) a way out is made of. */
+export type Verb =
+  | 'unpause'
+  | 'resume'
+  | 'cancel'
+  | 'drained'
+  | 'wait'
+  | 'now'
+  | 'capsule set'
+  | 'accept'
+  | 'accept --return'
+  | 'return'
+  | 'close --one-way'
+  | 'lease acquire'
+  | 'lease break';
+
+export interface NextStep {
+  /** The command line to run (placeholders in capitals), or null for `wait`: the daemon acts by itself. */
+  readonly command: string | null;
+  readonly verb: Verb;
+  /** One sentence: why, and what it does; the first step's is the status's "next" line. */
+  readonly why: string;
+  /** The checkout to run it in, when not the one whose status this is. */
+  readonly repo: string | null;
+}
+
+/** Where a workspace stands, as the "Ways out" table names it. */
+export type Situation =
+  | 'paused'
+  | 'NORMAL'
+  | 'PREPARE'
+  | 'EVACUATE (waiting for the agent)'
+  | 'EVACUATE (draining)'
+  | 'EVACUATE (blocked)'
+  | 'HANDOFF_READY'
+  | 'TAKEOVER (held)'
+  | 'TAKEOVER (no holder)'
+  | 'TAKEOVER (returning, waiting for the agent)'
+  | 'TAKEOVER (returning)'
+  | 'TAKEOVER (return blocked)'
+  | 'TAKEOVER (return fenced out)'
+  | 'RETURN_HANDOFF_READY'
+  | 'CLOSED';
+
+export interface WaysOutInput {
+  readonly state: WorkspaceState;
+  readonly paused: { readonly scope: 'global' | 'workspace' } | null;
+  readonly blocked: string | null;
+  readonly cycle: Cycle | null;
+  readonly lease: LeaseState;
+  readonly pressure: unknown;
+}
+
+const waitingForAgent = (drain: Cycle['drain']): boolean => drain.waited === null && !drain.no_wait && drain.drained_at === null;
+
+export function situationOf(view: WaysOutInput): Situation {
+  if (view.paused !== null) return 'paused';
+  const cycle = view.cycle;
+  switch (view.state) {
+    case 'EVACUATE':
+      if (view.blocked !== null) return 'EVACUATE (blocked)';
+      return cycle !== null && waitingForAgent(cycle.drain) ? 'EVACUATE (waiting for the agent)' : 'EVACUATE (draining)';
+    case 'TAKEOVER': {
+      const ret = cycle?.return_drain ?? null;
+      if (ret === null) return view.lease.holder === null ? 'TAKEOVER (no holder)' : 'TAKEOVER (held)';
+      // The drain finishes fenced by the token that started it: after the lease moved, only a new `handoff return` goes on.
+      if (view.lease.holder === null || view.lease.holder.token !== cycle?.receiver?.token) return 'TAKEOVER (return fenced out)';
+      if (view.blocked !== null) return 'TAKEOVER (return blocked)';
+      return waitingForAgent(ret) ? 'TAKEOVER (returning, waiting for the agent)' : 'TAKEOVER (returning)';
+    }
+    default:
+      return view.state;
+  }
+}
+
+const step = (verb: Verb, command: string | null, why: string, repo: string | null = null): NextStep => ({ verb, command, why, repo });
+
+/** The ways on from where a workspace stands, the recommended one first. */
+export function nextSteps(view: WaysOutInput): NextStep[] {
+  const cycle = view.cycle;
+  const id = cycle?.id ?? 'CYCLE';
+  const receiverRoot = cycle?.receiver?.root ?? null;
+  const holder = view.lease.holder;
+  const cancel = (why: string): NextStep[] => (cycle !== null && offerTravels(cycle) ? [] : [step('cancel', 'handoff cancel', `or \`handoff cancel\` ${why}`)]);
+  const situation = situationOf(view);
+  switch (situation) {
+    case 'paused': {
+      const global = view.paused?.scope === 'global' ? ' --global' : '';
+      const out = step('unpause', `handoff unpause${global}`, `run \`handoff unpause${global}\` when it is safe to go on`);
+      // Cancelling is a way out, so it works while paused; it is offered where it ends something.
+      const ending = ['PREPARE', 'EVACUATE', 'HANDOFF_READY'].includes(view.state) || (view.state === 'TAKEOVER' && cycle?.return_drain != null);
+      return [out, ...(ending ? cancel('ends what is under way without moving anything forward') : [])];
+    }
+    case 'NORMAL':
+      return [
+        step(
+          'now',
+          'handoff now',
+          view.pressure === null
+            ? 'nothing to do; connect an agent (`handoff install claude`) so real numbers arrive, or `handoff now` evacuates by hand'
+            : 'nothing to do; `handoff now` evacuates by hand',
+        ),
+      ];
+    case 'PREPARE':
+      return [
+        step('capsule set', 'handoff capsule set', 'keep working; refresh the capsule (objective, decisions, the one next action) with `handoff capsule set`'),
+        step('now', 'handoff now', 'or `handoff now` evacuates at once'),
+        step('cancel', 'handoff cancel', 'or `handoff cancel` goes back to NORMAL until a newer reading says otherwise'),
+      ];
+    case 'EVACUATE (waiting for the agent)':
+      return [step('drained', 'handoff drained', 'the agent finishes only its current atomic step, then runs `handoff drained`'), ...cancel('gives this evacuation up')];
+    case 'EVACUATE (draining)':
+      return [step('wait', null, 'wait: the daemon is checkpointing; nothing of yours is touched'), ...cancel('gives this evacuation up')];
+    case 'EVACUATE (blocked)':
+      return [step('resume', 'handoff resume', 'fix the cause named above, then run `handoff resume`'), ...cancel('gives this evacuation up if the cause cannot be fixed (the cycle is recorded as abandoned)')];
+    case 'HANDOFF_READY':
+      return [
+        step('accept', `handoff accept ${id} --as NAME`, `a receiver verifies and takes over: \`handoff accept ${id} --as NAME\` in a clone of this repository`),
+        ...cancel('withdraws the offer if no receiver will come'),
+      ];
+    case 'TAKEOVER (held)': {
+      const token = holder === null ? '' : ` --token ${holder.token}`;
+      const ret = step('return', `handoff return${token}`, `the lease holder works, then hands back with \`handoff return\``, receiverRoot);
+      const close = step('close --one-way', `handoff close --one-way${token}`, 'the lease holder finishes the one-way cycle with `handoff close --one-way`', receiverRoot);
+      const lost = step('lease break', 'handoff lease break --reason TEXT', 'or, if the holder is gone, an operator records `handoff lease break --reason TEXT`');
+      return cycle?.profile === 'one-way' ? [close, ret, lost] : [ret, lost];
+    }
+    case 'TAKEOVER (no holder)':
+      return [step('lease acquire', 'handoff lease acquire --as NAME', 'nobody holds the lease: the next holder takes it with `handoff lease acquire --as NAME`, then returns')];
+    case 'TAKEOVER (return fenced out)':
+      if (holder === null) {
+        return [step('lease acquire', 'handoff lease acquire --as NAME', 'the lease left its holder during the return: take it with `handoff lease acquire --as NAME`, then run `handoff return`'), ...cancel('ends the return leg')];
+      }
+      return [
+        step('return', `handoff return --token ${holder.token}`, `the lease changed hands during the return: its holder runs \`handoff return --token ${holder.token}\` to carry the return on`, receiverRoot),
+        ...cancel('ends the return leg'),
+      ];
+    case 'TAKEOVER (returning, waiting for the agent)':
+      return [step('drained', 'handoff drained', 'the agent finishes only its current atomic step, then runs `handoff drained`', receiverRoot), ...cancel('ends the return leg (back to TAKEOVER)')];
+    case 'TAKEOVER (returning)':
+      return [step('wait', null, 'wait: the return leg is checkpointing'), ...cancel('ends the return leg (back to TAKEOVER)')];
+    case 'TAKEOVER (return blocked)':
+      return [step('resume', 'handoff resume', 'fix the cause named above, then run `handoff resume`'), ...cancel('ends the return leg (back to TAKEOVER; the lease stays with its holder)')];
+    case 'RETURN_HANDOFF_READY':
+      return [step('accept --return', `handoff accept ${id} --return --as NAME`, `the primary takes the work back: \`handoff accept ${id} --return --as NAME\``)];
+    case 'CLOSED':
+      return [step('now', 'handoff now', 'review the returned work; the next reading or `handoff now` starts a new cycle')];
+  }
+}
