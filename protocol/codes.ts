@@ -93,6 +93,8 @@ export const CODES = registry({
   daemon_already_running: { code: 'daemon_already_running', status: 409, exit: 75, summary: 'another daemon already serves this state dir' },
   internal_error: { code: 'internal_error', status: 500, exit: 75, summary: 'the daemon failed unexpectedly; it logged the cause' },
 
+  service_failed: { code: 'service_failed', status: 500, exit: 75, summary: '`handoff service`: systemctl or launchctl refused a step; the steps done before it are named' },
+
   drain_blocked: { code: 'drain_blocked', status: 409, exit: 75, summary: 'a drain step failed; nothing of the user was changed; fix the cause and run `handoff resume`' },
 
   // Denied

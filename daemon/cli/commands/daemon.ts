@@ -23,7 +23,8 @@ async function run(ctx: CommandContext, port: number): Promise<Envelope> {
   }
 }
 
-async function stop(ctx: CommandContext): Promise<Envelope> {
+/** `handoff daemon stop`, and `handoff service install` stopping a daemon that runs outside the service. */
+export async function stopDaemon(ctx: CommandContext): Promise<Envelope> {
   const answer = await ctx.call({ method: 'POST', path: '/v1/daemon/stop', autoStart: false });
   const pid = (answer.data as { pid?: number } | null)?.pid;
   if (answer.error || pid === undefined) return answer;
@@ -43,7 +44,7 @@ export function registerDaemon(program: Command): void {
     .addOption(new Option('--auto').hideHelp())
     .action(
       action(async (ctx, verb: string | undefined, options: { port: number; auto?: boolean }) => {
-        if (verb === 'stop') return stop(ctx);
+        if (verb === 'stop') return stopDaemon(ctx);
         if (verb !== undefined) usage(`unknown daemon action '${verb}'`, 'use `handoff daemon` or `handoff daemon stop`');
         if (options.port > 65535) usage(`--port ${options.port} is out of range`, 'give 0–65535');
         const refusal = options.auto === true ? await autoStartRefusal(ctx.stateDir, process.env) : null;
