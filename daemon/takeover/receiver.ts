@@ -55,6 +55,8 @@ export interface ObserveOptions {
   readonly manifest: Manifest;
   /** The tree the primary froze at (the out leg's checkpoint), for the return leg. */
   readonly frozenTree: string | null;
+  /** Paths the out snapshot withheld (a secret): the primary's tree is read without them on the return leg. */
+  readonly frozenWithhold?: readonly string[];
   readonly timeoutMs: number;
   /** Whether `--checkout` could move this tree (decided by the caller; nothing moves here). */
   readonly move: (tree: string, clean: boolean) => Promise<ReceiverObservation['checkout']>;
@@ -66,7 +68,7 @@ export async function observeReceiver(root: string, options: ObserveOptions): Pr
   const head = await optional(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], root);
   const roots = head === null ? null : await optional(['rev-list', '--max-parents=0', 'HEAD'], root);
   const commitSource = await ensureCommit(root, manifest, options.timeoutMs);
-  const tree = await workTreeTree(root);
+  const tree = await workTreeTree(root, options.frozenTree === null ? [] : (options.frozenWithhold ?? []));
   // Only a tree that differs from a checkpoint we have can be moved to it.
   let checkout: ReceiverObservation['checkout'] = 'not_needed';
   if (tree !== manifest.checkpoint.tree) checkout = commitSource === 'missing' ? 'not_requested' : await options.move(tree, await isClean(root));
@@ -94,8 +96,8 @@ export async function switchToCheckpoint(root: string, commit: string): Promise<
  * byte is also in that commit), is brought to the returned tree. HEAD and the branch stay; the
  * returned work appears as uncommitted changes on top of them, ready for review.
  */
-export async function bringToReturned(root: string, frozenTree: string, returnedTree: string): Promise<void> {
-  if ((await workTreeTree(root)) !== frozenTree) {
+export async function bringToReturned(root: string, frozenTree: string, returnedTree: string, withhold: readonly string[] = []): Promise<void> {
+  if ((await workTreeTree(root, withhold)) !== frozenTree) {
     throw new HandoffError('diverged', 'the work tree changed while it was being checked', 'nothing was moved; verify again');
   }
   await git(['read-tree', '--end-of-options', dataArg(frozenTree, 'frozen tree', 'corrupt_record')], { cwd: root });

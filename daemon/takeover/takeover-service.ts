@@ -29,6 +29,7 @@ import { workspaceDir } from '../workspaces/workspace-dir.js';
 import { cycleDir } from '../evacuation/package-writer.js';
 import { readAbandoned } from '../evacuation/abandoned-record.js';
 import { bringToReturned, observeReceiver, switchToCheckpoint } from './receiver.js';
+import { frozenWithheld } from './frozen-withheld.js';
 import { importedCycle } from './imported-cycle.js';
 import { materialize } from './materialize.js';
 import { offeredCyclesOn } from './remote-offers.js';
@@ -65,6 +66,8 @@ interface Source {
   readonly cycle: Cycle;
   readonly record: ManifestRecord;
   readonly frozenTree: string | null;
+  /** What the out snapshot withheld (a secret): left out when the primary's tree is compared with the frozen one. */
+  readonly frozenWithhold?: readonly string[];
   readonly lease: { readonly record: RemoteLeaseRecord; readonly head: string; readonly remote: string } | null;
 }
 
@@ -139,7 +142,8 @@ export function createTakeoverService(deps: TakeoverDeps) {
     const files = packageFiles(drain.leg, drain.revision);
     const record = await readManifest(join(cycleDir(home.root, cycle.id), files.manifest), drain.manifests.at(-1) ?? null);
     const frozenTree = wantReturn ? str(cycle.drain.steps.snapshot?.summary['tree']) : null;
-    return { kind: 'source', home, cycle, record, frozenTree, lease: null };
+    const frozenWithhold = wantReturn ? await frozenWithheld(home.root, cycle) : [];
+    return { kind: 'source', home, cycle, record, frozenTree, frozenWithhold, lease: null };
   }
 
   /**
@@ -194,6 +198,7 @@ export function createTakeoverService(deps: TakeoverDeps) {
     const receiver = await observeReceiver(receiverRoot, {
       manifest: source.record.manifest,
       frozenTree: source.frozenTree,
+      frozenWithhold: source.frozenWithhold ?? [],
       timeoutMs: config.git_timeout_seconds * 1000,
       fetchFrom: await fetchSources(source, receiverRoot, wantReturn),
       move: async (tree, clean) => {
@@ -220,7 +225,7 @@ export function createTakeoverService(deps: TakeoverDeps) {
   /** The `--checkout` move, once the lease is ours: a clean tree to the checkpoint, or a frozen one to the returned tree. */
   async function carryOutCheckout(source: Source, receiverRoot: string, wantReturn: boolean): Promise<void> {
     const checkpoint = source.record.manifest.checkpoint;
-    if (wantReturn) await bringToReturned(receiverRoot, source.frozenTree ?? '', checkpoint.tree ?? '');
+    if (wantReturn) await bringToReturned(receiverRoot, source.frozenTree ?? '', checkpoint.tree ?? '', source.frozenWithhold ?? []);
     else await switchToCheckpoint(receiverRoot, checkpoint.commit ?? '');
   }
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Manifest } from '../../schemas/index.js';
 import { cli, startDaemon } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
-import { busyRepo, userState } from '../support/scenario.js';
+import { busyRepo, twoClones, userState } from '../support/scenario.js';
 import { plantedSecrets, type PlantedSecrets } from '../support/secrets.js';
 
 const URL_TOKEN = 'ghp_PLANTEDurlTOKEN0123456789';
@@ -157,6 +157,30 @@ describe('secrets never leave silently', () => {
       const commit = git(remote, 'rev-parse', `refs/heads/handoff/${cycle}`);
       expect(git(remote, 'show', `${commit}:config.ts`)).toContain(secrets.githubToken);
       expect(readPackage(root, cycle).manifest.withheld?.map((file) => file.path)).toEqual(['.env', 'id_ed25519']);
+      expect(allObjects(remote)).not.toContain(secrets.awsSecret);
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('the primary keeps its withheld .env through the whole return: the out tree without it still counts as frozen', async () => {
+    const daemon = await startDaemon();
+    try {
+      const secrets = plantedSecrets();
+      const { a, b, remote } = twoClones();
+      const run = (args: string[], cwd: string) => cli(daemon.stateDir, [...args, '--json'], cwd);
+      writeFileSync(join(a, '.env'), secrets.env);
+      writeFileSync(join(a, 'f.txt'), 'one\ntwo\n');
+      const now = await run(['now', '--no-wait'], a);
+      expect(now.json.code).toBe('handoff_ready');
+      const cycle = (now.json.data?.['cycle'] as { id: string }).id;
+      expect((await run(['accept', cycle, '--as', 'emergency', '--checkout'], b)).code).toBe(0);
+      writeFileSync(join(b, 'done.md'), 'finished by B\n');
+      expect((await run(['return', '--no-wait'], b)).json.code).toBe('handoff_ready');
+      const back = await run(['accept', cycle, '--return', '--as', 'primary', '--checkout'], a);
+      expect(back.json).toMatchObject({ code: 'accepted', data: { state: 'CLOSED' } });
+      expect(readFileSync(join(a, 'done.md'), 'utf8')).toBe('finished by B\n');
+      expect(readFileSync(join(a, '.env'), 'utf8')).toBe(secrets.env);
       expect(allObjects(remote)).not.toContain(secrets.awsSecret);
     } finally {
       await daemon.stop();
