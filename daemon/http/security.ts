@@ -24,10 +24,11 @@ declare module 'fastify' {
 }
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+const digestMatches = (presented: string, expected: Buffer): boolean => timingSafeEqual(digest(presented), expected);
 
 /** Constant time over equal-length digests, so neither length nor prefix of the token leaks. */
 export function tokenMatches(presented: string, expected: string): boolean {
-  return timingSafeEqual(digest(presented), digest(expected));
+  return digestMatches(presented, digest(expected));
 }
 
 export function allowedHosts(port: number): ReadonlySet<string> {
@@ -49,9 +50,16 @@ function bearer(request: FastifyRequest): string | null {
  * is still required there, so both transports answer every call alike.
  */
 export function registerSecurity(app: FastifyInstance, options: SecurityOptions): void {
+  // Per request only the presented token is hashed, and the Host names are built once per port.
+  const expected = digest(options.token);
+  let hosts = { port: -1, names: new Set<string>() };
+  const hostsOf = (port: number): ReadonlySet<string> => {
+    if (hosts.port !== port) hosts = { port, names: new Set(allowedHosts(port)) };
+    return hosts.names;
+  };
   app.addHook('onRequest', async (request) => {
     const host = (request.headers.host ?? '').toLowerCase();
-    if (options.isLocal?.(request) !== true && !allowedHosts(options.port()).has(host)) {
+    if (options.isLocal?.(request) !== true && !hostsOf(options.port()).has(host)) {
       throw new HandoffError('forbidden_host', `Host '${host.slice(0, 100)}' is not a loopback name of this daemon`, `call http://127.0.0.1:${options.port()}/ directly`);
     }
     if (options.browserGate?.(request) === true) return;
@@ -61,7 +69,7 @@ export function registerSecurity(app: FastifyInstance, options: SecurityOptions)
     // A route a client calls before it shows the token (`POST /v1/hello`); Host and Origin still held.
     if (request.routeOptions.config.unauthenticated === true) return;
     const presented = bearer(request);
-    if (presented === null || !tokenMatches(presented, options.token)) {
+    if (presented === null || !digestMatches(presented, expected)) {
       throw new HandoffError('unauthorized', presented === null ? 'missing bearer token' : 'wrong bearer token', 'send `Authorization: Bearer <token>` with the token file of the state dir');
     }
   });
