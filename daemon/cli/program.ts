@@ -1,18 +1,44 @@
 import { Command } from 'commander';
-import { registerCapsule } from './commands/capsule.js';
-import { registerDaemon } from './commands/daemon.js';
-import { registerHook } from './commands/hook.js';
-import { registerIngest } from './commands/ingest.js';
-import { registerInstall } from './commands/install.js';
-import { registerJournal } from './commands/journal.js';
-import { registerLease } from './commands/lease.js';
-import { registerObserve } from './commands/observe.js';
-import { registerOpen } from './commands/open.js';
-import { registerPause } from './commands/pause.js';
-import { registerStages } from './commands/stages.js';
-import { registerTakeover } from './commands/takeover.js';
 
-export function buildProgram(version: string): Command {
+type Register = (program: Command) => void;
+
+/**
+ * Every top-level command, in the order `--help` lists them, with the module that registers it. Only
+ * the module of the command on the command line is imported: `handoff status` does not load the
+ * installers, the journal repair or the daemon. Help, `--version`, no command or an unknown one load
+ * them all, so help and commander's suggestions stay complete (test/unit/cli/lazy-program.test.ts
+ * checks this table against what the modules register).
+ */
+export const COMMAND_MODULES: readonly { readonly names: readonly string[]; readonly load: () => Promise<Register> }[] = [
+  { names: ['daemon'], load: async () => (await import('./commands/daemon.js')).registerDaemon },
+  { names: ['status', 'signal'], load: async () => (await import('./commands/observe.js')).registerObserve },
+  { names: ['prepare', 'now', 'drained', 'cancel', 'check', 'resume'], load: async () => (await import('./commands/stages.js')).registerStages },
+  { names: ['capsule'], load: async () => (await import('./commands/capsule.js')).registerCapsule },
+  { names: ['verify', 'accept', 'return', 'close', 'list', 'show'], load: async () => (await import('./commands/takeover.js')).registerTakeover },
+  { names: ['lease'], load: async () => (await import('./commands/lease.js')).registerLease },
+  { names: ['pause', 'unpause'], load: async () => (await import('./commands/pause.js')).registerPause },
+  { names: ['ingest'], load: async () => (await import('./commands/ingest.js')).registerIngest },
+  { names: ['hook'], load: async () => (await import('./commands/hook.js')).registerHook },
+  { names: ['install'], load: async () => (await import('./commands/install.js')).registerInstall },
+  { names: ['service'], load: async () => (await import('./commands/service.js')).registerService },
+  { names: ['journal'], load: async () => (await import('./commands/journal.js')).registerJournal },
+  { names: ['open'], load: async () => (await import('./commands/open.js')).registerOpen },
+];
+
+/** The first operand of `args` (argv without node and the script): the command, past global options. */
+function commandName(program: Command, args: readonly string[]): string | undefined {
+  const takesValue = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined)));
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] as string;
+    if (arg === '--') return args[i + 1];
+    if (!arg.startsWith('-')) return arg;
+    if (takesValue.has(arg)) i += 1;
+  }
+  return undefined;
+}
+
+/** `argv` as process.argv; without it every command is registered (help, tests). */
+export async function buildProgram(version: string, argv?: readonly string[]): Promise<Command> {
   const program = new Command('handoff')
     .description('session-handoff: hand a dying coding-agent session over with a verified checkpoint and one lease')
     .version(version)
@@ -21,18 +47,9 @@ export function buildProgram(version: string): Command {
     .option('--state-dir <dir>', 'the daemon state dir (default: $HANDOFF_STATE_DIR, $XDG_STATE_HOME/session-handoff, ~/.local/state/session-handoff)')
     .showHelpAfterError()
     .exitOverride();
-  registerDaemon(program);
-  registerObserve(program);
-  registerStages(program);
-  registerCapsule(program);
-  registerTakeover(program);
-  registerLease(program);
-  registerPause(program);
-  registerIngest(program);
-  registerHook(program);
-  registerInstall(program);
-  registerJournal(program);
-  registerOpen(program);
+  const name = argv === undefined ? undefined : commandName(program, argv.slice(2));
+  const named = COMMAND_MODULES.find((module) => name !== undefined && module.names.includes(name));
+  for (const register of await Promise.all((named === undefined ? COMMAND_MODULES : [named]).map((module) => module.load()))) register(program);
   for (const command of program.commands) inheritExit(command);
   return program;
 }

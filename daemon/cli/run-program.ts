@@ -17,7 +17,7 @@ function fail(envelope: Envelope): void {
 /** Every command but the hooks: commander, the protocol and the HTTP client. */
 export async function runProgram(): Promise<void> {
   try {
-    await buildProgram(pkg.version).parseAsync(process.argv);
+    await (await buildProgram(pkg.version, process.argv)).parseAsync(process.argv);
   } catch (error) {
     if (error instanceof CommanderError) {
       const helpOrVersion = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help';
