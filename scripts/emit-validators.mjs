@@ -51,3 +51,22 @@ for (const dir of ['../dist/daemon/generated/', '../daemon/generated/']) {
   writeFileSync(new URL('validators.js', url), module);
 }
 console.log(`emit-validators: ${byKey.size} schemas compiled (${(module.length / 1024).toFixed(0)} KB)`);
+
+// The schemas themselves, as the daemon imports them (route schemas, literal lists): the values
+// TypeBox built, written as JSON literals over tsc's output, so no process loads TypeBox (~200
+// modules, ~13 MB) to build them again. Types still come from the TypeBox sources.
+const isJson = (value) =>
+  value === null || typeof value === 'string' || typeof value === 'boolean' || Number.isFinite(value) ||
+  (Array.isArray(value) && value.every(isJson)) ||
+  (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype && Object.values(value).every(isJson));
+for (const file of readdirSync(schemaDir).filter((name) => name.endsWith('.schema.js')).sort()) {
+  const url = new URL(file, schemaDir);
+  const entries = Object.entries(await import(url.href));
+  const odd = entries.filter(([, value]) => !isJson(value)).map(([name]) => name);
+  if (odd.length > 0) {
+    console.log(`emit-validators: dist/schemas/${file} left as tsc wrote it: ${odd.join(', ')} not plain JSON`);
+    continue;
+  }
+  const body = entries.map(([name, value]) => `export const ${name} = ${JSON.stringify(value)};`).join('\n');
+  writeFileSync(url, `// Evaluated from schemas/${file.replace(/\.js$/, '.ts')} by scripts/emit-validators.mjs: plain JSON, no TypeBox at run time.\n${body}\n`);
+}
