@@ -153,6 +153,8 @@ function commandOf(args: readonly string[]): string {
   const words: string[] = [];
   for (let i = 0; i < args.length && words.length < 2; i++) {
     const arg = args[i] ?? '';
+    // Data (a URL, a ref, a path) is never part of the command's name in a message.
+    if (arg === '--end-of-options' || arg === '--') break;
     if (arg === '-c') i++;
     else if (!arg.startsWith('-')) words.push(arg);
   }
@@ -169,7 +171,7 @@ export class GitError extends Error {
     const what = result.startError !== undefined ? 'did not run' : result.timedOut ? `timed out${timeoutMs === undefined ? '' : ` after ${Math.round(timeoutMs / 1000)} s`}` : `exited ${result.code}`;
     const lfsMissing = MISSING_LFS.test(result.stderr);
     const detail = redactCredentials(result.startError ?? `${lfsMissing ? 'git-lfs is not installed and the repository uses Git LFS: ' : ''}${result.stderr.trim().split('\n').slice(-3).join(' / ')}`);
-    super(`git ${commandOf(args)} ${what}${detail ? `: ${detail}` : ''}`);
+    super(redactCredentials(`git ${commandOf(args)} ${what}${detail ? `: ${detail}` : ''}`));
     this.name = 'GitError';
     this.hint = lfsMissing ? LFS_HINT : result.timedOut ? 'raise git_timeout_seconds if the repository is large, then run `handoff resume`' : 'run `handoff resume` once the cause is fixed';
   }

@@ -87,6 +87,15 @@ describe('the git runner', () => {
     expect((error as GitError).message).toMatch(/^git add a\.txt timed out after 1 s/);
   });
 
+  it('a failure message names the command, never the data after --end-of-options or a credential', async () => {
+    const repo = tempRepo();
+    const url = 'http://user:s3cret-pa55@127.0.0.1:9/team/repo.git';
+    const error = await git(['push', '--porcelain', '--no-verify', '--end-of-options', url, 'HEAD:refs/heads/handoff/x'], { cwd: repo, timeoutMs: 15_000 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(GitError);
+    expect((error as GitError).message).toMatch(/^git push exited 128: /);
+    expect((error as GitError).message).not.toContain('s3cret-pa55');
+  });
+
   it('git missing from PATH is a result with a hint, not a crash', async () => {
     const repo = tempRepo();
     process.env = { ...saved, PATH: tempDir('empty-path') };
