@@ -3,23 +3,17 @@
  * each holding one record. Moving the lease is pushing a child of the commit you read; the remote
  * takes exactly one of two racing pushes (never forced), so there is one holder everywhere.
  */
-export type RemoteLeaseState = 'offered' | 'taken' | 'return_offered' | 'closed';
+import type { RemoteLeaseRecordData } from '../schemas/remote-records.schema.js';
 
-export interface RemoteLeaseRecord {
-  readonly schema_version: 1;
-  readonly cycle: string;
-  readonly state: RemoteLeaseState;
-  readonly holder: { readonly executor: string; readonly token: number } | null;
-  /** Tokens only grow along the chain: each taking adds one to the largest ever issued. */
-  readonly last_token: number;
-  /** The manifest a receiver must find on `refs/handoff/packages/<cycle>`, by sha256. */
-  readonly manifest: { readonly path: string; readonly sha256: string };
-  readonly at: string;
-}
+/** One record of the chain; its schema (schemas/remote-records.schema.ts) is checked on every read. */
+export type RemoteLeaseRecord = Readonly<RemoteLeaseRecordData>;
+export type RemoteLeaseState = RemoteLeaseRecord['state'];
 
 export const leaseRef = (cycle: string): string => `refs/handoff/lease/${cycle}`;
 export const packagesRef = (cycle: string): string => `refs/handoff/packages/${cycle}`;
 export const LEASE_RECORD_FILE = 'lease.json';
+/** The checkpoint branch of a leg: the only ref a receiver fetches for it, whatever a manifest says. */
+export const checkpointRef = (cycle: string, leg: 'out' | 'return'): string => `refs/heads/handoff/${cycle}${leg === 'return' ? '-return' : ''}`;
 
 export function offered(cycle: string, lastToken: number, holder: RemoteLeaseRecord['holder'], manifest: RemoteLeaseRecord['manifest'], at: string): RemoteLeaseRecord {
   return { schema_version: 1, cycle, state: 'offered', holder, last_token: lastToken, manifest, at };
@@ -44,18 +38,6 @@ export function offerReturn(record: RemoteLeaseRecord, token: number, manifest: 
     return { ok: false, reason: `token ${token} does not hold the lease of cycle ${record.cycle} (${record.state}${record.holder ? `, holder '${record.holder.executor}'` : ''})` };
   }
   return { ok: true, record: { ...record, state: 'return_offered', manifest, at } };
-}
-
-export function parseLeaseRecord(text: string): RemoteLeaseRecord | null {
-  try {
-    const value = JSON.parse(text) as Partial<RemoteLeaseRecord>;
-    const states: readonly string[] = ['offered', 'taken', 'return_offered', 'closed'];
-    if (value.schema_version !== 1 || typeof value.cycle !== 'string' || !states.includes(String(value.state)) || typeof value.last_token !== 'number') return null;
-    if (typeof value.manifest?.sha256 !== 'string' || typeof value.manifest.path !== 'string') return null;
-    return value as RemoteLeaseRecord;
-  } catch {
-    return null;
-  }
 }
 
 export const serializeLeaseRecord = (record: RemoteLeaseRecord): string => `${JSON.stringify(record, null, 2)}\n`;

@@ -1,17 +1,23 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import {
+  clipChars,
+  displayRemote,
   HandoffError,
+  isCycleId,
   leaseRef,
   LEASE_RECORD_FILE,
   offered,
   offerReturn,
   packagesRef,
-  parseLeaseRecord,
+  printable,
   serializeLeaseRecord,
   type RemoteLeaseRecord,
 } from '../../protocol/index.js';
-import { commitFiles, fetchRecordsRef, filesAt, pushRecordsRef } from '../git/index.js';
+import { RemoteLeaseRecordSchema, type RemoteLeaseRecordData } from '../../schemas/index.js';
+import { commitFiles, fetchRecordsRef, filesAt, git, pushRecordsRef } from '../git/index.js';
+import { precompiled } from '../precompiled.js';
+import { describeErrors } from '../validation.js';
 import { cycleDir } from './package-writer.js';
 
 /** Every file of a cycle's package directory, keyed `<cycle>/<path>` as they travel on the packages ref. */
@@ -49,13 +55,57 @@ export async function publishPackage(work: string, home: string, cycle: string, 
   return commit;
 }
 
+const validateLease = precompiled<RemoteLeaseRecordData>(RemoteLeaseRecordSchema);
+
+/** A record from the remote that fails its checks: named by field, shown printable and short, never used. */
+export function refusedRecord(what: string, remote: string, why: string): HandoffError {
+  return new HandoffError(
+    'corrupt_record',
+    `${what} on '${displayRemote(remote)}' is refused: ${clipChars(printable(why), 600)}`,
+    'whoever can push to that remote wrote it; nothing was fetched or run from it. Inspect it with `git fetch REMOTE REF` and `git show FETCH_HEAD`',
+  );
+}
+
+/** Checks a lease record against its schema (strict patterns) and the cycle it was read for. */
+export function leaseRecordOf(text: string, cycle: string, remote: string): RemoteLeaseRecord {
+  const what = `${leaseRef(cycle)}`;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw refusedRecord(what, remote, `${LEASE_RECORD_FILE} is missing or not JSON`);
+  }
+  if (!validateLease(value)) throw refusedRecord(what, remote, describeErrors(validateLease.errors, 'lease'));
+  if (value.cycle !== cycle) throw refusedRecord(what, remote, `lease.cycle is ${value.cycle}, not ${cycle}`);
+  return value;
+}
+
+/** Bounds on what a records ref may hold, checked from the tree listing before any blob is read. */
+const MAX_FILES = 64;
+const MAX_FILE_BYTES = 4 * 1024 * 1024;
+const MAX_TOTAL_BYTES = 16 * 1024 * 1024;
+
+async function boundedFilesAt(work: string, commit: string, what: string, remote: string): Promise<Record<string, string>> {
+  const listing = (await git(['ls-tree', '-r', '-l', '-z', '--end-of-options', commit], { cwd: work })).split('\0').filter(Boolean);
+  if (listing.length > MAX_FILES) throw refusedRecord(what, remote, `it holds ${listing.length} files (at most ${MAX_FILES})`);
+  let total = 0;
+  for (const line of listing) {
+    const [meta = '', path = ''] = line.split('\t');
+    const [, type, , size] = meta.split(/\s+/);
+    if (type !== 'blob') throw refusedRecord(what, remote, `${clipChars(path, 200)} is a ${type ?? 'thing'}, not a file`);
+    total += Number(size);
+    if (Number(size) > MAX_FILE_BYTES || total > MAX_TOTAL_BYTES) throw refusedRecord(what, remote, `${clipChars(path, 200)} is too large (${size} bytes)`);
+  }
+  return filesAt(work, commit);
+}
+
 export async function readLease(work: string, remote: string, cycle: string, timeoutMs: number): Promise<{ head: string | null; record: RemoteLeaseRecord | null }> {
+  if (!isCycleId(cycle)) throw new HandoffError('invalid_body', `'${clipChars(printable(cycle), 100)}' is not a cycle id`, 'cycle ids look like 20261129T081500Z-k3f7qa');
   const fetched = await fetchRecordsRef(work, remote, leaseRef(cycle), timeoutMs);
-  if (!fetched.ok) throw new HandoffError('remote_unreachable', `the lease of cycle ${cycle} on '${remote}' cannot be read: ${fetched.why}`, 'check the network and the remote, then retry; nothing was changed');
+  if (!fetched.ok) throw new HandoffError('remote_unreachable', `the lease of cycle ${cycle} on '${displayRemote(remote)}' cannot be read: ${fetched.why}`, 'check the network and the remote, then retry; nothing was changed');
   if (fetched.commit === null) return { head: null, record: null };
-  const record = parseLeaseRecord((await filesAt(work, fetched.commit))[LEASE_RECORD_FILE] ?? '');
-  if (record === null) throw new HandoffError('corrupt_record', `${leaseRef(cycle)} on '${remote}' does not hold a lease record`, 'inspect it with `git show` after fetching; nothing was changed');
-  return { head: fetched.commit, record };
+  const files = await boundedFilesAt(work, fetched.commit, leaseRef(cycle), remote);
+  return { head: fetched.commit, record: leaseRecordOf(files[LEASE_RECORD_FILE] ?? '', cycle, remote) };
 }
 
 /** Pushes `record` as a child of `head`; a rejection means another machine moved the lease first. */
@@ -102,6 +152,6 @@ export async function publishLeaseOffer(work: string, remote: string, request: O
 /** Fetches the packages ref and returns its files (`<cycle>/...` → text), or null when the remote has none. */
 export async function readPackages(work: string, remote: string, cycle: string, timeoutMs: number): Promise<Record<string, string> | null> {
   const fetched = await fetchRecordsRef(work, remote, packagesRef(cycle), timeoutMs);
-  if (!fetched.ok) throw new HandoffError('remote_unreachable', `the package of cycle ${cycle} on '${remote}' cannot be read: ${fetched.why}`, 'check the network and the remote, then retry; nothing was changed');
-  return fetched.commit === null ? null : filesAt(work, fetched.commit);
+  if (!fetched.ok) throw new HandoffError('remote_unreachable', `the package of cycle ${cycle} on '${displayRemote(remote)}' cannot be read: ${fetched.why}`, 'check the network and the remote, then retry; nothing was changed');
+  return fetched.commit === null ? null : boundedFilesAt(work, fetched.commit, packagesRef(cycle), remote);
 }

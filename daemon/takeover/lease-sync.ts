@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { stateOf, type Cycle } from '../../protocol/index.js';
+import { packagesRef, stateOf, type Cycle } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import { readLease, readPackages } from '../evacuation/remote-records.js';
 import { cycleDir } from '../evacuation/package-writer.js';
@@ -8,7 +8,7 @@ import type { Workspace } from '../workspaces/workspace.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
 import { importedDrain } from './imported-cycle.js';
 import { materialize } from './materialize.js';
-import { readManifest } from './records.js';
+import { proveTravellingPackage, readManifest } from './records.js';
 
 /** What this machine knows of a travelling lease: when the remote last confirmed it, or since when it could not. */
 export interface LeaseSyncStatus {
@@ -50,8 +50,11 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
 
   /** The return package from the remote, written beside the out one (create-once), and proven by its sha256. */
   async function importReturn(home: string, cycle: Cycle, manifest: { path: string; sha256: string }) {
-    const files = await readPackages(home, cycle.remote?.name ?? '', cycle.id, deps.timeoutMs);
+    const remote = cycle.remote?.name ?? '';
+    const files = await readPackages(home, remote, cycle.id, deps.timeoutMs);
     if (files === null) throw new Error(`the remote has no package for cycle ${cycle.id}`);
+    // Proven in memory first: a return package that fails is refused before a byte of it is written.
+    proveTravellingPackage(files, { cycle: cycle.id, leg: 'return', manifest, remote, ref: packagesRef(cycle.id) });
     await materialize(home, cycle.id, files);
     const record = await readManifest(join(cycleDir(home, cycle.id), manifest.path), manifest.sha256);
     return importedDrain(record.manifest, manifest.path, manifest.sha256);

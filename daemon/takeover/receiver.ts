@@ -22,21 +22,17 @@ async function remoteUrls(root: string): Promise<Map<string, string>> {
 
 /**
  * Makes the checkpoint commit available in the receiver's object store: already there, or fetched
- * by URL from where the manifest says it lives (only FETCH_HEAD moves; no ref of the receiver does).
+ * from where the receiver says — the remote it named (`--from`), the source checkout on this machine
+ * or its own remotes — with the ref the daemon derives from the cycle. Never from a remote, URL or
+ * ref a manifest names: a manifest is data, and on another machine anyone who can push wrote it.
+ * Only objects arrive (no FETCH_HEAD, no ref of the receiver moves).
  */
-async function ensureCommit(root: string, manifest: Manifest, timeoutMs: number): Promise<ReceiverObservation['commit_source']> {
-  const { checkpoint, repository } = manifest;
-  if (checkpoint.commit === null) return 'missing';
-  if (await hasCommit(root, checkpoint.commit)) return 'present';
-  if (checkpoint.ref === null) return 'missing';
-  const urls = await remoteUrls(root);
-  const candidates: string[] = [];
-  if (checkpoint.mechanism === 'local_ref' && checkpoint.remote !== null) candidates.push(checkpoint.remote);
-  for (const url of urls.values()) if (displayRemote(url) === repository.remote_url) candidates.push(url);
-  for (const url of urls.values()) if (!candidates.includes(url)) candidates.push(url);
-  for (const url of candidates) {
-    const fetched = await runGit(['fetch', '--no-tags', '--no-write-fetch-head', '--end-of-options', dataArg(url, 'remote URL', 'corrupt_record'), dataArg(checkpoint.ref, 'checkpoint ref', 'corrupt_record')], { cwd: root, timeoutMs });
-    if (fetched.code === 0 && (await hasCommit(root, checkpoint.commit))) return 'fetched';
+async function ensureCommit(root: string, commit: string | null, from: ObserveOptions['fetchFrom'], timeoutMs: number): Promise<ReceiverObservation['commit_source']> {
+  if (commit === null) return 'missing';
+  if (await hasCommit(root, commit)) return 'present';
+  for (const source of from.sources) {
+    const fetched = await runGit(['fetch', '--no-tags', '--no-write-fetch-head', '--end-of-options', dataArg(source, 'remote'), dataArg(from.ref, 'checkpoint ref')], { cwd: root, timeoutMs });
+    if (fetched.code === 0 && (await hasCommit(root, commit))) return 'fetched';
   }
   return 'missing';
 }
@@ -58,6 +54,8 @@ export interface ObserveOptions {
   /** Paths the out snapshot withheld (a secret): the primary's tree is read without them on the return leg. */
   readonly frozenWithhold?: readonly string[];
   readonly timeoutMs: number;
+  /** Where the checkpoint may be fetched from (remote names or the source's path) and its ref, both chosen by the daemon. */
+  readonly fetchFrom: { readonly sources: readonly string[]; readonly ref: string };
   /** Whether `--checkout` could move this tree (decided by the caller; nothing moves here). */
   readonly move: (tree: string, clean: boolean) => Promise<ReceiverObservation['checkout']>;
 }
@@ -67,7 +65,7 @@ export async function observeReceiver(root: string, options: ObserveOptions): Pr
   const { manifest } = options;
   const head = await optional(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], root);
   const roots = head === null ? null : await optional(['rev-list', '--max-parents=0', 'HEAD'], root);
-  const commitSource = await ensureCommit(root, manifest, options.timeoutMs);
+  const commitSource = await ensureCommit(root, manifest.checkpoint.commit, options.fetchFrom, options.timeoutMs);
   const tree = await workTreeTree(root, options.frozenTree === null ? [] : (options.frozenWithhold ?? []));
   // Only a tree that differs from a checkpoint we have can be moved to it.
   let checkout: ReceiverObservation['checkout'] = 'not_needed';

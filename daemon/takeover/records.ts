@@ -1,14 +1,17 @@
 import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { HandoffError, isCycleId, shellQuote } from '../../protocol/index.js';
-import { ManifestSchema, type Manifest } from '../../schemas/index.js';
+import { checkpointRef, HandoffError, isCycleId, shellQuote, type RemoteLeaseRecord } from '../../protocol/index.js';
+import { ManifestSchema, TravellingManifestSchema, type Manifest } from '../../schemas/index.js';
+import { refusedRecord } from '../evacuation/remote-records.js';
 import { NotRegularFileError, readRegularFile } from '../store/regular-file.js';
-import { createAjv, describeErrors } from '../validation.js';
+import { precompiled } from '../precompiled.js';
+import { describeErrors } from '../validation.js';
 import { workspaceDir } from '../workspaces/workspace-dir.js';
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
-const validate = createAjv().compile<Manifest>(ManifestSchema);
+const validate = precompiled<Manifest>(ManifestSchema);
+const validateTravelling = precompiled(TravellingManifestSchema);
 
 export interface ManifestRecord {
   readonly path: string;
@@ -51,6 +54,40 @@ export async function readManifest(path: string, expectedSha256: string | null):
     if (found === null || sha256(found) !== artifact.sha256) throw corrupt(artifactPath, 'does not match the sha256 its manifest records');
   }
   return { path, manifest, sha256: actual };
+}
+
+/**
+ * A package read from a remote, proven in memory before anything of it is written or used: its
+ * paths stay inside the cycle, the manifest the lease record names hashes to its sha256, matches the
+ * manifest schema and the strict travelling one (a pushed `refs/heads/handoff/<cycle>[-return]`, object
+ * ids, no option or climbing path), and every artifact it lists hashes to what it records.
+ */
+export function proveTravellingPackage(files: Readonly<Record<string, string>>, wanted: { cycle: string; leg: 'out' | 'return'; manifest: RemoteLeaseRecord['manifest']; remote: string; ref: string }): Manifest {
+  const { cycle, leg, remote, ref } = wanted;
+  for (const path of Object.keys(files)) {
+    const parts = path.split('/');
+    if (parts[0] !== cycle || parts.length < 2 || parts.some((p) => p === '..' || p === '' || p === '.')) throw refusedRecord(ref, remote, `the package holds a path outside cycle ${cycle}: ${path.slice(0, 200)}`);
+  }
+  const text = files[`${cycle}/${wanted.manifest.path}`];
+  if (text === undefined) throw refusedRecord(ref, remote, `lease.manifest.path names ${wanted.manifest.path}, which the package does not hold`);
+  if (sha256(text) !== wanted.manifest.sha256) throw refusedRecord(ref, remote, `${wanted.manifest.path} does not match lease.manifest.sha256`);
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch {
+    throw refusedRecord(ref, remote, `${wanted.manifest.path} is not JSON`);
+  }
+  if (!validate(manifest)) throw refusedRecord(ref, remote, describeErrors(validate.errors, 'manifest'));
+  if (!validateTravelling(manifest)) throw refusedRecord(ref, remote, describeErrors(validateTravelling.errors, 'manifest'));
+  if (manifest.cycle_id !== cycle) throw refusedRecord(ref, remote, `manifest.cycle_id is ${manifest.cycle_id}, not ${cycle}`);
+  if (manifest.leg !== leg) throw refusedRecord(ref, remote, `manifest.leg is ${manifest.leg}, not ${leg}`);
+  if (manifest.checkpoint.ref !== checkpointRef(cycle, leg)) throw refusedRecord(ref, remote, `manifest.checkpoint.ref is not ${checkpointRef(cycle, leg)}`);
+  // Artifact paths are relative to the cycle's directory, the return leg's `return/…` included.
+  for (const artifact of manifest.integrity.artifacts) {
+    const found = files[`${cycle}/${artifact.path}`];
+    if (found === undefined || sha256(found) !== artifact.sha256) throw refusedRecord(ref, remote, `manifest.integrity.artifacts names ${artifact.path}, which the package does not hold with that sha256`);
+  }
+  return manifest;
 }
 
 export interface RevisionView {
