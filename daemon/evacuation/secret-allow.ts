@@ -15,7 +15,9 @@ export async function readAllowList(root: string): Promise<ReadonlySet<string>> 
     // A link here could make another file decide what is pushed: it is refused, not followed; a FIFO cannot block the open.
     handle = await open(join(root, ALLOW_SECRETS_FILE), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Set();
+    // No list (and no directory for one: the package step names a `.session-handoff` that is a file).
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return new Set();
     throw new HandoffError('drain_blocked', `${ALLOW_SECRETS_FILE} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); it must be a regular file`, `fix or remove ${ALLOW_SECRETS_FILE}, then run \`handoff resume\``);
   }
   try {

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanForSecrets } from '../../daemon/evacuation/secret-scan.js';
@@ -71,6 +71,15 @@ describe('the secret scan before a snapshot', () => {
     const scan = await scanForSecrets(root, options);
     expect(scan.allowed).toEqual(['config.ts']);
     expect(scan.withheld.map((file) => file.path)).toEqual(['.env', 'keys/id_ed25519']);
+  });
+
+  it('an allow list that is a symbolic link is refused, not followed: the drain blocks naming it', async () => {
+    const { root } = repoWithSecrets();
+    mkdirSync(join(root, '.session-handoff'));
+    const elsewhere = join(root, '..', `allow-${Date.now()}`);
+    writeFileSync(elsewhere, '.env\nconfig.ts\nkeys/id_ed25519\n');
+    symlinkSync(elsewhere, join(root, '.session-handoff', 'allow-secrets'));
+    await expect(scanForSecrets(root, options)).rejects.toMatchObject({ code: 'drain_blocked', message: expect.stringMatching(/^\.session-handoff\/allow-secrets cannot be read \(ELOOP\)/) });
   });
 
   it('a scanner that throws blocks the drain, naming the scan', async () => {
