@@ -1,5 +1,5 @@
 import type { LeaseState } from './lease-rules.js';
-import { offerTravels, type Cycle, type WorkspaceState } from './workspace-machine.js';
+import { closableOneWay, offerTravels, type Cycle, type WorkspaceState } from './workspace-machine.js';
 
 /**
  * The ways out of every state: what `handoff status` prints under "next", as data. docs/concepts.md
@@ -132,7 +132,10 @@ export function nextSteps(view: WaysOutInput): NextStep[] {
       const ret = step('return', `handoff return${token}`, `the lease holder works, then hands back with \`handoff return\``, receiverRoot);
       const close = step('close --one-way', `handoff close --one-way${token}`, 'the lease holder finishes the one-way cycle with `handoff close --one-way`', receiverRoot);
       const lost = step('lease break', 'handoff lease break --reason TEXT', 'or, if the holder is gone, an operator records `handoff lease break --reason TEXT`');
-      return cycle?.profile === 'one-way' ? [close, ret, lost] : [ret, lost];
+      if (cycle?.profile === 'one-way') return [close, ret, lost];
+      // After a cancelled return leg the holder may also finish here, when the return cannot be made.
+      const giveUp = step('close --one-way', close.command, 'or, if the return cannot be made, the lease holder ends the cycle here with `handoff close --one-way`', receiverRoot);
+      return cycle !== null && closableOneWay(cycle) ? [ret, giveUp, lost] : [ret, lost];
     }
     case 'TAKEOVER (no holder)':
       return [step('lease acquire', 'handoff lease acquire --as NAME', 'nobody holds the lease: the next holder takes it with `handoff lease acquire --as NAME`, then returns')];

@@ -166,6 +166,11 @@ function offeredThroughRemote(drain: DrainProgress | null): boolean {
   return typeof head === 'string' && head !== '';
 }
 
+/** The holder may end the cycle here with `handoff close --one-way`. */
+export function closableOneWay(cycle: Cycle): boolean {
+  return cycle.profile === 'one-way' || (cycle.return_drain === null && (cycle.abandoned_return ?? null) !== null);
+}
+
 /** The lease of this cycle is (or is being) offered through a git remote: only that chain can withdraw it. */
 export function offerTravels(cycle: Cycle): boolean {
   return cycle.remote !== null || offeredThroughRemote(activeDrain(cycle));
@@ -247,7 +252,9 @@ export const workspaceMachine = setup({
     remoteReturned: ({ event }) => event.type === 'REMOTE_LEASE' && event.lease.state === 'return_offered' && event.return_drain !== null,
     remoteClosed: ({ event }) => event.type === 'REMOTE_LEASE' && event.lease.state === 'closed' && event.lease.holder !== null,
     remoteMoved: ({ context, event }) => event.type === 'REMOTE_LEASE' && event.lease.holder !== null && event.lease.holder.token !== context.lease.holder?.token,
-    oneWay: ({ context }) => context.cycle?.profile === 'one-way',
+    // A one-way cycle closes by hand; so does any cycle whose last return leg was cancelled (a return
+    // that cannot be made must not keep the holder from finishing: docs/concepts.md, "Ways out").
+    closable: ({ context }) => context.cycle !== null && closableOneWay(context.cycle),
     // `handoff cancel` only withdraws what this daemon alone offered; a lease on offer through the remote is not.
     offerTravels: ({ context }) => context.cycle !== null && offerTravels(context.cycle),
   },
@@ -676,7 +683,7 @@ export const workspaceMachine = setup({
         CLOSE_ONE_WAY: [
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { guard: not('holdsLease'), actions: ['stamp', 'replyStaleToken'] },
-          { guard: 'oneWay', target: 'CLOSED', actions: ['stamp', 'replyClosed'] },
+          { guard: 'closable', target: 'CLOSED', actions: ['stamp', 'replyClosed'] },
           { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
         ],
       },

@@ -3,14 +3,16 @@ import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DRAIN_STEPS, packageFiles, stateOf, type DrainStep } from '../../protocol/index.js';
+import { DRAIN_STEPS, packageFiles, stateOf, type DrainStep, type NextStep, type StatusView } from '../../protocol/index.js';
 import type { WorkspaceSnapshot } from '../../protocol/index.js';
+import { renderStatus } from '../../daemon/cli/output.js';
 import { tempDir } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
 import { compose, FakeClock, idleDrain, sharedRepoHelpers, writeConfig, type Composed, type DrainDouble } from './support/compose.js';
 import { bump, newFigures, saveFigures, TransitionLog } from './support/figures.js';
 import { readJournal } from './support/journal-read.js';
 import { drainAction, observeScene, type Scene } from './support/scripted-drain.js';
+import { readWaysOut, tableCommand, type WayOutRow } from './support/ways-out-table.js';
 
 /*
  * Model-based test of the lease and the workspace machine through the real HTTP API (fastify
@@ -21,6 +23,8 @@ import { drainAction, observeScene, type Scene } from './support/scripted-drain.
  */
 
 const RUNS = Number(process.env['MODEL_RUNS'] ?? (process.env['SOAK'] === '1' ? 20_000 : 1_000));
+/** A way out is short: a whole cycle and back (drained, wait, accept, return, wait, accept --return) plus the detours. */
+const MAX_WAY_OUT = 12;
 const MAX_COMMANDS = 40;
 const DRAIN_TIMEOUT_S = 60;
 const FRESH_S = 600;
@@ -42,7 +46,12 @@ interface MCycle {
   id: string | null;
   out: MDrain;
   ret: MDrain | null;
+  /** The token the return leg is fenced by: the accept's, then whoever's `handoff return` started or re-fenced it. */
   receiverToken: number | null;
+  /** The token `handoff accept` wrote to lease.json: what `handoff return` uses without --token. */
+  acceptToken: number | null;
+  /** The last return leg was cancelled and none runs: the holder may close the cycle one-way. */
+  retAbandoned: boolean;
 }
 
 /** The reference: what a reader of the contract expects the daemon to hold. */
@@ -56,6 +65,8 @@ interface Model {
   reading: { p: number; at: number } | null;
   /** When `handoff prepare` was answered, until the workspace is NORMAL again. */
   prepareAt: number | null;
+  /** When `handoff cancel` last answered: readings observed until then no longer move anything. */
+  cancelAt: number | null;
   cycle: MCycle | null;
   profile: 'emergency-return' | 'one-way';
   /** Every token the daemon handed out in this run, in order. */
@@ -88,6 +99,7 @@ type Op =
   | { kind: 'drain'; actions: number; failAt: DrainStep | null; unverified: boolean; timeout: boolean }
   | { kind: 'accept'; who: string; how: 'id' | 'latest' | 'bogus' }
   | { kind: 'acceptReturn'; who: string }
+  | { kind: 'cancel'; from: 'a' | 'b' }
   | { kind: 'restart' }
   | { kind: 'tick'; seconds: number };
 
@@ -108,12 +120,14 @@ function newDrain(now: number, noWait: boolean): MDrain {
 
 function startCycle(m: Model, now: number, noWait: boolean): void {
   m.state = 'EVACUATE';
-  m.cycle = { id: null, out: newDrain(now, noWait), ret: null, receiverToken: null };
+  m.cycle = { id: null, out: newDrain(now, noWait), ret: null, receiverToken: null, acceptToken: null, retAbandoned: false };
   m.blocked = false;
 }
 
 function level(m: Model, now: number): 'none' | 'prepare' | 'evacuate' {
   if (m.reading === null || now - m.reading.at > FRESH_S * 1000) return 'none';
+  // The pressure that was there when the operator cancelled is not news (docs/concepts.md).
+  if (m.cancelAt !== null && m.reading.at <= m.cancelAt) return 'none';
   return m.reading.p >= 90 ? 'evacuate' : m.reading.p >= 80 ? 'prepare' : 'none';
 }
 
@@ -125,7 +139,7 @@ function settle(m: Model, now: number): void {
     if (m.state === 'NORMAL' && lvl === 'evacuate') startCycle(m, now, false);
     else if (m.state === 'NORMAL' && lvl === 'prepare') m.state = 'PREPARE';
     else if (m.state === 'PREPARE' && lvl === 'evacuate') startCycle(m, now, false);
-    else if (m.state === 'PREPARE' && m.reading !== null && lvl === 'none' && now - m.reading.at <= FRESH_S * 1000 && m.reading.p < 75 && (m.prepareAt === null || m.reading.at > m.prepareAt)) {
+    else if (m.state === 'PREPARE' && m.reading !== null && lvl === 'none' && now - m.reading.at <= FRESH_S * 1000 && m.reading.p < 75 && (m.prepareAt === null || m.reading.at > m.prepareAt) && (m.cancelAt === null || m.reading.at > m.cancelAt)) {
       // A manual PREPARE relaxes only on a reading observed after it was asked for.
       m.state = 'NORMAL';
       m.prepareAt = null;
@@ -305,7 +319,10 @@ function expectOf(m: Model, op: Op, now: number): Expect {
           const token = grant(mm, op.who);
           expect(data?.['token']).toBe(token);
           mm.state = 'TAKEOVER';
-          if (mm.cycle) mm.cycle.receiverToken = token;
+          if (mm.cycle) {
+            mm.cycle.receiverToken = token;
+            mm.cycle.acceptToken = token;
+          }
         },
       };
     }
@@ -326,18 +343,62 @@ function expectOf(m: Model, op: Op, now: number): Expect {
     }
     case 'return': {
       if (!receiving(m)) return wrongState;
-      const token = tokenFor(m, op.pick) ?? m.cycle?.receiverToken;
+      const token = tokenFor(m, op.pick) ?? m.cycle?.acceptToken;
       if (m.paused) return refuse(423, 'paused_denied');
       if (m.holder?.token !== token) return refuse(409, 'stale_token');
-      if (m.cycle?.ret) return { status: 200, code: 'return_started', write: false };
-      return { status: 200, code: 'return_started', write: true, apply: (mm) => mm.cycle && (mm.cycle.ret = newDrain(now, !op.wait)) };
+      // The current holder's return takes the fence over, also after the lease changed hands (finding 1).
+      if (m.cycle?.ret) {
+        if (m.cycle.receiverToken === token) return { status: 200, code: 'return_started', write: false };
+        return { status: 200, code: 'return_started', write: true, apply: (mm) => mm.cycle && (mm.cycle.receiverToken = token ?? null) };
+      }
+      return {
+        status: 200,
+        code: 'return_started',
+        write: true,
+        apply: (mm) => {
+          if (mm.cycle === null) return;
+          mm.cycle.ret = newDrain(now, !op.wait);
+          mm.cycle.receiverToken = token ?? null;
+          mm.cycle.retAbandoned = false;
+        },
+      };
     }
     case 'close': {
       if (!receiving(m)) return wrongState;
-      const token = tokenFor(m, op.pick) ?? m.cycle?.receiverToken;
+      const token = tokenFor(m, op.pick) ?? m.cycle?.acceptToken;
+      // Closing honours the kill switch like every other transition (finding 3).
+      if (m.paused) return refuse(423, 'paused_denied');
       if (m.holder?.token !== token) return refuse(409, 'stale_token');
-      if (m.profile !== 'one-way') return wrongState;
+      if (m.profile !== 'one-way' && !(m.cycle?.retAbandoned === true && m.cycle.ret === null)) return wrongState;
       return { status: 200, code: 'ok', write: true, apply: (mm) => (mm.state = 'CLOSED') };
+    }
+    case 'cancel': {
+      // From the receiver's checkout the cycle at home is meant; otherwise its own workspace (never in a cycle).
+      if (op.from === 'b' && !receiving(m)) return wrongState;
+      const returning = m.state === 'TAKEOVER' && m.cycle?.ret != null;
+      if (!['PREPARE', 'EVACUATE', 'HANDOFF_READY'].includes(m.state) && !returning) return wrongState;
+      // A way out: allowed while paused. An out leg or a stage goes back to NORMAL, a return leg to TAKEOVER.
+      return {
+        status: 200,
+        code: 'cancelled',
+        write: true,
+        apply: (mm) => {
+          mm.cancelAt = now;
+          mm.blocked = false;
+          if (returning) {
+            if (mm.cycle) {
+              mm.cycle.ret = null;
+              mm.cycle.retAbandoned = true;
+            }
+            return;
+          }
+          mm.state = 'NORMAL';
+          mm.cycle = null;
+          mm.offered = false;
+          mm.prepareAt = null;
+          settle(mm, now);
+        },
+      };
     }
     default:
       throw new Error(`no HTTP expectation for ${op.kind}`);
@@ -423,6 +484,8 @@ function request(op: Op, m: Model, r: Real): { method: string; url: string; body
       return { method: 'POST', url: '/v1/return', body: { repo: b, wait: op.wait, ...tokenBody(op.pick) } };
     case 'close':
       return { method: 'POST', url: '/v1/close', body: { repo: b, one_way: true, ...tokenBody(op.pick) } };
+    case 'cancel':
+      return { method: 'POST', url: '/v1/cancel', body: { repo: op.from === 'a' ? a : b, reason: 'the model cancels' } };
     default:
       throw new Error(`${op.kind} is not an HTTP call`);
   }
@@ -609,6 +672,113 @@ async function probeTokens(m: Model, r: Real): Promise<void> {
   expect(honoured).toBe(m.holder === null ? 0 : 1);
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// Liveness: from wherever a history left the workspace, the documented ways out lead home
+
+/** How the world behaves while the operator walks out: everything works, or drains fail for good. */
+interface WalkWorld {
+  /** Every drain step fails (a push rejected forever, a checkpoint never verified). */
+  readonly hostile: boolean;
+  /** Whoever held the lease when the walk began is gone: their token is never used again. */
+  readonly lost: boolean;
+}
+
+const GOALS = new Set(['NORMAL', 'CLOSED']);
+let waysOut: WayOutRow[] = [];
+const rowsUsed = new Set<string>();
+
+async function statusOf(r: Real): Promise<StatusView> {
+  const got = await r.c.inject('GET', `/v1/status?repo=${encodeURIComponent(r.scene.a)}`);
+  figures.requests += 1;
+  expect(got.status).toBe(200);
+  return got.body.data as unknown as StatusView;
+}
+
+/** The model's command for a step of `next`, or null when the world cannot take it (a lost holder's token). */
+function opOf(step: NextStep, view: StatusView, m: Model, world: WalkWorld, lostTokens: ReadonlySet<number>): Op | null {
+  const receiverSide = view.state === 'TAKEOVER';
+  const from = receiverSide ? 'b' : 'a';
+  const holderLost = m.holder !== null && lostTokens.has(m.holder.token);
+  switch (step.verb) {
+    case 'unpause':
+      return { kind: 'unpause' };
+    case 'resume':
+      return { kind: 'resume', from };
+    case 'cancel':
+      return { kind: 'cancel', from };
+    case 'drained':
+      return { kind: 'drained', from };
+    case 'wait': {
+      const drain = activeDrain(m);
+      const at = drain === null ? undefined : DRAIN_STEPS[drain.steps];
+      return { kind: 'drain', actions: STEP_ACTIONS, failAt: world.hostile ? (at ?? null) : null, unverified: world.hostile, timeout: true };
+    }
+    case 'now':
+      return { kind: 'now', wait: false };
+    case 'capsule set':
+      // Work goes on: the model keeps no capsule, and the table says it leads nowhere else.
+      return null;
+    case 'accept':
+      return { kind: 'accept', who: 'carol', how: 'id' };
+    case 'accept --return':
+      return { kind: 'acceptReturn', who: 'alice' };
+    case 'return':
+    case 'close --one-way':
+      if (holderLost) return null;
+      return step.verb === 'return' ? { kind: 'return', pick: 'current', wait: false } : { kind: 'close', pick: 'current' };
+    case 'lease acquire':
+      return { kind: 'acquire', who: 'walker' };
+    case 'lease break':
+      return world.lost ? { kind: 'break' } : null;
+  }
+}
+
+/** Enough runner actions for a whole drain: the wait, six steps and the offer. */
+const STEP_ACTIONS = DRAIN_STEPS.length + 2;
+
+/**
+ * Follows `handoff status`'s "next" from where the history ended: the first way not yet tried from
+ * the same place (a command that leads nowhere, like resuming a drain that fails for good, is not
+ * tried twice), each command checked against the model like any other, each move against the table
+ * in docs/concepts.md. It must reach NORMAL or CLOSED within MAX_WAY_OUT steps.
+ */
+async function walkOut(m: Model, r: Real, world: WalkWorld): Promise<void> {
+  const lostTokens = new Set(world.lost && m.holder !== null ? [m.holder.token] : []);
+  const tried = new Set<string>();
+  const trail: string[] = [];
+  let view = await statusOf(r);
+  // What people read under "next" is the first way of the data.
+  const shown = renderStatus(view, { color: false, nowMs: r.clock.now() }).split('\n').find((line) => line.startsWith('next '));
+  expect(shown, `status prints next: ${JSON.stringify(view.next)}`).toBe(`next      ${view.next[0]?.why ?? ''}`);
+  const fail = (why: string): never => {
+    throw new Error(`no way out (${JSON.stringify(world)}): ${why}\n  walked: ${trail.join(' → ') || '(nothing)'}\n  state: ${JSON.stringify({ state: view.state, situation: view.situation, blocked: view.blocked, paused: view.paused, lease: view.lease, cycle: view.cycle?.id ?? null, next: view.next })}`);
+  };
+  for (let i = 0; i < MAX_WAY_OUT && !GOALS.has(view.situation); i += 1) {
+    const from = view.situation;
+    for (const step of view.next) {
+      if (!waysOut.some((row) => row.where === from && row.command === tableCommand(step.verb))) fail(`status offers ${tableCommand(step.verb)} from ${from}, which docs/concepts.md's Ways out table does not list`);
+    }
+    const candidates = view.next.map((step) => ({ step, op: opOf(step, view, m, world, lostTokens) })).filter(({ step }) => !tried.has(`${from}|${step.verb}`));
+    const chosen = candidates.find(({ op }) => op !== null) ?? candidates.find(({ step }) => step.verb === 'capsule set');
+    if (chosen === undefined) fail(`every way from ${from} was tried`);
+    const { step, op } = chosen as { step: NextStep; op: Op | null };
+    tried.add(`${from}|${step.verb}`);
+    // The operator cancelled a return because it cannot be made: starting it again is not a way out.
+    if (step.verb === 'cancel' && from.startsWith('TAKEOVER')) tried.add('TAKEOVER (held)|return');
+    if (op !== null) await new Step(op).run(m, r);
+    learnCycle(m, r);
+    view = await statusOf(r);
+    trail.push(`${from} —${tableCommand(step.verb)}→ ${view.situation}`);
+    const row = waysOut.find((w) => w.where === from && w.command === tableCommand(step.verb));
+    if (row?.leadsTo != null && !row.leadsTo.includes(view.situation)) fail(`${tableCommand(step.verb)} from ${from} led to ${view.situation}; the table says ${row.leadsTo.join(' or ')}`);
+    rowsUsed.add(`${from}|${tableCommand(step.verb)}`);
+  }
+  if (!GOALS.has(view.situation)) fail(`not back to NORMAL or CLOSED after ${MAX_WAY_OUT} steps`);
+  bump(figures, 'ways_out_walked');
+  bump(figures, 'way_out_steps', trail.length);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Arbitraries
 
@@ -647,6 +817,7 @@ const commands = [
   ...weigh(3, step(executor.map((who) => ({ kind: 'acceptReturn', who }) as const))),
   ...weigh(3, step(fc.record({ pick, wait: fc.boolean() }).map((r) => ({ kind: 'return', ...r }) as const))),
   ...weigh(2, step(pick.map((p) => ({ kind: 'close', pick: p }) as const))),
+  step(fc.constantFrom('a', 'a', 'b').map((from) => ({ kind: 'cancel', from }) as const)),
   step(fc.constant({ kind: 'restart' } as const)),
   step(fc.constantFrom(5, 30, 61, 400).map((seconds) => ({ kind: 'tick', seconds }) as const)),
 ];
@@ -656,14 +827,18 @@ const commands = [
 beforeAll(async () => {
   const { a, b } = twoClones();
   scene = await observeScene(a, b);
+  waysOut = readWaysOut(join(import.meta.dirname, '..', '..'));
 });
 
 afterAll(() => {
+  // Rows of the Ways out table no walk took (a rare situation, or a row the code no longer offers).
+  figures.extra['ways_out_rows'] = waysOut.length;
+  figures.extra['ways_out_rows_walked'] = rowsUsed.size;
   saveFigures('model', figures, transitions, (Date.now() - started) / 1000);
 });
 
 /** One sequence against a fresh daemon composition: the property's body and the regressions'. */
-async function runSequence(cmds: Iterable<fc.AsyncCommand<Model, Real>>, profile: Model['profile']): Promise<void> {
+async function runSequence(cmds: Iterable<fc.AsyncCommand<Model, Real>>, profile: Model['profile'], world: WalkWorld | null = null): Promise<void> {
   runIndex += 1;
   // The journal's durability is the kill -9 suite's subject; here a tmpfs keeps 1,000 runs quick.
   const stateDir = join(existsSync('/dev/shm') ? mkdtempSync('/dev/shm/handoff-model-') : tempDir('model'), 'state');
@@ -675,9 +850,10 @@ async function runSequence(cmds: Iterable<fc.AsyncCommand<Model, Real>>, profile
   const real: Real = { c: await compose({ stateDir, clock, drain, ...repoHelpers }), stateDir, clock, drain, scene };
   // The source workspace exists from the start (opening one writes nothing), so every refusal can be compared.
   expect((await real.c.inject('GET', `/v1/status?repo=${encodeURIComponent(scene.a)}`)).status).toBe(200);
-  const model: Model = { state: 'NORMAL', holder: null, lastToken: 0, offered: false, paused: false, blocked: false, reading: null, prepareAt: null, cycle: null, profile, issued: [], cycleIds: [] };
+  const model: Model = { state: 'NORMAL', holder: null, lastToken: 0, offered: false, paused: false, blocked: false, reading: null, prepareAt: null, cancelAt: null, cycle: null, profile, issued: [], cycleIds: [] };
   try {
     await fc.asyncModelRun(() => ({ model, real }), cmds);
+    if (world !== null) await walkOut(model, real, world);
     await probeTokens(model, real);
     checkJournal(real.c.journalPath, scene.a);
     figures.runs += 1;
@@ -712,14 +888,51 @@ const PREFIXES: (() => Op[])[] = [
 describe('the lease and the machine against a reference model, through the HTTP API', () => {
   it(`holds every invariant over ${RUNS} random command sequences`, { timeout: 1_800_000 }, async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...PREFIXES), fc.commands(commands, { maxCommands: MAX_COMMANDS, size: 'medium' }), fc.constantFrom('emergency-return', 'one-way'), (prefix, cmds, profile) =>
-        runSequence([...seq(...prefix()), ...cmds], profile),
+      fc.asyncProperty(
+        fc.constantFrom(...PREFIXES),
+        fc.commands(commands, { maxCommands: MAX_COMMANDS, size: 'medium' }),
+        fc.constantFrom('emergency-return', 'one-way'),
+        fc.record({ hostile: fc.boolean(), lost: fc.boolean() }),
+        // Safety after every command; then liveness: from where the history ended, the ways out lead home.
+        (prefix, cmds, profile, world) => runSequence([...seq(...prefix()), ...cmds], profile, world),
       ),
       { numRuns: RUNS },
     );
   });
 
   describe('regressions: sequences the model found', () => {
+    it('a return leg whose lease changed hands is completed by the current holder (finding 1: it stayed fenced by the accept token)', async () => {
+      await runSequence(
+        seq(
+          ...readyCycle(),
+          { kind: 'accept', who: 'bob', how: 'id' },
+          { kind: 'release', pick: 'current' },
+          { kind: 'acquire', who: 'carol' },
+          { kind: 'return', pick: 'record', wait: false },
+          { kind: 'return', pick: 'current', wait: false },
+          { kind: 'drain', actions: 8, failAt: null, unverified: false, timeout: false },
+          { kind: 'acceptReturn', who: 'alice' },
+        ),
+        'emergency-return',
+      );
+    });
+
+    it('a one-way close is refused while paused (finding 3: it was accepted)', async () => {
+      await runSequence(seq(...readyCycle(), { kind: 'accept', who: 'bob', how: 'id' }, { kind: 'pause' }, { kind: 'close', pick: 'record' }, { kind: 'unpause' }, { kind: 'close', pick: 'record' }), 'one-way');
+    });
+
+    it('a return that fails for good: cancel it, then the holder closes the cycle one-way (found by the liveness walk)', async () => {
+      await runSequence(
+        seq(...readyCycle(), { kind: 'accept', who: 'bob', how: 'id' }, { kind: 'return', pick: 'record', wait: false }, { kind: 'drain', actions: 8, failAt: 'publish', unverified: false, timeout: false }),
+        'emergency-return',
+        { hostile: true, lost: false },
+      );
+    });
+
+    it('a lost receiver: the lease broken, taken by another, the return carried on under the new token', async () => {
+      await runSequence(seq(...readyCycle(), { kind: 'accept', who: 'bob', how: 'id' }, { kind: 'return', pick: 'record', wait: true }), 'emergency-return', { hostile: false, lost: true });
+    });
+
     it('`handoff drained` in TAKEOVER without a return leg is wrong_state, not a replay of the accept (200 accepted + a journal record)', async () => {
       await runSequence(seq(...readyCycle(), { kind: 'accept', who: 'bob', how: 'id' }, { kind: 'drained', from: 'a' }, { kind: 'drained', from: 'b' }, { kind: 'restart' }), 'emergency-return');
     });

@@ -1,0 +1,37 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** One row of docs/concepts.md's "Ways out" table: from where, which command, to where (null: anywhere). */
+export interface WayOutRow {
+  readonly where: string;
+  readonly command: string;
+  readonly leadsTo: readonly string[] | null;
+}
+
+const ticked = (cell: string): string[] => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? '');
+
+/**
+ * Reads the table the docs show people, so the model suite checks the code against the words: a
+ * command cell is `handoff …` or `(wait)`; a destination cell names situations in backticks, or
+ * says `(any)` when the command leaves the workspace where it was.
+ */
+export function readWaysOut(root: string): WayOutRow[] {
+  const text = readFileSync(join(root, 'docs', 'concepts.md'), 'utf8');
+  const section = text.split(/^## Ways out$/m)[1]?.split(/^## /m)[0];
+  if (section === undefined) throw new Error('docs/concepts.md has no "## Ways out" section');
+  const rows: WayOutRow[] = [];
+  for (const line of section.split('\n')) {
+    const cells = line.split('|').slice(1, -1).map((cell) => cell.trim());
+    if (cells.length !== 3 || cells[0] === 'where' || /^-+$/.test(cells[0] ?? '')) continue;
+    const [where, command, to] = cells as [string, string, string];
+    const from = ticked(where)[0];
+    const verb = command === '(wait)' ? '(wait)' : ticked(command)[0];
+    if (from === undefined || verb === undefined) throw new Error(`docs/concepts.md, Ways out: cannot read the row "${line}"`);
+    rows.push({ where: from, command: verb, leadsTo: /\(any\)/.test(to) ? null : ticked(to) });
+  }
+  if (rows.length === 0) throw new Error('docs/concepts.md, Ways out: the table is empty');
+  return rows;
+}
+
+/** The table's command for a step of the status's `next`. */
+export const tableCommand = (verb: string): string => (verb === 'wait' ? '(wait)' : `handoff ${verb}`);
