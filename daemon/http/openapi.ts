@@ -26,6 +26,7 @@ const ROUTES: Readonly<Record<string, RouteDoc>> = {
   'POST /v1/now': { summary: 'Evacuate now (wait: false skips the wait for `handoff drained`)', codes: ['evacuation_started', 'paused_denied', 'wrong_state'] },
   'POST /v1/drained': { summary: 'The source agent finished its in-flight atomic step: the drain stops waiting', codes: ['ok', 'wrong_state'] },
   'POST /v1/resume': { summary: 'Run a blocked or interrupted drain again from its first unfinished step', codes: ['ok', 'wrong_state'] },
+  'POST /v1/cancel': { summary: 'End a stage, an evacuation (drain or offer) or a return leg: recorded as abandoned, refs kept, allowed while paused', codes: ['cancelled', 'wrong_state'] },
   'GET /v1/check': { summary: 'Whether an evacuation was interrupted (exit 1) or the last cycle completed (exit 2)', codes: ['check_clear', 'resume_needed', 'cycle_completed'] },
   'POST /v1/capsule': { summary: "Validate and write the agent's continuation capsule", codes: ['capsule_saved', 'invalid_body'] },
   'GET /v1/capsule': { summary: 'The capsule on disk, or null', codes: ['capsule_shown'] },
