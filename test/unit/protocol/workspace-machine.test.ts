@@ -351,6 +351,21 @@ describe('the handoff path', () => {
       expect(h.context.cycle?.return_drain).toMatchObject({ revision: 2, previous_commit: 'c1' });
     });
 
+    it('after a cancelled return the holder may close an emergency-return cycle one-way; not before, not while a return runs', () => {
+      const h = ready();
+      h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: null });
+      h.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency', receiver_root: '/clone', token: null });
+      expect(h.send({ type: 'CLOSE_ONE_WAY', token: 2 }).code).toBe('wrong_state');
+      h.send({ type: 'RETURN_START', token: 2, wait: false });
+      h.send({ type: 'CANCEL', reason: 'the primary remote refuses the return branch' });
+      h.send({ type: 'RETURN_START', token: 2, wait: false });
+      expect(h.send({ type: 'CLOSE_ONE_WAY', token: 2 }).code).toBe('wrong_state');
+      h.send({ type: 'CANCEL', reason: null });
+      expect(h.send({ type: 'CLOSE_ONE_WAY', token: 1 }).code).toBe('stale_token');
+      expect(h.send({ type: 'CLOSE_ONE_WAY', token: 2 }).code).toBe('ok');
+      expect(h.state).toBe('CLOSED');
+    });
+
     it('is refused where there is nothing to cancel', () => {
       const h = ready();
       h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: null });
