@@ -23,7 +23,7 @@ import { sha256, writePackage } from './package-writer.js';
 import { publishLeaseOffer, publishPackage } from './remote-records.js';
 import type { StepStore } from './step-store.js';
 import { runValidation } from './validate.js';
-import { scanForSecrets, type SecretScanner } from './secret-scan.js';
+import { scanForSecrets } from './secret-scan.js';
 
 /** A step either finishes with a record for the journal or asks for a new revision (work tree moved). */
 export type StepOutcome = { readonly kind: 'done'; readonly record: StepRecord } | { readonly kind: 'revise'; readonly reason: string; readonly previousCommit: string };
@@ -32,8 +32,6 @@ export interface StepDeps {
   readonly config: Config;
   readonly clock: Clock;
   readonly store: StepStore;
-  /** The secret scanner; secretlint's recommended preset unless a test passes another. */
-  readonly scanner?: SecretScanner;
 }
 
 /** The agent kept editing after the snapshot this many times: stop chasing it and say so. */
@@ -125,7 +123,7 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       const { cycle, drain } = target;
       const ref = handoffRef(cycle, drain.leg);
       // Before anything is written: a file holding a secret never reaches the snapshot (docs/security.md#secrets).
-      const scan = await scanForSecrets(target.work, { timeoutMs: config.secret_scan.timeout_ms, maxFileBytes: config.secret_scan.max_file_bytes, now: () => deps.clock.now(), ...(deps.scanner && { scanner: deps.scanner }) });
+      const scan = await scanForSecrets(target.work, { timeoutMs: config.secret_scan.timeout_ms, maxFileBytes: config.secret_scan.max_file_bytes, now: () => deps.clock.now() });
       const scanSha = await store.save(cycle.id, name(target, 'secrets'), scan);
       const withhold = scan.withheld.map((file) => file.path);
       const result = await snapshotWorkTree(target.work, {
