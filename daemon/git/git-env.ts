@@ -62,7 +62,10 @@ export function gitEnv(extra: Readonly<Record<string, string>> = {}, inherited: 
     // A programming error, not data: the daemon's own callers name these.
     if (!CALLER_ENV.has(name)) throw new Error(`git layer: the caller may not set ${name}`);
   }
-  return { ...env, ...LAYER_ENV, ...extra };
+  // A measurement aid, named outside GIT_* so no inherited git setting can set it: the benchmarks
+  // count the daemon's git processes from trace2 events.
+  const trace = inherited['HANDOFF_GIT_TRACE2_EVENT'];
+  return { ...env, ...LAYER_ENV, ...(trace ? { GIT_TRACE2_EVENT: trace } : {}), ...extra };
 }
 
 /** The GIT_* names an environment from gitEnv holds: simple-git's environment guard must let them through. */

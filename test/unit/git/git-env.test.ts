@@ -34,6 +34,11 @@ describe('the environment every git of the daemon runs with', () => {
     expect(SSH_COMMAND).toMatch(/BatchMode=yes/);
   });
 
+  it('traces git only when HANDOFF_GIT_TRACE2_EVENT names a file (GIT_TRACE2_EVENT itself is dropped)', () => {
+    expect(gitEnv({}, { ...hostile, GIT_TRACE2_EVENT: '/tmp/x' })).not.toHaveProperty('GIT_TRACE2_EVENT');
+    expect(gitEnv({}, { ...hostile, HANDOFF_GIT_TRACE2_EVENT: '/tmp/trace.json' })).toMatchObject({ GIT_TRACE2_EVENT: '/tmp/trace.json' });
+  });
+
   it('lets a caller add a scratch index and an identity, nothing else', () => {
     expect(gitEnv({ GIT_INDEX_FILE: '/tmp/i', GIT_AUTHOR_NAME: 'a' }, hostile)).toMatchObject({ GIT_INDEX_FILE: '/tmp/i', GIT_AUTHOR_NAME: 'a' });
     expect(() => gitEnv({ GIT_DIR: '/x' }, hostile)).toThrow(/may not set GIT_DIR/);
