@@ -9,6 +9,7 @@ import {
   stateOf,
   statusView,
   success,
+  travellingLeaseRefusal,
   type Envelope,
   type PauseInfo,
 } from '../protocol/index.js';
@@ -80,6 +81,14 @@ export function createService(deps: ServiceDeps) {
   async function send(repo: string, body: Parameters<WorkspaceRegistry['dispatch']>[1]): Promise<Envelope> {
     const { outcome, snapshot } = await registry.dispatch(await rootOf(repo), body);
     return outcomeEnvelope(outcome, snapshot);
+  }
+
+  /** A local lease change, unless the lease now lives on the remote (protocol/remote-lease.ts). */
+  async function sendLocalLease(repo: string, verb: 'acquire' | 'release' | 'break', body: Parameters<WorkspaceRegistry['dispatch']>[1]): Promise<Envelope> {
+    const root = await rootOf(repo);
+    const snapshot = registry.find(root)?.snapshot();
+    const refused = snapshot === undefined ? null : travellingLeaseRefusal(snapshot.context.cycle, stateOf(snapshot), verb);
+    return refused ?? send(root, body);
   }
 
   async function pauseFile(body: PauseBody): Promise<{ path: string; root: string | null }> {
@@ -183,10 +192,10 @@ export function createService(deps: ServiceDeps) {
       const read = await readCapsule(root);
       return success('capsule_shown', { workspace: root, ...read });
     },
-    acquire: (body: LeaseAcquireBody) => send(body.repo, { type: 'LEASE_ACQUIRE', executor: body.as }),
+    acquire: (body: LeaseAcquireBody) => sendLocalLease(body.repo, 'acquire', { type: 'LEASE_ACQUIRE', executor: body.as }),
     renew: (body: LeaseTokenBody) => send(body.repo, { type: 'LEASE_RENEW', token: body.token }),
-    release: (body: LeaseTokenBody) => send(body.repo, { type: 'LEASE_RELEASE', token: body.token }),
-    breakLease: (body: LeaseBreakBody) => send(body.repo, { type: 'LEASE_BREAK', reason: body.reason }),
+    release: (body: LeaseTokenBody) => sendLocalLease(body.repo, 'release', { type: 'LEASE_RELEASE', token: body.token }),
+    breakLease: (body: LeaseBreakBody) => sendLocalLease(body.repo, 'break', { type: 'LEASE_BREAK', reason: body.reason }),
 
     /** The file is the switch; it is written first so that the daemon's own restart sees it too. */
     async pause(body: PauseBody): Promise<Envelope> {

@@ -4,6 +4,8 @@
  * takes exactly one of two racing pushes (never forced), so there is one holder everywhere.
  */
 import type { RemoteLeaseRecordData } from '../schemas/remote-records.schema.js';
+import { failure, type Envelope } from './envelope.js';
+import type { Cycle, WorkspaceState } from './workspace-machine.js';
 
 /** One record of the chain; its schema (schemas/remote-records.schema.ts) is checked on every read. */
 export type RemoteLeaseRecord = Readonly<RemoteLeaseRecordData>;
@@ -41,3 +43,22 @@ export function offerReturn(record: RemoteLeaseRecord, token: number, manifest: 
 }
 
 export const serializeLeaseRecord = (record: RemoteLeaseRecord): string => `${JSON.stringify(record, null, 2)}\n`;
+
+/** While the cycle is offered, taken or handed back, its lease lives on the remote (lease-sync follows it there). */
+export const TRAVELLING_STATES: ReadonlySet<WorkspaceState> = new Set(['HANDOFF_READY', 'TAKEOVER', 'RETURN_HANDOFF_READY']);
+
+/**
+ * One truth for a travelling lease: a local acquire, release or break would leave the remote record
+ * naming the old holder, so every other machine would go on trusting it. Refused, saying where the
+ * lease lives and how it moves there.
+ */
+export function travellingLeaseRefusal(cycle: Cycle | null, state: WorkspaceState, verb: 'acquire' | 'release' | 'break'): Envelope | null {
+  if (cycle === null || cycle.remote === null || !TRAVELLING_STATES.has(state)) return null;
+  const ref = leaseRef(cycle.id);
+  return failure(
+    'lease_travels',
+    `the lease of cycle ${cycle.id} lives on the remote '${cycle.remote.name}' (${ref}, ${state}): a local \`handoff lease ${verb}\` would leave that record naming another holder`,
+    `it moves on the remote only: \`handoff accept ${cycle.id} --from ${cycle.remote.name}\` takes an offered lease, \`handoff return\` hands it back, \`handoff accept ${cycle.id} --return\` closes; see the holder with \`handoff status\` or \`git fetch ${cycle.remote.name} ${ref}\``,
+    { cycle: cycle.id, remote: cycle.remote.name, ref, state },
+  );
+}

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { packagesRef, stateOf, type Cycle } from '../../protocol/index.js';
+import { packagesRef, stateOf, TRAVELLING_STATES, type Cycle } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import { readLease, readPackages } from '../evacuation/remote-records.js';
 import { cycleDir } from '../evacuation/package-writer.js';
@@ -18,8 +18,6 @@ export interface LeaseSyncStatus {
   readonly error: string | null;
 }
 
-const WATCHED = new Set(['HANDOFF_READY', 'TAKEOVER', 'RETURN_HANDOFF_READY']);
-
 /**
  * Follows the lease chain on the remote for every cycle whose lease travels: a move made on another
  * machine (taken, handed back, closed) becomes this machine's state; a remote that cannot be read
@@ -33,7 +31,7 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
   async function syncOne(workspace: Workspace): Promise<void> {
     const snapshot = workspace.snapshot();
     const cycle = snapshot.context.cycle;
-    if (cycle === null || cycle.remote === null || !WATCHED.has(stateOf(snapshot))) return;
+    if (cycle === null || cycle.remote === null || !TRAVELLING_STATES.has(stateOf(snapshot))) return;
     const previous = status.get(workspace.root);
     try {
       const { head, record } = await readLease(workspace.root, cycle.remote.name, cycle.id, deps.timeoutMs);
