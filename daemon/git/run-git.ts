@@ -111,7 +111,9 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
 
   let timedOut = false;
   let killed: () => void = () => undefined;
+  let drained: () => void = () => undefined;
   const afterKill = new Promise<void>((resolve) => (killed = resolve));
+  const afterDrain = new Promise<void>((resolve) => (drained = resolve));
   const timer = setTimeout(() => {
     timedOut = true;
     const timedOutChild = child;
@@ -121,14 +123,17 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
     controller.abort();
     setTimeout(() => {
       if (timedOutChild !== null) killGroup(timedOutChild, launcher.grouped, 'SIGKILL');
-      setTimeout(killed, DRAIN_AFTER_KILL_MS).unref();
+      killed();
+      setTimeout(drained, DRAIN_AFTER_KILL_MS).unref();
     }, TERM_GRACE_MS).unref();
   }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
 
   subscribe('child_process', onChild);
   let failure: unknown = null;
   try {
-    await Promise.race([git.raw([...argv]).catch((error: unknown) => (failure = error)), afterKill]);
+    await Promise.race([git.raw([...argv]).catch((error: unknown) => (failure = error)), afterDrain]);
+    // A timed-out call returns only once its group had the KILL too: nothing of it outlives the call.
+    if (timedOut) await afterKill;
   } finally {
     clearTimeout(timer);
     unsubscribe('child_process', onChild);

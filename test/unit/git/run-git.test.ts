@@ -74,8 +74,8 @@ describe('the git runner', () => {
   it('a timeout kills git and everything it started: no filter child or grandchild outlives the call', async () => {
     const repo = tempRepo();
     const marker = `${process.pid}${Date.now() % 100_000}`;
-    // A clean filter that starts a background grandchild and then hangs itself.
-    execFileSync('git', ['config', 'filter.slow.clean', `sh -c 'sleep 7${marker} & sleep 8${marker}'`], { cwd: repo });
+    // A clean filter that starts a background grandchild and then hangs itself, both deaf to SIGTERM.
+    execFileSync('git', ['config', 'filter.slow.clean', `sh -c 'trap "" TERM; sleep 7${marker} & sleep 8${marker}'`], { cwd: repo });
     writeFileSync(join(repo, '.gitattributes'), '*.txt filter=slow\n');
     writeFileSync(join(repo, 'a.txt'), 'content\n');
     const result = await runGit(['add', 'a.txt'], { cwd: repo, timeoutMs: 1_000 });
