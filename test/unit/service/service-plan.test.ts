@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -62,8 +62,11 @@ describe('the systemd user unit', () => {
       context.skip();
     }
     const dir = mkdtempSync(join(tmpdir(), 'handoff-unit-'));
-    // verify checks that ExecStart's program exists and that every key is known; the log dir must exist for append:.
-    const real = serviceSpec({ ...spec, execPath: process.execPath, cli: process.execPath, stateDir: dir, path: spec.path, version: spec.version, log: join(dir, 'autostart.log') });
+    // verify checks that ExecStart's program exists, that every key is known and every value parses
+    // (the quoting and the escapes of a state dir with a space, a percent, a dollar and quotes).
+    const stateDir = join(dir, 'st ate 100% $HOME "q"');
+    mkdirSync(stateDir);
+    const real = serviceSpec({ execPath: process.execPath, cli: process.execPath, stateDir, path: spec.path, version: spec.version, log: join(stateDir, 'autostart.log') });
     writeFileSync(join(dir, SYSTEMD_UNIT), renderSystemdUnit(real));
     const verified = spawnSync('systemd-analyze', ['verify', join(dir, SYSTEMD_UNIT)], { encoding: 'utf8' });
     expect([verified.status, verified.stderr]).toEqual([0, '']);
