@@ -117,6 +117,19 @@ describe('the daemon starts when a command needs it and none answers', () => {
     expect([status.json.code, status.json.data?.['workspace']]).toEqual(['status', repo]);
   });
 
+  it('the SessionStart hook with `auto_start: false`: the daemon it starts reads the config and stops, and the hook says where to look', async () => {
+    const repo = twoClones().a;
+    const dir = stateDir({ auto_start: false });
+    const hook = spawn(process.execPath, [CLI, 'hook', 'claude-session-start', '--state-dir', dir], { cwd: repo, env: userEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    hook.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    hook.stdin.end(JSON.stringify({ hook_event_name: 'SessionStart', session_id: 's-1', cwd: repo }));
+    expect(await new Promise<number | null>((resolve) => hook.once('exit', resolve))).toBe(0);
+    expect(stderr).toBe(`handoff: the daemon started for ${dir} exited with 69; see ${join(dir, 'autostart.log')}\n`);
+    expect(readFileSync(join(dir, 'autostart.log'), 'utf8')).toMatch(/error: not started by itself: auto_start is false in .*config\.json/);
+    expect(daemonsOf(dir)).toEqual([]);
+  });
+
   it('the status line says the daemon is down at once and starts one in the background, at most once per interval', async () => {
     const repo = twoClones().a;
     const dir = stateDir();
