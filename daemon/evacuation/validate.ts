@@ -26,14 +26,24 @@ export function runValidation(root: string, command: string | null, timeoutMs: n
       tail = Buffer.concat([tail, chunk]);
       if (tail.length > TAIL_BYTES * 2) tail = tail.subarray(tail.length - TAIL_BYTES);
     };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
+    // Out of descriptors (EMFILE), Node reports the failure as an 'error' event on the next tick and
+    // sets up no pipes: the listener comes first, and missing pipes are not touched.
+    child.on('error', (error) => {
+      keep(Buffer.from(`could not start: ${error.message}`));
+      finish(127);
+    });
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
     }, timeoutMs);
+    let finished = false;
     const finish = (code: number | null) => {
+      // An 'error' may be followed by 'close': the first one decides.
+      if (finished) return;
+      finished = true;
       clearTimeout(timer);
       const text = redactValues(tail.subarray(Math.max(0, tail.length - TAIL_BYTES)).toString('utf8'), secretValues());
       resolve({
@@ -45,10 +55,6 @@ export function runValidation(root: string, command: string | null, timeoutMs: n
         output_tail: text === '' ? null : text,
       });
     };
-    child.on('error', (error) => {
-      keep(Buffer.from(`could not start: ${error.message}`));
-      finish(127);
-    });
     child.on('close', finish);
   });
 }

@@ -169,7 +169,8 @@ async function runDaemon(base, repo, label, env = {}) {
     const checkpoint = now.envelope.data?.cycle?.checkpoint;
     if (checkpoint?.mechanism !== undefined && checkpoint.mechanism !== 'handoff_branch') throw new Error(`expected a handoff branch, got ${JSON.stringify(checkpoint)}`);
     // git's trace of this drain alone (the cycle's close below would add to it).
-    const traceBytes = env.GIT_TRACE2_EVENT && existsSync(env.GIT_TRACE2_EVENT) ? statSync(env.GIT_TRACE2_EVENT).size : 0;
+    const trace = env.HANDOFF_GIT_TRACE2_EVENT;
+    const traceBytes = trace && existsSync(trace) ? statSync(trace).size : 0;
     await sleep(50); // pino writes asynchronously
     const timing = stepTimes(readLog(daemon.stateDir).slice(logStart));
     if (mode === null) {
@@ -284,7 +285,8 @@ for (const files of SIZES) {
     const floorTrace = join(base, 'trace-floor.json');
     const oursTrace = join(base, 'trace-handoff.json');
     runFloor(base, repo, remote, 'warmup', { GIT_TRACE2_EVENT: floorTrace });
-    const warm = await runDaemon(base, repo, 'warmup', { GIT_TRACE2_EVENT: oursTrace });
+    // The daemon's git layer drops every inherited GIT_* variable; it traces through its own.
+    const warm = await runDaemon(base, repo, 'warmup', { HANDOFF_GIT_TRACE2_EVENT: oursTrace });
     const check = sameTree(repo);
     if (check.trees !== 1) throw new Error(`the daemon's snapshot and the floor's differ: ${check.refs} refs, ${check.trees} trees`);
     console.log(`  warm-up: floor and handoff produced the same tree · handoff now ${ms(warm.wall)} ms (traced)`);
