@@ -439,9 +439,11 @@ export const workspaceMachine = setup({
       const same = context.capsule?.sha256 === event.capsule.sha256 && context.capsule?.error === event.capsule.error;
       return { capsule: event.capsule, outcome: done('ok', null, !same) };
     }),
-    recordUnverified: assign({
-      blocked: 'the checkpoint is not verified recoverable',
-      outcome: refused('wrong_state', 'the checkpoint is not verified recoverable', 'readiness is never claimed for an unverified checkpoint'),
+    // Readiness is never claimed for an unverified checkpoint; the drain stops there, blocked, so status
+    // says why it does not finish (it used to be refused unchanged: status kept saying "checkpointing").
+    recordUnverified: assign(() => {
+      const reason = 'the checkpoint is not verified recoverable, so readiness is not claimed';
+      return { blocked: reason, outcome: { ...done('drain_blocked', { blocked: reason, step: null }), message: reason, hint: 'run `handoff resume` to check again, or `handoff cancel` to give this leg up' } };
     }),
     offerLease: assign(({ context, event }) => {
       assertEvent(event, 'CHECKPOINT_VERIFIED');
@@ -678,6 +680,7 @@ export const workspaceMachine = setup({
         RETURN_READY: [
           { guard: not('holdsLease'), actions: ['stamp', 'replyStaleToken'] },
           { guard: 'checkpointVerified', target: 'RETURN_HANDOFF_READY', actions: ['stamp', 'offerReturn'] },
+          { guard: 'returning', actions: ['stamp', 'recordUnverified'] },
           { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
         ],
         CLOSE_ONE_WAY: [

@@ -428,9 +428,9 @@ function drainModelStep(m: Model, op: Extract<Op, { kind: 'drain' }>, now: numbe
   }
   if (m.state === 'EVACUATE') {
     if (op.unverified) {
-      // Readiness is never claimed for an unverified checkpoint. The refusal changes nothing, not
-      // even a blocked reason (see the report: a latent stall, since the runner never sends one).
-      return { event: 'CHECKPOINT_VERIFIED', code: 'wrong_state', changed: false };
+      // Readiness is never claimed for an unverified checkpoint: the drain stops there, blocked, and says why.
+      m.blocked = true;
+      return { event: 'CHECKPOINT_VERIFIED', code: 'drain_blocked', changed: true };
     }
     m.state = 'HANDOFF_READY';
     m.offered = true;
@@ -438,7 +438,10 @@ function drainModelStep(m: Model, op: Extract<Op, { kind: 'drain' }>, now: numbe
   }
   // The return leg is fenced by the token fixed at accept.
   if (m.holder?.token !== m.cycle?.receiverToken) return { event: 'RETURN_READY', code: 'stale_token', changed: false };
-  if (op.unverified) return { event: 'RETURN_READY', code: 'wrong_state', changed: false };
+  if (op.unverified) {
+    m.blocked = true;
+    return { event: 'RETURN_READY', code: 'drain_blocked', changed: true };
+  }
   m.state = 'RETURN_HANDOFF_READY';
   m.offered = true;
   return { event: 'RETURN_READY', code: 'ok', changed: true };

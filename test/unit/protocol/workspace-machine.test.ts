@@ -199,8 +199,11 @@ describe('the handoff path', () => {
   it('never reaches HANDOFF_READY without a verified checkpoint', () => {
     const h = ready();
     const outcome = h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: { ...verified, verified: false }, remote: null });
-    expect(outcome.changed).toBe(false);
+    // The drain stops there and says why (status would otherwise go on saying "checkpointing").
+    expect([outcome.code, outcome.changed]).toEqual(['drain_blocked', true]);
     expect(h.state).toBe('EVACUATE');
+    expect(h.context.blocked).toMatch(/not verified recoverable/);
+    expect(h.context.lease.offered).toBe(false);
     h.send({ type: 'DRAIN_BLOCKED', reason: 'push rejected', step: 'publish' });
     expect(h.context.blocked).toBe('push rejected');
   });
