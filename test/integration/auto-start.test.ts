@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -70,6 +71,28 @@ describe('the daemon starts when a command needs it and none answers', () => {
     // The next command finds it: nothing more is started.
     expect((await run(dir, ['status'], repo)).stderr).toBe('');
     expect(daemonsOf(dir)).toEqual([pid]);
+  });
+
+  it('after a crash, with a squatter on the dead daemon\'s port: the command starts a new daemon and the squatter receives nothing', async () => {
+    const repo = twoClones().a;
+    const dir = stateDir();
+    const crashed = await startDaemon(dir);
+    await crashed.kill9();
+    let connections = 0;
+    const squatter = createServer((socket) => {
+      connections += 1;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => squatter.listen(crashed.port, '127.0.0.1', resolve));
+    try {
+      const status = await run(dir, ['status'], repo);
+      expect([status.code, status.json.code]).toEqual([0, 'status']);
+      expect((status.json.data?.['daemon'] as { pid: number; port: number }).pid).not.toBe(crashed.pid);
+      expect((status.json.data?.['daemon'] as { port: number }).port).not.toBe(crashed.port);
+      expect(connections).toBe(0);
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve));
+    }
   });
 
   it('four commands at once with no daemon leave exactly one daemon, and each is answered', async () => {
