@@ -52,7 +52,7 @@ async function startOne(stateDir: string, uid: number, down: Envelope): Promise<
     return { ...down, error: { message: down.error?.message ?? '', hint: `start it with \`handoff daemon\`, or \`handoff service install\` to run it at login (not started by itself: ${refusal})` } };
   }
   const started = spawnDaemon(stateDir);
-  if (typeof started === 'string') return notRunning(stateDir, `and none could be started: ${started}`);
+  if (typeof started === 'string') return notRunning(stateDir, `none could be started (${started})`);
   process.stderr.write(`handoff: no daemon answered for ${stateDir}; started one (its output: ${started.log})\n`);
   const answers = async () => 'socketPath' in (await reachDaemon(stateDir, uid)) && (await socketAnswers(stateDir));
   const outcome = await waitForDaemon(started, answers, START_DEADLINE_MS);
