@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { statusView } from '../../../protocol/index.js';
+import { CODES, stateOf, statusView, step, type WorkspaceEvent, type WorkspaceSnapshot } from '../../../protocol/index.js';
 import { Harness, T0 } from './machine-harness.js';
 
 const verified = { mechanism: 'handoff_branch' as const, ref: 'refs/heads/handoff/x', commit: 'abc', verified: true };
@@ -55,5 +56,70 @@ describe('the ways out status offers (docs/concepts.md, "Ways out")', () => {
     h.send({ type: 'RETURN_START', token: 2, wait: false });
     h.send({ type: 'CANCEL', reason: null });
     expect(ways(h).verbs).toEqual(['return', 'close --one-way', 'lease break']);
+  });
+});
+
+const T = (at: number) => new Date(at).toISOString();
+const record = (at: number) => ({ at: T(at), sha256: null, summary: {} });
+
+/** Every event the operator, the agent, the drain and the receiver can send, with tokens near the real ones. */
+const eventArb = fc.oneof(
+  fc.integer({ min: 10, max: 99 }).map((p) => ({ kind: 'reading' as const, p })),
+  fc.constantFrom(
+    { type: 'NOW', reason: null, wait: false },
+    { type: 'NOW', reason: null, wait: true },
+    { type: 'PREPARE', reason: null },
+    { type: 'CANCEL', reason: null },
+    { type: 'DRAINED' },
+    { type: 'DRAIN_RESUME' },
+    { type: 'DRAIN_WAITED', why: 'no_wait' },
+    { type: 'DRAIN_BLOCKED', reason: 'push rejected', step: 'publish' },
+    { type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: null },
+    { type: 'CHECKPOINT_VERIFIED', checkpoint: { ...verified, verified: false }, remote: null },
+    { type: 'HANDOFF_ACCEPTED', executor: 'receiver', receiver_root: '/clone', token: null },
+    { type: 'RETURN_ACCEPTED', executor: 'primary', token: null },
+    { type: 'LEASE_ACQUIRE', executor: 'someone' },
+    { type: 'LEASE_BREAK', reason: 'gone' },
+    { type: 'PAUSE_SET', scope: 'workspace', pause },
+    { type: 'PAUSE_SET', scope: 'workspace', pause: null },
+  ),
+  fc.record({ type: fc.constantFrom('RETURN_START', 'RETURN_READY', 'CLOSE_ONE_WAY', 'LEASE_RELEASE', 'LEASE_RENEW'), token: fc.integer({ min: 1, max: 6 }) }),
+  fc.constantFrom(...(['inspect', 'validate', 'snapshot', 'publish', 'package', 'offer'] as const)).map((step) => ({ kind: 'step' as const, step })),
+);
+
+/** The context without what every event restamps. */
+const settledOf = (snapshot: WorkspaceSnapshot) => JSON.stringify({ ...snapshot.context, now: 0, entropy: '', outcome: null });
+
+describe('every machine verb does what it answers', () => {
+  it('a refusal (an error code) changes nothing; an answer that changed nothing leaves the state as it was; from every state status offers a way on', () => {
+    fc.assert(
+      fc.property(fc.array(eventArb, { maxLength: 40 }), fc.constantFrom('emergency-return' as const, 'one-way' as const), (events, profile) => {
+        const h = new Harness(undefined, profile);
+        for (const e of events) {
+          h.advance(7);
+          let body: Record<string, unknown>;
+          if ('kind' in e) {
+            body = e.kind === 'reading'
+              ? { type: 'READING', reading: { source: 'claude-statusline', metric: 'five_hour', used_percent: e.p, resets_at: null, observed_at: T(h.at), raw_sha256: null, executor: 'session-1' } }
+              : { type: 'DRAIN_STEP_DONE', step: e.step, record: record(h.at) };
+          } else {
+            body = { ...e, ...(e.type === 'RETURN_START' ? { wait: false } : {}), ...(e.type === 'RETURN_READY' ? { checkpoint: verified } : {}) };
+          }
+          // What the machine computed, before the daemon decides (by `changed`) whether to journal and apply it.
+          const { next, outcome } = step(h.snapshot, { ...body, at: h.at, entropy: 'k3f7qa' } as WorkspaceEvent);
+          const failed = CODES[outcome.code].status >= 400 && outcome.code !== 'drain_blocked';
+          if (failed) expect(outcome.changed, `${JSON.stringify(e)} answered ${outcome.code}`).toBe(false);
+          if (!outcome.changed) {
+            // Dropped by the daemon: so it must not have changed anything that would be lost.
+            expect([stateOf(next), settledOf(next)], `${JSON.stringify(e)} answered ${outcome.code} unchanged`).toEqual([h.state, settledOf(h.snapshot)]);
+          } else {
+            h.snapshot = next;
+          }
+          const view = statusView(h.snapshot, h.at);
+          expect(view.next.length, `${view.situation} offers no way on`).toBeGreaterThan(0);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
