@@ -10,6 +10,10 @@ import { fileURLToPath } from 'node:url';
 
 export const CLI = fileURLToPath(new URL('../../dist/daemon/cli/main.js', import.meta.url));
 
+// A bench measures what it starts itself: a hook or a command that met no daemon must not start one
+// (daemon/cli/auto-start.ts), which would outlive the bench's temp dir and skew the "down" figures.
+process.env.HANDOFF_NO_AUTO_START ??= '1';
+
 /** Stops with a clear line when the build is missing (run through `npm run bench`). */
 export function requireBuild() {
   if (!existsSync(CLI)) {
