@@ -18,7 +18,8 @@ import { readCapsule } from '../capsule/capsule-file.js';
 import { capsuleQuality } from '../capsule/quality.js';
 import type { Clock } from '../clock.js';
 import { currentRef, inspectRepository, publishRef, snapshotWorkTree, workTreeTree } from '../git/index.js';
-import { createAjv, describeErrors } from '../validation.js';
+import { precompiled } from '../precompiled.js';
+import { describeErrors } from '../validation.js';
 import { sha256, writePackage } from './package-writer.js';
 import { publishLeaseOffer, publishPackage } from './remote-records.js';
 import type { StepStore } from './step-store.js';
@@ -37,7 +38,7 @@ export interface StepDeps {
 /** The agent kept editing after the snapshot this many times: stop chasing it and say so. */
 const MAX_REVISIONS = 3;
 
-const validateManifest = createAjv().compile<Manifest>(ManifestSchema);
+const validateManifest = precompiled<Manifest>(ManifestSchema);
 
 /** What a drain works on: the cycle's home (where its records live) and the work tree it snapshots. */
 export interface DrainTarget {
