@@ -173,7 +173,10 @@ export function closableOneWay(cycle: Cycle): boolean {
 
 /** The lease of this cycle is (or is being) offered through a git remote: only that chain can withdraw it. */
 export function offerTravels(cycle: Cycle): boolean {
-  return cycle.remote !== null || offeredThroughRemote(activeDrain(cycle));
+  // A return leg is offered through the remote only once its own offer step published it; the out
+  // leg's offer (cycle.remote) was taken by the receiver and is not what a cancelled return withdraws.
+  if (cycle.return_drain !== null) return offeredThroughRemote(cycle.return_drain);
+  return cycle.remote !== null || offeredThroughRemote(cycle.drain);
 }
 
 /** The drain that is running: the return leg's once it started, else the out leg's. */

@@ -316,6 +316,21 @@ describe('the handoff path', () => {
       expect(h.state).toBe('HANDOFF_READY');
     });
 
+    it('ends a return leg of a cycle whose out leg travelled through the remote, until its own offer went out', () => {
+      const h = ready();
+      h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: { name: 'origin', lease_head: 'abc' } });
+      h.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency', receiver_root: '/clone', token: null });
+      h.send({ type: 'RETURN_START', token: 2, wait: false });
+      h.send({ type: 'DRAIN_WAITED', why: 'no_wait' });
+      h.send({ type: 'DRAIN_STEP_DONE', step: 'offer', record: { at: new Date(T0).toISOString(), sha256: null, summary: { lease_head: 'def' } } });
+      expect(h.send({ type: 'CANCEL', reason: null }).code).toBe('wrong_state');
+      const h2 = ready();
+      h2.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: { name: 'origin', lease_head: 'abc' } });
+      h2.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency', receiver_root: '/clone', token: null });
+      h2.send({ type: 'RETURN_START', token: 2, wait: false });
+      expect(h2.send({ type: 'CANCEL', reason: null }).code).toBe('cancelled');
+    });
+
     it('pressure already there does not start the cancelled evacuation again; a newer reading does', () => {
       const h = new Harness();
       h.reading('five_hour', 95);
