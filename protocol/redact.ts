@@ -39,7 +39,8 @@ function displayUrl(url: string, scheme: string): string {
 function displayScpLike(remote: string, colon: number): string {
   const slash = remote.indexOf('/', colon);
   const at = remote.lastIndexOf('@', slash === -1 ? remote.length : slash);
-  const address = remote.slice(at + 1);
+  // `[user@host:port]:path` keeps its brackets around what is left of the host.
+  const address = remote.startsWith('[') && at !== -1 && at < remote.indexOf(']') ? `[${remote.slice(at + 1)}` : remote.slice(at + 1);
   const hostEnd = at < colon ? colon - at - 1 : address.indexOf(':');
   let path = hostEnd === -1 ? address : address.slice(hostEnd);
   for (const mark of ['?', '#']) {
