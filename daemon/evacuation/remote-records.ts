@@ -68,7 +68,7 @@ export function refusedRecord(what: string, remote: string, why: string): Handof
 
 /** Checks a lease record against its schema (strict patterns) and the cycle it was read for. */
 export function leaseRecordOf(text: string, cycle: string, remote: string): RemoteLeaseRecord {
-  const what = `${leaseRef(cycle)}`;
+  const what = leaseRef(cycle);
   let value: unknown;
   try {
     value = JSON.parse(text);
