@@ -87,7 +87,7 @@ describe('the whole path across two clones of one remote', () => {
     const { createHash } = await import('node:crypto');
     expect(returnManifest).toMatchObject({ leg: 'return', predecessor: createHash('sha256').update(outBytes).digest('hex') });
     const list = await run(['list'], a);
-    expect(list.json.data?.['cycles']).toEqual([{ cycle, workspace: a, state: 'CLOSED', revisions: 2, integrity: 'ok' }]);
+    expect(list.json.data?.['cycles']).toEqual([{ cycle, workspace: a, state: 'CLOSED', revisions: 2, integrity: 'ok', abandoned: false }]);
   });
 });
 
