@@ -690,6 +690,8 @@ interface WalkWorld {
 const GOALS = new Set(['NORMAL', 'CLOSED']);
 let waysOut: WayOutRow[] = [];
 const rowsUsed = new Set<string>();
+/** Where the walks began: the histories must leave the workspace in every situation, not just a few. */
+const startSituations = new Set<string>();
 
 async function statusOf(r: Real): Promise<StatusView> {
   const got = await r.c.inject('GET', `/v1/status?repo=${encodeURIComponent(r.scene.a)}`);
@@ -751,6 +753,7 @@ async function walkOut(m: Model, r: Real, world: WalkWorld): Promise<void> {
   const tried = new Set<string>();
   const trail: string[] = [];
   let view = await statusOf(r);
+  startSituations.add(view.situation);
   // What people read under "next" is the first way of the data.
   const shown = renderStatus(view, { color: false, nowMs: r.clock.now() }).split('\n').find((line) => line.startsWith('next '));
   expect(shown, `status prints next: ${JSON.stringify(view.next)}`).toBe(`next      ${view.next[0]?.why ?? ''}`);
@@ -837,6 +840,7 @@ afterAll(() => {
   // Rows of the Ways out table no walk took (a rare situation, or a row the code no longer offers).
   figures.extra['ways_out_rows'] = waysOut.length;
   figures.extra['ways_out_rows_walked'] = rowsUsed.size;
+  figures.extra['ways_out_start_situations'] = startSituations.size;
   saveFigures('model', figures, transitions, (Date.now() - started) / 1000);
 });
 
