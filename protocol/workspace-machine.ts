@@ -228,7 +228,7 @@ const NOTHING_TO_CANCEL: Partial<Record<WorkspaceState, string>> = {
 const HINT_BY_STATE: Record<WorkspaceState, string> = {
   NORMAL: 'nothing to hand off yet: `handoff now` starts an evacuation',
   PREPARE: 'refresh the capsule; `handoff now` starts an evacuation',
-  EVACUATE: 'wait for the drain to finish, or see `handoff status` for its blocked reason',
+  EVACUATE: 'wait for the drain to finish, or see `handoff status` for its blocked reason; `handoff cancel` gives it up',
   HANDOFF_READY: 'a receiver takes over with `handoff accept CYCLE --as EXECUTOR`',
   TAKEOVER: 'the lease holder hands back with `handoff return`',
   RETURN_HANDOFF_READY: 'the primary takes the work back with `handoff accept CYCLE --return --as EXECUTOR`',
