@@ -167,7 +167,7 @@ export function createService(deps: ServiceDeps) {
       const record: AbandonedRecord = { cycle: data.cycle, leg: data.leg, at: data.at, reason: data.reason, step: data.step, blocked: data.blocked, kept_ref: data.kept_ref };
       const written = await writeAbandoned(home, record).then(
         (path) => ({ record: path }),
-        (error: unknown) => ({ note: `the abandoned record could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the journal has it` }),
+        (error: unknown) => ({ note: `the abandoned record could not be written: ${(error as Error).message}; the journal has it` }),
       );
       return { ...envelope, data: { ...(envelope.data ?? {}), ...written } };
     },

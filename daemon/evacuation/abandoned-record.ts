@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileCreateOnce } from '../store/index.js';
-import { cycleDir } from './package-writer.js';
+import { cycleDir, refuseLinkedDirs } from './package-writer.js';
 
 /** What `handoff cancel` ended, as the journal's CANCEL outcome says it. */
 export interface AbandonedRecord {
@@ -26,7 +26,10 @@ const stamp = (at: string): string => at.replace(/[-:.]/g, '');
 export async function writeAbandoned(root: string, record: AbandonedRecord): Promise<string> {
   const dir = record.leg === 'out' ? cycleDir(root, record.cycle) : join(cycleDir(root, record.cycle), 'return');
   const path = join(dir, record.leg === 'out' ? 'abandoned.json' : `abandoned-${stamp(record.at)}.json`);
+  // Like a package, only into real directories of the repository: a planted link is refused, not followed.
+  await refuseLinkedDirs(root, dir);
   await mkdir(dir, { recursive: true, mode: 0o755 });
+  await refuseLinkedDirs(root, dir);
   await writeFileCreateOnce(path, `${JSON.stringify(record, null, 2)}\n`, 0o644);
   return path;
 }

@@ -38,7 +38,7 @@ export const cycleDir = (root: string, cycle: string): string => join(workspaceD
  * `.session-handoff/`, the cycle dir or `return/` would carry it elsewhere. Checked before the
  * directories are made (so nothing is created through a link) and after.
  */
-async function refuseLinkedDirs(root: string, dir: string): Promise<void> {
+export async function refuseLinkedDirs(root: string, dir: string): Promise<void> {
   const top = workspaceDir(root);
   for (let current = dir; current.startsWith(top); current = dirname(current)) {
     const stats = await lstat(current).catch((error: NodeJS.ErrnoException) => {
