@@ -45,6 +45,15 @@ export interface VerifiedCheckpoint {
   readonly verified: boolean;
 }
 
+/**
+ * Which drain a runner's report is about (`drainKey()`): after `handoff cancel` a step still in flight
+ * reports into nothing, not into the next cycle's (or the next return's) drain. Optional: an older
+ * journal's events carry none.
+ */
+export interface DrainFence {
+  readonly drain?: string;
+}
+
 export type WorkspaceEvent =
   | (EventMeta & { type: 'READING'; reading: Reading })
   | (EventMeta & { type: 'WARNING'; warning: ProviderWarning })
@@ -56,17 +65,17 @@ export type WorkspaceEvent =
   | (EventMeta & { type: 'LEASE_RENEW'; token: number })
   | (EventMeta & { type: 'LEASE_RELEASE'; token: number })
   | (EventMeta & { type: 'LEASE_BREAK'; reason: string })
-  | (EventMeta & { type: 'DRAIN_BLOCKED'; reason: string; step: DrainStep | null })
+  | (EventMeta & DrainFence & { type: 'DRAIN_BLOCKED'; reason: string; step: DrainStep | null })
   | (EventMeta & { type: 'DRAINED' })
-  | (EventMeta & { type: 'DRAIN_WAITED'; why: DrainWaitReason })
-  | (EventMeta & { type: 'DRAIN_STEP_DONE'; step: DrainStep; record: StepRecord })
-  | (EventMeta & { type: 'DRAIN_REVISION'; reason: string; previous_commit: string })
+  | (EventMeta & DrainFence & { type: 'DRAIN_WAITED'; why: DrainWaitReason })
+  | (EventMeta & DrainFence & { type: 'DRAIN_STEP_DONE'; step: DrainStep; record: StepRecord })
+  | (EventMeta & DrainFence & { type: 'DRAIN_REVISION'; reason: string; previous_commit: string })
   | (EventMeta & { type: 'DRAIN_RESUME' })
   | (EventMeta & { type: 'CAPSULE_SET'; capsule: CapsuleState })
-  | (EventMeta & { type: 'CHECKPOINT_VERIFIED'; checkpoint: VerifiedCheckpoint; remote: RemoteTracking | null })
+  | (EventMeta & DrainFence & { type: 'CHECKPOINT_VERIFIED'; checkpoint: VerifiedCheckpoint; remote: RemoteTracking | null })
   | (EventMeta & { type: 'HANDOFF_ACCEPTED'; executor: string; receiver_root: string; token: number | null })
   | (EventMeta & { type: 'RETURN_START'; token: number; wait: boolean })
-  | (EventMeta & { type: 'RETURN_READY'; token: number; checkpoint: VerifiedCheckpoint })
+  | (EventMeta & DrainFence & { type: 'RETURN_READY'; token: number; checkpoint: VerifiedCheckpoint })
   | (EventMeta & { type: 'RETURN_ACCEPTED'; executor: string; token: number | null })
   | (EventMeta & { type: 'CLOSE_ONE_WAY'; token: number })
   /** `handoff cancel`: end a stage, an out leg (drain or offer) or a return leg's drain; needs no token (it only withdraws). */

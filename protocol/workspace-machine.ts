@@ -179,6 +179,11 @@ export function offerTravels(cycle: Cycle): boolean {
   return cycle.remote !== null || offeredThroughRemote(cycle.drain);
 }
 
+/** A drain's identity for the runner's reports: the cycle, the leg and when that drain began. */
+export function drainKey(cycle: Cycle, drain: DrainProgress): string {
+  return `${cycle.id}/${drain.leg}/${drain.started_at}`;
+}
+
 /** The drain that is running: the return leg's once it started, else the out leg's. */
 export function activeDrain(cycle: Cycle): DrainProgress {
   return cycle.return_drain ?? cycle.drain;
@@ -251,6 +256,11 @@ export const workspaceMachine = setup({
       return context.lease.holder?.token === event.token;
     },
     returning: ({ context }) => context.cycle?.return_drain != null,
+    // A runner's report about a drain that is no longer the active one (cancelled while a step ran).
+    staleDrain: ({ context, event }) => {
+      const key = (event as { drain?: string }).drain;
+      return key !== undefined && (context.cycle === null || key !== drainKey(context.cycle, activeDrain(context.cycle)));
+    },
     remoteTaken: ({ event }) => event.type === 'REMOTE_LEASE' && event.lease.state === 'taken' && event.lease.holder !== null,
     remoteReturned: ({ event }) => event.type === 'REMOTE_LEASE' && event.lease.state === 'return_offered' && event.return_drain !== null,
     remoteClosed: ({ event }) => event.type === 'REMOTE_LEASE' && event.lease.state === 'closed' && event.lease.holder !== null,
@@ -496,6 +506,9 @@ export const workspaceMachine = setup({
       ),
     })),
     replyClosed: assign({ outcome: done('ok') }),
+    replyStaleDrain: assign({
+      outcome: refused('wrong_state', 'this report is about a drain that was cancelled; nothing changed', 'the step it ran is kept on disk; `handoff status` shows the drain that is running now'),
+    }),
     // `handoff cancel` of a stage or an out leg: back to NORMAL. The holder keeps the lease; an offer is withdrawn.
     cancelCycle: assign(({ context, event }) => {
       assertEvent(event, 'CANCEL');
@@ -622,14 +635,15 @@ export const workspaceMachine = setup({
       on: {
         ...refuse('EVACUATE', ['PREPARE', 'HANDOFF_ACCEPTED', 'RETURN_START', 'RETURN_READY', 'RETURN_ACCEPTED', 'CLOSE_ONE_WAY']),
         NOW: { actions: ['stamp', 'replyAlreadyEvacuating'] },
-        DRAIN_BLOCKED: { actions: ['stamp', 'recordBlocked'] },
+        DRAIN_BLOCKED: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { actions: ['stamp', 'recordBlocked'] }],
         DRAINED: { actions: ['stamp', 'recordDrained'] },
-        DRAIN_WAITED: { actions: ['stamp', 'recordWaited'] },
-        DRAIN_STEP_DONE: { actions: ['stamp', 'recordStep'] },
-        DRAIN_REVISION: { actions: ['stamp', 'startRevision'] },
+        DRAIN_WAITED: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { actions: ['stamp', 'recordWaited'] }],
+        DRAIN_STEP_DONE: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { actions: ['stamp', 'recordStep'] }],
+        DRAIN_REVISION: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { actions: ['stamp', 'startRevision'] }],
         DRAIN_RESUME: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { actions: ['stamp', 'clearBlocked'] }],
         CANCEL: [{ guard: 'offerTravels', actions: ['stamp', 'replyOfferTravels'] }, { target: 'NORMAL', actions: ['stamp', 'cancelCycle'] }],
         CHECKPOINT_VERIFIED: [
+          { guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] },
           { guard: 'checkpointVerified', target: 'HANDOFF_READY', actions: ['stamp', 'offerLease'] },
           { actions: ['stamp', 'recordUnverified'] },
         ],
@@ -660,11 +674,11 @@ export const workspaceMachine = setup({
         ],
         // The return leg's drain reports here, as the out leg's does in EVACUATE. Without a return leg
         // they are refused: an event no transition takes would answer with the previous event's outcome.
-        DRAIN_BLOCKED: [{ guard: 'returning', actions: ['stamp', 'recordBlocked'] }, { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] }],
+        DRAIN_BLOCKED: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { guard: 'returning', actions: ['stamp', 'recordBlocked'] }, { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] }],
         DRAINED: [{ guard: 'returning', actions: ['stamp', 'recordDrained'] }, { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] }],
-        DRAIN_WAITED: [{ guard: 'returning', actions: ['stamp', 'recordWaited'] }, { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] }],
-        DRAIN_STEP_DONE: [{ guard: 'returning', actions: ['stamp', 'recordStep'] }, { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] }],
-        DRAIN_REVISION: [{ guard: 'returning', actions: ['stamp', 'startRevision'] }, { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] }],
+        DRAIN_WAITED: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { guard: 'returning', actions: ['stamp', 'recordWaited'] }, { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] }],
+        DRAIN_STEP_DONE: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { guard: 'returning', actions: ['stamp', 'recordStep'] }, { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] }],
+        DRAIN_REVISION: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { guard: 'returning', actions: ['stamp', 'startRevision'] }, { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] }],
         DRAIN_RESUME: [
           { guard: not('returning'), actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
@@ -682,6 +696,7 @@ export const workspaceMachine = setup({
         ],
         RETURN_READY: [
           { guard: not('holdsLease'), actions: ['stamp', 'replyStaleToken'] },
+          { guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] },
           { guard: 'checkpointVerified', target: 'RETURN_HANDOFF_READY', actions: ['stamp', 'offerReturn'] },
           { guard: 'returning', actions: ['stamp', 'recordUnverified'] },
           { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },

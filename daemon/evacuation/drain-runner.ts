@@ -1,4 +1,4 @@
-import { agentSeenWorking, isHandoffError, nextDrainAction, redactCredentials, stateOf, type DrainStep, type WorkspaceContext, type WorkspaceState } from '../../protocol/index.js';
+import { agentSeenWorking, drainKey, isHandoffError, nextDrainAction, redactCredentials, stateOf, type DrainStep, type WorkspaceContext, type WorkspaceState } from '../../protocol/index.js';
 import type { Config } from '../../schemas/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
@@ -59,6 +59,8 @@ export function createDrainRunner(deps: DrainDeps) {
       const target = drainTarget(root, stateOf(snapshot), context);
       if (target === null || context.blocked !== null) return;
       const { cycle, drain } = target;
+      // Every report names the drain it is about: after `handoff cancel` a late one changes nothing.
+      const fence = drainKey(cycle, drain);
       const timeoutMs = deps.config.drain_timeout_seconds * 1000;
       const agentWorking = agentSeenWorking(context.readings, context.capsule?.updated_at ?? null, Date.parse(drain.started_at) - timeoutMs);
       const action = nextDrainAction(drain, clock.now(), deps.config.drain_timeout_seconds, agentWorking);
@@ -66,11 +68,11 @@ export function createDrainRunner(deps: DrainDeps) {
       const paused = context.paused.workspace ?? context.paused.global;
       if (paused !== null) {
         const where = action.kind === 'step' ? action.step : 'finishing';
-        await dispatch(root, { type: 'DRAIN_BLOCKED', step: action.kind === 'step' ? action.step : null, reason: `paused before ${where} (${paused.path}); after unpause run \`handoff resume\`` });
+        await dispatch(root, { type: 'DRAIN_BLOCKED', drain: fence, step: action.kind === 'step' ? action.step : null, reason: `paused before ${where} (${paused.path}); after unpause run \`handoff resume\`` });
         return;
       }
       if (action.kind === 'waited') {
-        await dispatch(root, { type: 'DRAIN_WAITED', why: action.why });
+        await dispatch(root, { type: 'DRAIN_WAITED', drain: fence, why: action.why });
         continue;
       }
       if (action.kind === 'done') {
@@ -79,9 +81,9 @@ export function createDrainRunner(deps: DrainDeps) {
         if (drain.leg === 'return') {
           if (remote?.lease_head) await dispatch(root, { type: 'LEASE_HEAD', lease_head: remote.lease_head });
           // The return leg is fenced by the token its holder was given at accept.
-          await dispatch(root, { type: 'RETURN_READY', token: cycle.receiver?.token ?? 0, checkpoint });
+          await dispatch(root, { type: 'RETURN_READY', drain: fence, token: cycle.receiver?.token ?? 0, checkpoint });
         } else {
-          await dispatch(root, { type: 'CHECKPOINT_VERIFIED', checkpoint, remote });
+          await dispatch(root, { type: 'CHECKPOINT_VERIFIED', drain: fence, checkpoint, remote });
         }
         return;
       }
@@ -91,15 +93,15 @@ export function createDrainRunner(deps: DrainDeps) {
         const outcome = await steps[action.step](target);
         if (deps.killAfter === action.step) process.kill(process.pid, 'SIGKILL');
         if (outcome.kind === 'revise') {
-          await dispatch(root, { type: 'DRAIN_REVISION', reason: outcome.reason, previous_commit: outcome.previousCommit });
+          await dispatch(root, { type: 'DRAIN_REVISION', drain: fence, reason: outcome.reason, previous_commit: outcome.previousCommit });
         } else {
-          await dispatch(root, { type: 'DRAIN_STEP_DONE', step: action.step, record: outcome.record });
+          await dispatch(root, { type: 'DRAIN_STEP_DONE', drain: fence, step: action.step, record: outcome.record });
         }
         log.info({ workspace: root, step: action.step, ms: clock.now() - started }, 'drain step done');
       } catch (error) {
         const reason = isHandoffError(error) ? error.message : `${action.step} failed: ${redactCredentials((error as Error).message)}`;
         log.warn({ workspace: root, step: action.step, err: error }, 'drain step blocked');
-        await dispatch(root, { type: 'DRAIN_BLOCKED', step: action.step, reason });
+        await dispatch(root, { type: 'DRAIN_BLOCKED', drain: fence, step: action.step, reason });
         return;
       }
     }

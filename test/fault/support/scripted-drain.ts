@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   buildManifest,
   DRAIN_STEPS,
+  drainKey,
   nextDrainAction,
   packageFiles,
   renderHandoff,
@@ -75,7 +76,13 @@ export async function drainAction(registry: WorkspaceRegistry, clock: Clock, sce
   // The model's drains always have an agent to wait for: the wait is what it exercises.
   const action = nextDrainAction(drain, clock.now(), timeoutSeconds, true);
   if (action.kind === 'wait') return { kind: 'none' };
-  const send = async (body: Parameters<WorkspaceRegistry['dispatch']>[1]): Promise<DrainActionResult> => ({ kind: 'event', event: body.type, outcome: (await registry.dispatch(home, body)).outcome });
+  // Fenced like the runner's reports: each names the drain it is about.
+  const fence = drainKey(cycle, drain);
+  const send = async (body: Parameters<WorkspaceRegistry['dispatch']>[1]): Promise<DrainActionResult> => ({
+    kind: 'event',
+    event: body.type,
+    outcome: (await registry.dispatch(home, body.type === 'DRAINED' || !('step' in body || 'why' in body || 'checkpoint' in body || 'previous_commit' in body) ? body : { ...body, drain: fence } as typeof body)).outcome,
+  });
   const paused = context.paused.workspace ?? context.paused.global;
   if (paused !== null) {
     return send({ type: 'DRAIN_BLOCKED', step: action.kind === 'step' ? action.step : null, reason: `paused before ${action.kind === 'step' ? action.step : 'finishing'}` });
@@ -105,7 +112,7 @@ export async function drainAction(registry: WorkspaceRegistry, clock: Clock, sce
       done = record(null, { ref, commit: scene.head, tree: scene.tree, parent: scene.head });
       break;
     case 'publish':
-      done = record(null, { mechanism: 'local_ref', ref, commit: scene.head, remote: work, remote_verified: false, pushed: false });
+      done = record(null, { mechanism: 'local_ref', remote: null, remote_verified: false, pushed: false });
       break;
     case 'package': {
       const files = packageFiles(leg, drain.revision);
@@ -113,7 +120,7 @@ export async function drainAction(registry: WorkspaceRegistry, clock: Clock, sce
         cycle,
         leg,
         revision: drain.revision,
-        createdAt: drain.steps.publish?.at ?? at,
+        createdAt: at,
         predecessor: drain.manifests.at(-1) ?? cycle.drain.manifests.at(-1) ?? null,
         source: context.lease.holder?.executor ?? null,
         capsule: null,
@@ -126,7 +133,7 @@ export async function drainAction(registry: WorkspaceRegistry, clock: Clock, sce
       const complete: Manifest = { ...manifest, integrity: { artifacts: [{ path: files.handoff, sha256: sha256(handoff) }] } };
       const text = serializeManifest(complete);
       await writePackage(home, cycle.id, files, text, handoff);
-      done = record(sha256(text), { manifest: files.manifest, handoff: files.handoff, capsule: 'missing' });
+      done = record(sha256(text), { manifest: files.manifest, handoff: files.handoff, capsule: 'missing', mechanism: 'local_ref', ref, commit: scene.head, remote: work });
       break;
     }
     case 'offer':

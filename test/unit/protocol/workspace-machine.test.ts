@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isCycleId, STATES } from '../../../protocol/index.js';
+import { drainKey, isCycleId, STATES } from '../../../protocol/index.js';
 import { Harness, T0 } from './machine-harness.js';
 
 const verified = { mechanism: 'handoff_branch' as const, ref: 'refs/heads/handoff/x', commit: 'abc', verified: true };
@@ -329,6 +329,23 @@ describe('the handoff path', () => {
       h2.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency', receiver_root: '/clone', token: null });
       h2.send({ type: 'RETURN_START', token: 2, wait: false });
       expect(h2.send({ type: 'CANCEL', reason: null }).code).toBe('cancelled');
+    });
+
+    it('a step still in flight when the drain was cancelled reports into nothing, not into the next drain', () => {
+      const h = ready();
+      const old = h.context.cycle;
+      if (old === null) throw new Error('no cycle');
+      const fence = drainKey(old, old.drain);
+      h.send({ type: 'DRAIN_WAITED', why: 'no_wait', drain: fence });
+      h.send({ type: 'CANCEL', reason: null });
+      h.advance(1);
+      h.send({ type: 'NOW', reason: null, wait: false });
+      const late = h.send({ type: 'DRAIN_STEP_DONE', step: 'inspect', record: { at: new Date(T0).toISOString(), sha256: null, summary: {} }, drain: fence });
+      expect([late.code, late.changed]).toEqual(['wrong_state', false]);
+      expect(h.context.cycle?.drain.steps).toEqual({});
+      const cycle = h.context.cycle;
+      if (cycle === null) throw new Error('no cycle');
+      expect(h.send({ type: 'DRAIN_WAITED', why: 'no_wait', drain: drainKey(cycle, cycle.drain) }).changed).toBe(true);
     });
 
     it('pressure already there does not start the cancelled evacuation again; a newer reading does', () => {
