@@ -104,11 +104,16 @@ export function createService(deps: ServiceDeps) {
   return {
     /** With `poll`, answers once the workspace moved past the change the caller saw (a long poll). */
     async status(repo: string, poll: { afterChange: number; waitMs: number | null } | null = null): Promise<Envelope> {
-      const workspace = await registry.open(await rootOf(repo));
+      // A receiver's checkout answers with the cycle it took over (TAKEOVER, its holder, its ways on),
+      // so the agent working there, and the edit guard, see what it holds rather than its own idle workspace.
+      const checkout = await rootOf(repo);
+      const taken = deps.takeover.receiving(checkout);
+      const workspace = await registry.open(taken?.home ?? checkout);
       if (poll !== null) await workspace.changedSince(poll.afterChange, Math.min(poll.waitMs ?? LONG_POLL_MS, MAX_LONG_POLL_MS));
       // A lease that travels through the remote is read there first: another machine may have moved it.
       await deps.leaseSync.sync(workspace);
-      const receiving = deps.takeover.receiving(workspace.root);
+      const current = deps.takeover.receiving(checkout);
+      const receiving = current === null ? null : { ...current, checkout };
       const leaseSync = deps.leaseSync.statusOf(workspace.root);
       // Read together: a change applied during the awaits below must not be reported as seen.
       const snapshot = workspace.snapshot();
@@ -119,9 +124,11 @@ export function createService(deps: ServiceDeps) {
     },
 
     async lease(repo: string): Promise<Envelope> {
-      const workspace = await registry.open(await rootOf(repo));
-      const { lease, root } = workspace.snapshot().context;
-      return success('lease_shown', { workspace: root, ...lease });
+      const checkout = await rootOf(repo);
+      const workspace = await registry.open(deps.takeover.receiving(checkout)?.home ?? checkout);
+      const snapshot = workspace.snapshot();
+      const { lease, root, cycle } = snapshot.context;
+      return success('lease_shown', { workspace: root, checkout, state: stateOf(snapshot), cycle: cycle?.id ?? null, ...lease });
     },
 
     signal(body: SignalBody): Promise<Envelope> {
@@ -193,8 +200,9 @@ export function createService(deps: ServiceDeps) {
       return success('capsule_shown', { workspace: root, ...read });
     },
     acquire: (body: LeaseAcquireBody) => sendLocalLease(body.repo, 'acquire', { type: 'LEASE_ACQUIRE', executor: body.as }),
-    renew: (body: LeaseTokenBody) => send(body.repo, { type: 'LEASE_RENEW', token: body.token }),
-    release: (body: LeaseTokenBody) => sendLocalLease(body.repo, 'release', { type: 'LEASE_RELEASE', token: body.token }),
+    // From a receiver's checkout these act on the cycle it took over; the token fences them there.
+    renew: async (body: LeaseTokenBody) => send(await drainHome(body.repo), { type: 'LEASE_RENEW', token: body.token }),
+    release: async (body: LeaseTokenBody) => sendLocalLease(await drainHome(body.repo), 'release', { type: 'LEASE_RELEASE', token: body.token }),
     breakLease: (body: LeaseBreakBody) => sendLocalLease(body.repo, 'break', { type: 'LEASE_BREAK', reason: body.reason }),
 
     /** The file is the switch; it is written first so that the daemon's own restart sees it too. */

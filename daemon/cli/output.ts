@@ -102,6 +102,9 @@ export function renderStatus(raw: StatusView, options: RenderOptions = { color: 
   if (view.cycle !== null) {
     lines.push(`cycle     ${view.cycle.id} (${view.cycle.trigger.kind}: ${view.cycle.trigger.reason})`);
   }
+  // In a receiver's checkout the answer is the taken-over cycle's: say so, and where its source is.
+  const receiving = (view as { receiving?: { cycle: string; home: string; checkout: string } | null }).receiving;
+  if (receiving) lines.push(`receiving cycle ${receiving.cycle} from ${receiving.home} (this checkout, ${receiving.checkout}, took it over)`);
   if (words.drain !== null) {
     const d = words.drain;
     const leg = d.leg === 'return' ? 'return ' : '';
@@ -167,4 +170,30 @@ export function emit(output: Output, envelope: Envelope, human?: (data: never) =
     output.out(`${envelope.code}${state}${note}`);
   }
   return exitCodeOf(envelope);
+}
+
+/** What `handoff lease show` answers (daemon/service.ts). */
+export interface LeaseShown {
+  readonly workspace: string;
+  readonly checkout: string;
+  readonly state: string;
+  readonly cycle: string | null;
+  readonly holder: { readonly executor: string; readonly token: number; readonly acquired_at: string; readonly renewed_at: string } | null;
+  readonly last_token: number;
+  readonly offered: boolean;
+  readonly last_break: { readonly at: string; readonly reason: string; readonly executor: string | null; readonly token: number | null } | null;
+}
+
+/** `handoff lease show` for people: who holds it, with which token, and where it lives when it is a taken-over cycle's. */
+export function renderLease(lease: LeaseShown): string {
+  const lines = [lease.holder === null
+    ? `lease     free (last token ${lease.last_token})${lease.offered ? ' — on offer to a receiver' : ''}`
+    : `lease     held by ${lease.holder.executor}, token ${lease.holder.token}, since ${lease.holder.acquired_at} (renewed ${lease.holder.renewed_at})`];
+  lines.push(`state     ${lease.state}${lease.cycle === null ? '' : `, cycle ${lease.cycle}`}`);
+  if (lease.workspace !== lease.checkout) lines.push(`home      ${lease.workspace} (this checkout took the cycle over; renew and release act there)`);
+  if (lease.last_break !== null) {
+    const b = lease.last_break;
+    lines.push(`broken    ${b.at} by an operator: ${b.reason}${b.executor === null ? '' : ` (was ${b.executor}, token ${b.token ?? '?'})`}`);
+  }
+  return lines.join('\n');
 }

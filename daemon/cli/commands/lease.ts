@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { action, parseInteger } from '../context.js';
+import { renderLease, type LeaseShown } from '../output.js';
 
 const token = (value: string) => parseInteger('--token', value);
 
@@ -9,7 +10,7 @@ export function registerLease(program: Command): void {
   lease
     .command('show', { isDefault: true })
     .description('who holds the lease, its token, the last recorded break')
-    .action(action((ctx) => ctx.call({ method: 'GET', path: '/v1/lease', query: { repo: ctx.repo } })));
+    .action(action((ctx) => ctx.call({ method: 'GET', path: '/v1/lease', query: { repo: ctx.repo } }), (data: LeaseShown) => renderLease(data)));
 
   lease
     .command('acquire')

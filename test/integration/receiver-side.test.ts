@@ -1,0 +1,75 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
+import { twoClones } from '../support/scenario.js';
+import { piped } from './ingest-support.js';
+
+let daemon: DaemonProcess;
+beforeAll(async () => {
+  daemon = await startDaemon();
+});
+afterAll(async () => {
+  await daemon.stop();
+});
+
+const run = (args: string[], cwd: string) => cli(daemon.stateDir, [...args, '--json'], cwd);
+const guard = (repo: string, session: string) =>
+  piped(['hook', 'claude-guard', '--state-dir', daemon.stateDir], JSON.stringify({ session_id: session, cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: join(repo, 'f.txt'), content: 'x' } }));
+
+async function handedOff(): Promise<{ a: string; b: string; cycle: string }> {
+  const { a, b } = twoClones();
+  writeFileSync(join(a, 'f.txt'), 'one\n');
+  const now = await run(['now', '--no-wait'], a);
+  expect(now.json.code, JSON.stringify(now.json)).toBe('handoff_ready');
+  return { a, b, cycle: (now.json.data?.['cycle'] as { id: string }).id };
+}
+
+// Finding 10 of issue 17: before, B said NORMAL / lease free / nothing to do, `lease release` there
+// answered 77 "nobody holds the lease", `lease show` printed only `lease_shown`, and the guard admitted anyone.
+describe('the receiver is a first-class side (same machine, checkout B)', () => {
+  it('status, lease show/renew and the edit guard in B speak of the cycle B took over', async () => {
+    const { a, b, cycle } = await handedOff();
+    const accepted = await run(['accept', cycle, '--as', 'receiver-session', '--checkout'], b);
+    expect(accepted.json).toMatchObject({ code: 'accepted', data: { state: 'TAKEOVER' } });
+    const token = Number(accepted.json.data?.['token']);
+
+    const status = await run(['status'], b);
+    expect(status.json.data).toMatchObject({
+      state: 'TAKEOVER',
+      cycle: { id: cycle },
+      lease: { holder: { executor: 'receiver-session', token } },
+      receiving: { cycle, home: a, checkout: b, holder: { executor: 'receiver-session', token } },
+    });
+    const next = (status.json.data?.['next'] as { command: string | null }[]).map((n) => n.command);
+    expect(next[0]).toMatch(/^handoff (return|close --one-way)/);
+    const human = await cli(daemon.stateDir, ['status'], b);
+    expect(human.stdout).toMatch(/TAKEOVER/);
+    expect(human.stdout).toMatch(/receiving cycle .* from /);
+    expect(human.stdout).toMatch(/handoff return/);
+
+    // The lease, from B: shown in words, renewed with the accept's token, a stale token fenced out.
+    const shown = await cli(daemon.stateDir, ['lease', 'show'], b);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(new RegExp(`held by receiver-session, token ${token}`));
+    expect(shown.stdout).toMatch(/TAKEOVER, cycle /);
+    expect((await run(['lease', 'show'], b)).json.data).toMatchObject({ workspace: a, checkout: b, state: 'TAKEOVER', cycle, holder: { token } });
+    expect((await run(['lease', 'renew', '--token', String(token)], b)).code).toBe(0);
+    expect((await run(['lease', 'renew', '--token', String(token + 1)], b)).code).toBe(77);
+
+    // The edit guard in B admits the holder's session only.
+    expect((await guard(b, 'receiver-session')).stdout).toBe('{}\n');
+    const denied = JSON.parse((await guard(b, 'someone-else')).stdout) as { hookSpecificOutput?: { permissionDecision: string } };
+    expect(denied.hookSpecificOutput?.permissionDecision).toBe('deny');
+  });
+
+  it('lease release from B acts on the cycle it took over (not "nobody holds the lease")', async () => {
+    const { b, cycle } = await handedOff();
+    const accepted = await run(['accept', cycle, '--as', 'receiver-session', '--checkout'], b);
+    const token = Number(accepted.json.data?.['token']);
+    const released = await run(['lease', 'release', '--token', String(token)], b);
+    // The cycle travels through the remote: the local release is refused with the code saying where it moves.
+    expect(released.json.code).toBe('lease_travels');
+    expect(released.json.error?.message).toMatch(new RegExp(cycle));
+  });
+});
