@@ -103,6 +103,7 @@ export const CODES = registry({
   forbidden_origin: { code: 'forbidden_origin', status: 403, exit: 77, summary: 'a browser request from another origin: the API refuses any Origin; the dashboard any but its own page' },
   lease_held: { code: 'lease_held', status: 409, exit: 77, summary: 'another executor holds the lease' },
   stale_token: { code: 'stale_token', status: 409, exit: 77, summary: 'the lease token is not the current one' },
+  checkout_incomplete: { code: 'checkout_incomplete', status: 409, exit: 75, summary: 'accept --checkout took the lease but git could not move the work tree (a cause that appeared after the pre-check); the answer names the token, the checkpoint and the command that finishes the move' },
   lease_travels: { code: 'lease_travels', status: 409, exit: 77, summary: 'the lease lives on the git remote (`refs/handoff/lease/<cycle>`): it moves there by accept, return and close, not by a local acquire, release or break' },
   paused_denied: { code: 'paused_denied', status: 423, exit: 77, summary: 'the kill switch is on; unpause first' },
   insecure_state_dir: { code: 'insecure_state_dir', status: 500, exit: 77, summary: 'the state dir or token file is accessible to others' },

@@ -24,7 +24,9 @@ export interface ReceiverObservation {
   /** `git diff --name-status` between the receiver's work tree and the checkpoint, when they differ. */
   readonly differences: readonly string[];
   /** Whether `--checkout` can move the work tree to the checkpoint (it moves only after the lease is won). */
-  readonly checkout: 'not_requested' | 'not_needed' | 'refused_dirty' | 'would_move';
+  readonly checkout: 'not_requested' | 'not_needed' | 'refused_dirty' | 'refused_git' | 'would_move';
+  /** Why git would refuse the move (`refused_git`), in git's words: found before the lease moves. */
+  readonly checkout_blocker?: string | null;
   /** For the return leg: the primary's tree still equals the out checkpoint it froze at. */
   readonly at_frozen_checkpoint: boolean;
   readonly instructions: readonly { readonly path: string; readonly sha256: string }[];
@@ -82,7 +84,11 @@ export function judgeTakeover(manifest: Manifest, receiver: ReceiverObservation,
   } else if (manifest.leg === 'return' && receiver.at_frozen_checkpoint) {
     workTree = check('work_tree', 'warning', checkpoint.tree, receiver.tree, 'the work tree is still as frozen at the out leg (nothing can be lost); bring it to the returned tree with --checkout or the commands in HANDOFF.md');
   } else {
-    const why = receiver.checkout === 'refused_dirty' ? '--checkout refused: the work tree has changes that would be lost' : 'the work tree differs from the checkpoint';
+    const why = receiver.checkout === 'refused_dirty'
+      ? '--checkout refused: the work tree has changes that would be lost'
+      : receiver.checkout === 'refused_git'
+        ? `--checkout refused before the lease moved: git cannot move the work tree (${receiver.checkout_blocker ?? 'unknown cause'}); fix that, then accept again`
+        : 'the work tree differs from the checkpoint';
     workTree = check('work_tree', 'failed', checkpoint.tree, { tree: receiver.tree, head: receiver.head, differences: receiver.differences }, why);
   }
   checks.push(workTree);

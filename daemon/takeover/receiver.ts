@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { HandoffError, displayRemote, type ReceiverObservation } from '../../protocol/index.js';
 import type { Manifest } from '../../schemas/index.js';
 import { dataArg, git, instructionFiles, runGit, workTreeTree } from '../git/index.js';
@@ -70,7 +71,11 @@ export async function observeReceiver(root: string, options: ObserveOptions): Pr
   // Only a tree that differs from a checkpoint we have can be moved to it.
   let checkout: ReceiverObservation['checkout'] = 'not_needed';
   if (tree !== manifest.checkpoint.tree) checkout = commitSource === 'missing' ? 'not_requested' : await options.move(tree, await isClean(root));
+  // A move git would refuse is found now, before the lease moves: a granted lease for a tree that never came is the failure to avoid.
+  const blocker = checkout === 'would_move' ? await checkoutBlocker(root, options.frozenTree === null ? manifest.checkpoint.commit : null) : null;
+  if (blocker !== null) checkout = 'refused_git';
   return {
+    checkout_blocker: blocker,
     root_commit: roots === null ? null : (roots.split('\n').filter(Boolean).sort()[0] ?? null),
     remote_urls: [...(await remoteUrls(root)).values()].map(displayRemote),
     commit_present: commitSource !== 'missing',
@@ -82,6 +87,25 @@ export async function observeReceiver(root: string, options: ObserveOptions): Pr
     at_frozen_checkpoint: options.frozenTree !== null && tree === options.frozenTree,
     instructions: await instructionFiles(root),
   };
+}
+
+/**
+ * Why git would refuse to move the work tree now, or null. Every move rewrites the index, so a held
+ * index lock refuses it; the out leg's switch is also tried as a dry run (`read-tree -n`: nothing is
+ * written), which names a file in the way or an unreadable object. The return leg's move is checked
+ * against the frozen tree by `bringToReturned` itself before it writes.
+ */
+async function checkoutBlocker(root: string, commit: string | null): Promise<string | null> {
+  const lock = await optional(['rev-parse', '--path-format=absolute', '--git-path', 'index.lock'], root);
+  if (lock !== null && existsSync(lock)) return `${lock} exists: another git process is running, or one crashed (remove the file once none runs)`;
+  if (commit === null) return null;
+  const head = await optional(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], root);
+  const from = head === null ? [] : [head];
+  // A stale stat cache would make git call a clean file "not uptodate"; the refresh only rewrites that cache.
+  await runGit(['update-index', '-q', '--refresh'], { cwd: root, timeoutMs: 120_000 });
+  const dry = await runGit(['read-tree', '-n', '-m', '-u', '--end-of-options', ...from, dataArg(commit, 'checkpoint commit', 'corrupt_record')], { cwd: root, timeoutMs: 120_000 });
+  if (dry.code === 0) return null;
+  return (dry.stderr.trim().split('\n')[0] ?? '').slice(0, 300) || `git read-tree exited ${dry.code ?? 'on a signal'}`;
 }
 
 /** Out leg `--checkout`: a clean work tree is switched to the checkpoint (detached); git refuses anything else. */

@@ -229,6 +229,20 @@ export function createTakeoverService(deps: TakeoverDeps) {
     else await switchToCheckpoint(receiverRoot, checkpoint.commit ?? '');
   }
 
+  /** The lease is the receiver's, the tree did not come: say which token, which checkpoint, and the command that finishes the move. */
+  function checkoutIncomplete(source: Source, receiverRoot: string, leg: 'out' | 'return', token: number, why: string): Envelope {
+    const commit = source.record.manifest.checkpoint.commit ?? '';
+    const finish = leg === 'return'
+      ? `the commands under "Recover the source" in .session-handoff/${source.cycle.id}/return/HANDOFF.md`
+      : `\`git switch --detach ${commit}\` in ${receiverRoot}`;
+    return failure(
+      'checkout_incomplete',
+      `the lease of cycle ${source.cycle.id} is yours (token ${token}), but git could not move the work tree: ${why}`,
+      `nothing else moved; fix the cause, then run ${finish}; \`handoff status\` there shows the cycle you now hold and its ways on`,
+      { cycle: source.cycle.id, leg, token, checkpoint: commit, checkout: receiverRoot },
+    );
+  }
+
   function resultData(source: Source, judgement: ReturnType<typeof judgeTakeover>, leg: 'out' | 'return') {
     return {
       checks: judgement.checks as readonly Check[], cycle: source.cycle.id, leg, workspace: source.home?.root ?? null, from: source.lease?.remote ?? null, manifest: source.record.path, manifest_sha256: source.record.sha256 };
@@ -329,16 +343,22 @@ export function createTakeoverService(deps: TakeoverDeps) {
       const accepted = source.home === null ? await acceptRemote(source, body, receiverRoot) : await acceptLocal(source.home, source.cycle, body, receiverRoot, leg);
       if (accepted.error) return accepted;
       const token = Number((accepted.data as { token?: number } | null)?.token);
-      if (judged.receiver.checkout === 'would_move') {
-        await carryOutCheckout(source, receiverRoot, leg === 'return');
-        data.checks = data.checks.map((c) => (c.name === 'work_tree' ? { ...c, status: 'ok', detail: 'the work tree was moved to the checkpoint after the lease was taken' } : c));
-      }
       const lease: LeaseRecord = { cycle: source.cycle.id, home: source.home?.root ?? receiverRoot, executor: body.as, token };
       // The lease is taken and journaled: a record that cannot be written must not turn the answer into a failure.
       const note = await writeFileAtomic(join(workspaceDir(receiverRoot), LEASE_FILE), `${JSON.stringify(lease, null, 2)}\n`, 0o600).then(
         () => null,
         (error: unknown) => `the lease record could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); pass --token ${token} to return or close`,
       );
+      if (judged.receiver.checkout === 'would_move') {
+        const moved = await carryOutCheckout(source, receiverRoot, leg === 'return').then(
+          () => null,
+          (error: unknown) => (error as Error).message,
+        );
+        // Checked before the lease moved (receiver.ts): only a cause that appeared since reaches here. The lease
+        // stays granted and journaled (moving it back unrecorded would be worse); the answer says so and how to finish.
+        if (moved !== null) return checkoutIncomplete(source, receiverRoot, leg, token, moved);
+        data.checks = data.checks.map((c) => (c.name === 'work_tree' ? { ...c, status: 'ok', detail: 'the work tree was moved to the checkpoint after the lease was taken' } : c));
+      }
       return success('accepted', { ...data, token, state: (accepted.data as { state?: string }).state, executor: body.as, ...(note === null ? {} : { note }) });
     },
 

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
@@ -19,7 +19,7 @@ const guard = (repo: string, session: string) =>
 
 async function handedOff(): Promise<{ a: string; b: string; cycle: string }> {
   const { a, b } = twoClones();
-  writeFileSync(join(a, 'f.txt'), 'one\n');
+  writeFileSync(join(a, 'f.txt'), 'one\ntwo\n');
   const now = await run(['now', '--no-wait'], a);
   expect(now.json.code, JSON.stringify(now.json)).toBe('handoff_ready');
   return { a, b, cycle: (now.json.data?.['cycle'] as { id: string }).id };
@@ -71,5 +71,27 @@ describe('the receiver is a first-class side (same machine, checkout B)', () => 
     // The cycle travels through the remote: the local release is refused with the code saying where it moves.
     expect(released.json.code).toBe('lease_travels');
     expect(released.json.error?.message).toMatch(new RegExp(cycle));
+  });
+});
+
+// Finding 4 of issue 17: before, a git that refused the move after the lease moved answered 500
+// (internal_error) with the lease granted for a tree the receiver did not get.
+describe('accept --checkout completes (lease and tree) or leaves the lease where it was', () => {
+  it('a held index lock in B refuses the accept before the lease moves (409 diverged, exit 10), and a retry completes', async () => {
+    const { a, b, cycle } = await handedOff();
+    const lock = join(b, '.git', 'index.lock');
+    writeFileSync(lock, '');
+    const refusedAccept = await run(['accept', cycle, '--as', 'receiver-session', '--checkout'], b);
+    expect(refusedAccept.code).toBe(10);
+    expect(refusedAccept.json.code).toBe('diverged');
+    expect(refusedAccept.json.error?.message).toMatch(/--checkout refused before the lease moved: .*index\.lock exists/);
+    const source = await run(['status'], a);
+    expect(source.json.data).toMatchObject({ state: 'HANDOFF_READY', lease: { holder: null, offered: true } });
+    expect(existsSync(join(b, '.session-handoff', 'lease.json'))).toBe(false);
+
+    rmSync(lock);
+    const accepted = await run(['accept', cycle, '--as', 'receiver-session', '--checkout'], b);
+    expect(accepted.json).toMatchObject({ code: 'accepted', data: { state: 'TAKEOVER' } });
+    expect(readFileSync(join(b, 'f.txt'), 'utf8')).toBe('one\ntwo\n');
   });
 });
