@@ -1,7 +1,7 @@
 import type { Manifest } from '../schemas/manifest.schema.js';
 
 /** The drain of CONTRACT.md: after the wait, these steps in this order, each journaled when done. */
-export const DRAIN_STEPS = ['inspect', 'validate', 'snapshot', 'publish', 'package', 'offer'] as const;
+export const DRAIN_STEPS = ['inspect', 'validate', 'snapshot', 'package', 'publish', 'offer'] as const;
 export type DrainStep = (typeof DRAIN_STEPS)[number];
 
 /** Small facts about a finished step; bulky results live in a file whose sha256 is kept here. */
@@ -43,7 +43,7 @@ export function newDrain(leg: 'out' | 'return', noWait: boolean, startedAt: stri
 }
 
 /** Steps redone for a new revision: the work tree moved, so everything observed of it is redone. */
-export const REVISION_STEPS: readonly DrainStep[] = ['inspect', 'snapshot', 'publish', 'package', 'offer'];
+export const REVISION_STEPS: readonly DrainStep[] = ['inspect', 'snapshot', 'package', 'publish', 'offer'];
 
 export type DrainAction =
   | { readonly kind: 'wait'; readonly untilMs: number }

@@ -10,8 +10,8 @@ export const STEP_WORDS: Readonly<Record<DrainStep, string>> = {
   inspect: 'look at the repository',
   validate: 'run the quick validation',
   snapshot: 'snapshot the work tree onto a commit',
-  publish: 'push the handoff branch and check the remote has it',
   package: 'write manifest.json and HANDOFF.md',
+  publish: 'push the handoff branch, the package and the lease offer at once, and check the remote has them',
   offer: 'offer the lease',
 };
 

@@ -38,9 +38,8 @@ export function deltaOf(before: PersistedWorkspace, after: PersistedWorkspace): 
 export function applyDelta(base: PersistedWorkspace, delta: WorkspaceDelta): PersistedWorkspace {
   let readings = base.context.readings;
   if (delta.readings !== undefined) {
-    const next: Record<string, Reading> = { ...readings, ...delta.readings.put };
-    for (const key of delta.readings.drop) delete next[key];
-    readings = next;
+    const dropped = new Set(delta.readings.drop);
+    readings = Object.fromEntries(Object.entries({ ...readings, ...delta.readings.put }).filter(([key]) => !dropped.has(key)));
   }
   return { state: delta.state, context: { ...base.context, ...delta.set, readings } };
 }

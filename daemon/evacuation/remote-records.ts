@@ -15,7 +15,7 @@ import {
   type RemoteLeaseRecord,
 } from '../../protocol/index.js';
 import { RemoteLeaseRecordSchema, type RemoteLeaseRecordData } from '../../schemas/index.js';
-import { commitFiles, fetchRecordsRef, filesAt, git, pushRecordsRef } from '../git/index.js';
+import { commitFiles, currentRef, fetchRecordsRef, fetchRecordsRefs, filesAt, git, pushRecordsRef, type RefUpdate } from '../git/index.js';
 import { precompiled } from '../precompiled.js';
 import { describeErrors } from '../validation.js';
 import { cycleDir } from './package-writer.js';
@@ -35,24 +35,16 @@ async function packageFiles(home: string, cycle: string): Promise<Record<string,
 const same = (a: Record<string, string>, b: Record<string, string>) =>
   Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
 
-function unreachable(what: string, why: string): HandoffError {
-  return new HandoffError('drain_blocked', `publishing the ${what} failed: ${why}`, 'the handoff is not offered until the records are on the remote; fix the remote, then run `handoff resume`');
-}
-
 /**
- * The package travels: a commit holding `.session-handoff/<cycle>/` on `refs/handoff/packages/<cycle>`,
- * a child of what the remote has (fast-forward only). Looks first, so a resumed drain pushes nothing twice.
+ * The package's travelling record, made locally: a commit holding `.session-handoff/<cycle>/` as a
+ * child of what this repository last published on `refs/handoff/packages/<cycle>` (fast-forward only).
+ * When that already holds exactly these files (a resumed drain), it is the answer: nothing new.
  */
-export async function publishPackage(work: string, home: string, cycle: string, remote: string, at: string, timeoutMs: number): Promise<string> {
-  const ref = packagesRef(cycle);
+export async function packageRecord(work: string, home: string, cycle: string, at: string): Promise<string> {
   const files = await packageFiles(home, cycle);
-  const current = await fetchRecordsRef(work, remote, ref, timeoutMs);
-  if (!current.ok) throw unreachable('package', current.why);
-  if (current.commit !== null && same(await filesAt(work, current.commit), files)) return current.commit;
-  const commit = await commitFiles(work, files, current.commit, `handoff ${cycle}: package`, at);
-  const pushed = await pushRecordsRef(work, remote, commit, ref, timeoutMs);
-  if (!pushed.ok) throw unreachable('package', pushed.why);
-  return commit;
+  const current = await currentRef(work, packagesRef(cycle));
+  if (current !== null && same(await filesAt(work, current), files)) return current;
+  return commitFiles(work, files, current, `handoff ${cycle}: package`, at);
 }
 
 const validateLease = precompiled<RemoteLeaseRecordData>(RemoteLeaseRecordSchema);
@@ -126,27 +118,47 @@ export interface OfferRequest {
   readonly at: string;
 }
 
-/** The lease travels: the out leg starts the chain with `offered`, the return leg appends `return_offered`. */
-export async function publishLeaseOffer(work: string, remote: string, request: OfferRequest, timeoutMs: number): Promise<string> {
-  const { head, record } = await readLease(work, remote, request.cycle, timeoutMs).catch((error: HandoffError) => {
-    throw unreachable('lease', error.message);
-  });
+/**
+ * The lease offer's record, made locally: the out leg starts the chain with `offered` (a later revision
+ * appends its own `offered`); the return leg
+ * appends `return_offered` to the head this repository knows (a remote that moved since refuses the
+ * push, all or nothing). A record already holding this offer (a resumed drain) is the answer.
+ */
+export async function leaseOfferRecord(work: string, request: OfferRequest): Promise<string> {
+  const ref = leaseRef(request.cycle);
+  const head = await currentRef(work, ref);
+  const record = head === null ? null : leaseRecordOf((await filesAt(work, head))[LEASE_RECORD_FILE] ?? '', request.cycle, 'this repository');
   const wanted = request.leg === 'out' ? 'offered' : 'return_offered';
-  // Already there (a resumed drain): nothing to push.
-  if (record !== null && record.state === wanted && record.manifest.sha256 === request.manifest.sha256 && head !== null) return head;
+  if (head !== null && record !== null && record.state === wanted && record.manifest.sha256 === request.manifest.sha256) return head;
   let next: RemoteLeaseRecord;
   if (request.leg === 'out') {
-    if (record !== null) throw new HandoffError('drain_blocked', `cycle ${request.cycle} already has a lease on the remote (${record.state})`, 'inspect refs/handoff/lease on the remote; nothing was changed');
+    // A later revision re-offers with its own manifest; a lease someone already took is not offered again.
+    if (record !== null && record.state !== 'offered') throw new HandoffError('drain_blocked', `cycle ${request.cycle} already has a lease record (${record.state})`, 'run `handoff status`: the lease moved on; nothing was changed');
     next = offered(request.cycle, request.lastToken, request.holder, request.manifest, request.at);
   } else {
-    if (record === null) throw new HandoffError('drain_blocked', `cycle ${request.cycle} has no lease on the remote to hand back`, 'the cycle was accepted without the remote; hand back on the same machine');
+    if (record === null) throw new HandoffError('drain_blocked', `cycle ${request.cycle} has no lease record to hand back`, 'the cycle was accepted without the remote; hand back on the same machine');
     const moved = offerReturn(record, request.token ?? 0, request.manifest, request.at);
     if (!moved.ok) throw new HandoffError('drain_blocked', moved.reason, 'the lease moved on the remote; this holder must stop');
     next = moved.record;
   }
-  const written = await writeLease(work, remote, next, head, timeoutMs);
-  if (!written.ok) throw written.rejected ? new HandoffError('drain_blocked', `the lease of cycle ${request.cycle} moved on the remote while offering`, 'run `handoff status` to see the holder') : unreachable('lease', written.why);
-  return written.head;
+  return commitFiles(work, { [LEASE_RECORD_FILE]: serializeLeaseRecord(next) }, head, `handoff ${next.cycle}: lease ${next.state}${next.holder ? ` to ${next.holder.executor}` : ''}`, next.at);
+}
+
+/**
+ * A return leg chains on the records the out leg published, maybe from another checkout: when this
+ * one does not hold the lease head the cycle knows, both records refs are fetched first (one fetch).
+ */
+export async function followRecords(work: string, remote: string, cycle: string, leaseHead: string | null, timeoutMs: number): Promise<void> {
+  if (leaseHead === null || (await currentRef(work, leaseRef(cycle))) === leaseHead) return;
+  const fetched = await fetchRecordsRefs(work, remote, [packagesRef(cycle), leaseRef(cycle)], timeoutMs);
+  if (!fetched.ok) {
+    throw new HandoffError('drain_blocked', `the records of cycle ${cycle} cannot be read from '${displayRemote(remote)}': ${fetched.why}`, 'check the network and the remote, then run `handoff resume`');
+  }
+}
+
+/** After the remote holds them: this repository's records refs follow, so the next record chains on them. */
+export async function adoptPublished(work: string, updates: readonly RefUpdate[]): Promise<void> {
+  for (const { ref, commit } of updates) await git(['update-ref', '--end-of-options', ref, commit], { cwd: work });
 }
 
 /** Fetches the packages ref and returns its files (`<cycle>/...` → text), or null when the remote has none. */

@@ -1,7 +1,9 @@
 import {
   buildManifest,
   HandoffError,
+  leaseRef,
   packageFiles,
+  packagesRef,
   renderHandoff,
   serializeManifest,
   type CapsuleQuality,
@@ -17,11 +19,11 @@ import type { Config } from '../../schemas/index.js';
 import { readCapsule } from '../capsule/capsule-file.js';
 import { capsuleQuality } from '../capsule/quality.js';
 import type { Clock } from '../clock.js';
-import { currentRef, inspectRepository, publishRef, snapshotWorkTree, workTreeTree } from '../git/index.js';
+import { currentRef, inspectRepository, publishRefs, snapshotWorkTree, workTreeTree } from '../git/index.js';
 import { precompiled } from '../precompiled.js';
 import { describeErrors } from '../validation.js';
 import { sha256, writePackage } from './package-writer.js';
-import { publishLeaseOffer, publishPackage } from './remote-records.js';
+import { adoptPublished, followRecords, leaseOfferRecord, packageRecord } from './remote-records.js';
 import type { StepStore } from './step-store.js';
 import { runValidation } from './validate.js';
 import { scanForSecrets } from './secret-scan.js';
@@ -63,24 +65,43 @@ function need<T>(value: T | undefined | null, what: string): T {
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 const name = (target: DrainTarget, what: string) => `${what}-${target.drain.leg}-r${target.drain.revision}`;
 
+/** The checkpoint the package step decided on (its mechanism, ref, commit and remote). */
 function checkpointOf(drain: DrainProgress): Checkpoint {
   const snapshot = need(drain.steps.snapshot, 'the snapshot');
-  const publish = need(drain.steps.publish, 'the publish result');
+  const packaged = need(drain.steps.package, 'the package');
+  const mechanism = need(str(packaged.summary['mechanism']), 'the mechanism') as Checkpoint['mechanism'];
   return {
-    mechanism: need(str(publish.summary['mechanism']), 'the mechanism') as Checkpoint['mechanism'],
-    ref: str(publish.summary['ref']),
-    commit: str(publish.summary['commit']),
+    mechanism,
+    ref: str(packaged.summary['ref']),
+    commit: str(packaged.summary['commit']),
     tree: str(snapshot.summary['tree']),
-    remote: str(publish.summary['remote']),
-    remote_verified: publish.summary['remote_verified'] === true,
+    remote: str(packaged.summary['remote']),
+    // Claimed by the manifest, made true by the publish step's read-back before the lease is offered.
+    remote_verified: mechanism === 'handoff_branch',
     created_at: snapshot.at,
   };
 }
 
-/** The remote the records travel to: the one the checkpoint branch went to; none for a local ref. */
+/** The remote the records travel to: the one the checkpoint branch goes to; none for a local ref. */
 function travellingRemote(drain: DrainProgress): string | null {
-  const publish = drain.steps.publish;
-  return publish?.summary['mechanism'] === 'handoff_branch' ? str(publish.summary['remote']) : null;
+  const packaged = drain.steps.package;
+  return packaged?.summary['mechanism'] === 'handoff_branch' ? str(packaged.summary['remote']) : null;
+}
+
+/**
+ * The fallback ladder (docs/concepts.md): the remote handoff branch; without a remote, the local ref
+ * (this machine only); the capsule alone only when the source did not change.
+ */
+async function decideCheckpoint(target: DrainTarget, observed: RepositoryObservation): Promise<Pick<Checkpoint, 'mechanism' | 'ref' | 'commit' | 'remote'>> {
+  const snapshot = need(target.drain.steps.snapshot, 'the snapshot');
+  const commit = need(str(snapshot.summary['commit']), 'the snapshot commit');
+  const ref = need(str(snapshot.summary['ref']), 'the snapshot ref');
+  // A configured remote is where the work goes; if it fails, that is a blocked reason, never silently a local ref.
+  if (observed.remote !== null) return { mechanism: 'handoff_branch', ref, commit, remote: observed.remote };
+  if ((await currentRef(target.work, ref)) === commit) return { mechanism: 'local_ref', ref, commit, remote: target.work };
+  const clean = observed.dirty.staged.length + observed.dirty.unstaged.length + observed.dirty.untracked.length === 0;
+  if (clean && observed.head !== null) return { mechanism: 'capsule_only', ref: null, commit: observed.head, remote: target.work };
+  throw new HandoffError('drain_blocked', `the local ref ${ref} does not hold ${commit} and the work tree has changes`, 'nothing is recoverable yet; run `handoff resume`');
 }
 
 /** Where the lease now travels, from the offer step: the remote name and the chain's head. */
@@ -106,6 +127,18 @@ async function withheldOf(store: StepStore, target: DrainTarget): Promise<readon
 export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTarget) => Promise<StepOutcome>> {
   const { store, config } = deps;
   const gitTimeout = config.git_timeout_seconds * 1000;
+
+  /** A new revision when the work tree moved since the snapshot (the withheld files left out, as the snapshot did). */
+  async function treeMoved(target: DrainTarget): Promise<StepOutcome | null> {
+    const snapshot = need(target.drain.steps.snapshot, 'the snapshot');
+    const tree = await workTreeTree(target.work, (await withheldOf(store, target)).map((file) => file.path));
+    if (tree === snapshot.summary['tree']) return null;
+    if (target.drain.revision >= MAX_REVISIONS) {
+      throw new HandoffError('drain_blocked', `the work tree changed after ${MAX_REVISIONS} snapshots`, 'the source agent must stop editing (finish its atomic step), then run `handoff resume`');
+    }
+    return { kind: 'revise', reason: 'the work tree changed after the snapshot', previousCommit: need(str(snapshot.summary['commit']), 'the snapshot commit') };
+  }
+
   return {
     async inspect(target) {
       const observed = await inspectRepository(target.work);
@@ -142,48 +175,30 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       return recordOf(deps, scanSha, { ref: result.ref, commit: result.commit, tree: result.tree, parent: result.parent, ...refused, ...secrets });
     },
 
-    async publish(target) {
-      const { cycle, drain, work: root } = target;
-      const snapshot = need(drain.steps.snapshot, 'the snapshot');
-      const commit = need(str(snapshot.summary['commit']), 'the snapshot commit');
-      const ref = need(str(snapshot.summary['ref']), 'the snapshot ref');
-      const observed = await store.load<RepositoryObservation>(cycle.id, name(target, 'inspect'), drain.steps.inspect?.sha256 ?? null);
-      if (observed.remote !== null) {
-        // A configured remote that fails is a blocked reason, never silently a local ref.
-        const pushed = await publishRef(root, { remote: observed.remote, commit, ref, timeoutMs: gitTimeout });
-        return recordOf(deps, null, { mechanism: 'handoff_branch', ref, commit, remote: observed.remote, remote_verified: pushed.verified, pushed: pushed.pushed, lfs_objects: pushed.lfsObjects });
-      }
-      if ((await currentRef(root, ref)) === commit) {
-        return recordOf(deps, null, { mechanism: 'local_ref', ref, commit, remote: root, remote_verified: false, pushed: false });
-      }
-      const clean = observed.dirty.staged.length + observed.dirty.unstaged.length + observed.dirty.untracked.length === 0;
-      if (clean && observed.head !== null) {
-        return recordOf(deps, null, { mechanism: 'capsule_only', ref: null, commit: observed.head, remote: root, remote_verified: false, pushed: false });
-      }
-      throw new HandoffError('drain_blocked', `the local ref ${ref} does not hold ${commit} and the work tree has changes`, 'nothing is recoverable yet; run `handoff resume`');
-    },
-
     async package(target) {
       const { cycle, drain, context } = target;
       const files = packageFiles(drain.leg, drain.revision);
-      // The capsule is frozen for this revision the first time, so a resumed package has the same bytes.
+      // The capsule and the package time are frozen for this revision the first time, so a resumed
+      // package has the same bytes (the files are written create-once).
       const inputName = name(target, 'package-input');
-      let input: { capsule: Capsule | null; quality: CapsuleQuality };
+      let input: { capsule: Capsule | null; quality: CapsuleQuality; created_at: string };
       const saved = await store.find<typeof input>(cycle.id, inputName);
-      if (saved !== null) {
+      if (saved !== null && typeof saved.created_at === 'string') {
         input = saved;
       } else {
         const { capsule } = await readCapsule(target.work);
-        input = { capsule, quality: await capsuleQuality(target.work, capsule, context) };
+        input = { capsule, quality: await capsuleQuality(target.work, capsule, context), created_at: new Date(deps.clock.now()).toISOString() };
         await store.save(cycle.id, inputName, input);
       }
       const repository = await store.load<RepositoryObservation>(cycle.id, name(target, 'inspect'), drain.steps.inspect?.sha256 ?? null);
       const validations = await store.load<Validation[]>(cycle.id, `validate-${drain.leg}`, drain.steps.validate?.sha256 ?? null);
+      const decided = await decideCheckpoint(target, repository);
+      const snapshot = need(drain.steps.snapshot, 'the snapshot');
       const manifest = buildManifest({
         cycle,
         leg: drain.leg,
         revision: drain.revision,
-        createdAt: need(drain.steps.publish, 'the publish result').at,
+        createdAt: input.created_at,
         // The return leg chains to the out leg's last revision.
         predecessor: drain.manifests.at(-1) ?? cycle.drain.manifests.at(-1) ?? null,
         source: context.lease.holder?.executor ?? null,
@@ -191,7 +206,8 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
         quality: input.quality,
         repository,
         validations,
-        checkpoint: checkpointOf(drain),
+        // Claimed verified on the remote; the publish step proves it before the lease is offered.
+        checkpoint: { ...decided, tree: str(snapshot.summary['tree']), remote_verified: decided.mechanism === 'handoff_branch', created_at: snapshot.at },
         withheld: await withheldOf(store, target),
       });
       const handoff = renderHandoff(manifest);
@@ -201,42 +217,53 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       }
       const text = serializeManifest(complete);
       await writePackage(target.home, cycle.id, files, text, handoff);
+      // With a remote, the package travels too (a receiver elsewhere needs only a clone): its record is
+      // made here, locally, and goes out with the checkpoint in the publish step's one push.
+      let records: string | null = null;
+      if (decided.mechanism === 'handoff_branch' && decided.remote !== null) {
+        if (drain.leg === 'return') await followRecords(target.work, decided.remote, cycle.id, cycle.remote?.lease_head ?? null, gitTimeout);
+        records = await packageRecord(target.work, target.home, cycle.id, complete.created_at);
+      }
+      return recordOf(deps, sha256(text), { manifest: files.manifest, handoff: files.handoff, capsule: input.capsule === null ? 'missing' : 'agent', ...decided, records });
+    },
+
+    async publish(target) {
+      const { cycle, drain, work } = target;
+      const checkpoint = checkpointOf(drain);
       const remote = travellingRemote(drain);
-      // With a remote, the package travels too, so a receiver elsewhere needs only a clone.
-      const records = remote === null ? null : await publishPackage(target.work, target.home, cycle.id, remote, complete.created_at, gitTimeout);
-      return recordOf(deps, sha256(text), { manifest: files.manifest, handoff: files.handoff, capsule: input.capsule === null ? 'missing' : 'agent', records });
+      if (remote === null || checkpoint.ref === null || checkpoint.commit === null) {
+        return recordOf(deps, null, { mechanism: checkpoint.mechanism, remote: null, remote_verified: false, pushed: false });
+      }
+      const packaged = need(drain.steps.package, 'the package');
+      const { lease } = target.context;
+      const manifest = { path: need(str(packaged.summary['manifest']), 'the manifest path'), sha256: need(packaged.sha256, 'the manifest sha256') };
+      const leaseHead = await leaseOfferRecord(work, {
+        leg: drain.leg,
+        cycle: cycle.id,
+        manifest,
+        lastToken: lease.last_token,
+        holder: lease.holder === null ? null : { executor: lease.holder.executor, token: lease.holder.token },
+        token: cycle.receiver?.token ?? null,
+        // The package's time: a resumed drain makes the same record, and the push finds it there.
+        at: need(drain.steps.package, 'the package').at,
+      });
+      const records = [
+        { ref: packagesRef(cycle.id), commit: need(str(packaged.summary['records']), 'the package record') },
+        { ref: leaseRef(cycle.id), commit: leaseHead },
+      ];
+      const result = await publishRefs(work, { remote, checkpoint: { ref: checkpoint.ref, commit: checkpoint.commit }, records, timeoutMs: gitTimeout });
+      await adoptPublished(work, records);
+      return recordOf(deps, null, { mechanism: checkpoint.mechanism, remote, remote_verified: result.verified, pushed: result.pushed, lfs_objects: result.lfsObjects, lease_head: leaseHead });
     },
 
     async offer(target) {
       const snapshot = need(target.drain.steps.snapshot, 'the snapshot');
-      // The snapshot left the withheld files out, so the comparison leaves them out too.
-      const tree = await workTreeTree(target.work, (await withheldOf(store, target)).map((file) => file.path));
-      if (tree === snapshot.summary['tree']) {
-        const remote = travellingRemote(target.drain);
-        if (remote === null) return recordOf(deps, null, { tree, remote: null, lease_head: null });
-        const packaged = need(target.drain.steps.package, 'the package');
-        const { lease } = target.context;
-        const { receiver } = target.cycle;
-        const leaseHead = await publishLeaseOffer(
-          target.work,
-          remote,
-          {
-            leg: target.drain.leg,
-            cycle: target.cycle.id,
-            manifest: { path: need(str(packaged.summary['manifest']), 'the manifest path'), sha256: need(packaged.sha256, 'the manifest sha256') },
-            lastToken: lease.last_token,
-            holder: lease.holder === null ? null : { executor: lease.holder.executor, token: lease.holder.token },
-            token: receiver?.token ?? null,
-            at: new Date(deps.clock.now()).toISOString(),
-          },
-          gitTimeout,
-        );
-        return recordOf(deps, null, { tree, remote, lease_head: leaseHead });
-      }
-      if (target.drain.revision >= MAX_REVISIONS) {
-        throw new HandoffError('drain_blocked', `the work tree changed after ${MAX_REVISIONS} snapshots`, 'the source agent must stop editing (finish its atomic step), then run `handoff resume`');
-      }
-      return { kind: 'revise', reason: 'the work tree changed after the snapshot', previousCommit: need(str(snapshot.summary['commit']), 'the snapshot commit') };
+      const published = need(target.drain.steps.publish, 'the publish result');
+      // An edit after the snapshot (even one made while the push ran) makes a new revision, whose
+      // publish moves the branch, the package and the offer on together; this one is not offered here.
+      const moved = await treeMoved(target);
+      if (moved !== null) return moved;
+      return recordOf(deps, null, { tree: str(snapshot.summary['tree']), remote: str(published.summary['remote']), lease_head: str(published.summary['lease_head']) });
     },
   };
 }

@@ -1,8 +1,8 @@
 export { dataArg } from './data-arg.js';
 export { CONFIG_OVERRIDES, gitEnv, SSH_COMMAND } from './git-env.js';
 export { chooseRemote, inspectRepository, instructionFiles, parseStatus } from './inspect.js';
-export { publishRef, type PublishResult } from './publish.js';
+export { publishRefs, type PublishResult, type RefUpdate } from './publish.js';
 export { gitPath, resolveRepoRoot } from './repo-root.js';
 export { git, GitError, runGit, type GitOptions, type GitResult } from './run-git.js';
 export { currentRef, snapshotWorkTree, workTreeSnapshot, workTreeTree, type SnapshotResult, type WorkTreeSnapshot } from './snapshot.js';
-export { commitFiles, fetchRecordsRef, filesAt, pushRecordsRef, type RefFetch, type RefPush } from './records-ref.js';
+export { commitFiles, fetchRecordsRef, fetchRecordsRefs, filesAt, pushRecordsRef, type RefFetch, type RefPush } from './records-ref.js';

@@ -3,15 +3,23 @@ import { dataArg } from './data-arg.js';
 import { publishLfs } from './lfs.js';
 import { runGit, type GitResult } from './run-git.js';
 
+/** One ref the drain publishes, and the commit it must hold on the remote. */
+export interface RefUpdate {
+  readonly ref: string;
+  readonly commit: string;
+}
+
 export interface PublishRequest {
   readonly remote: string;
-  readonly commit: string;
-  readonly ref: string;
+  /** The checkpoint: its LFS objects go first, and it is the first ref of the push. */
+  readonly checkpoint: RefUpdate;
+  /** The records that travel with it (the package, the lease offer): the same push, all or nothing. */
+  readonly records: readonly RefUpdate[];
   readonly timeoutMs: number;
 }
 
 export interface PublishResult {
-  /** false when the remote already had the commit (a resumed drain): nothing was pushed twice. */
+  /** false when the remote already held every ref (a resumed drain): nothing was pushed twice. */
   readonly pushed: boolean;
   readonly verified: true;
   /** Git LFS objects the checkpoint points at, uploaded and proven on the remote before the ref. */
@@ -33,10 +41,17 @@ function why(result: GitResult, timeoutMs: number): string {
 
 const lastLines = (text: string) => text.trim().split('\n').slice(-2).join(' / ').slice(0, 400);
 
-async function remoteSha(root: string, remote: string, ref: string, timeoutMs: number): Promise<{ sha: string | null; result: GitResult }> {
-  const result = await runGit(['ls-remote', '--refs', '--end-of-options', remote, ref], { cwd: root, timeoutMs });
-  const sha = result.code === 0 ? (result.stdout.split('\n').find((line) => line.endsWith(`\t${ref}`))?.split('\t')[0] ?? null) : null;
-  return { sha, result };
+/** One read-back of every ref: name → sha on the remote (absent: not listed). */
+async function remoteShas(root: string, remote: string, refs: readonly string[], timeoutMs: number): Promise<{ shas: Map<string, string>; result: GitResult }> {
+  const result = await runGit(['ls-remote', '--refs', '--end-of-options', remote, ...refs], { cwd: root, timeoutMs });
+  const shas = new Map<string, string>();
+  if (result.code === 0) {
+    for (const line of result.stdout.split('\n')) {
+      const [sha, ref] = line.split('\t');
+      if (sha !== undefined && ref !== undefined && refs.includes(ref)) shas.set(ref, sha);
+    }
+  }
+  return { shas, result };
 }
 
 function blocked(step: string, result: GitResult, timeoutMs: number, remote: string): HandoffError {
@@ -44,28 +59,40 @@ function blocked(step: string, result: GitResult, timeoutMs: number, remote: str
 }
 
 /**
- * Pushes exactly `<commit>:<ref>` (never forced, never another ref) and reads the ref back from the
- * remote. Looks first, so a drain resumed after a crash does not push the same commit twice.
+ * One network round trip to publish and one to prove it: the checkpoint branch and its records go in
+ * a single `push --atomic` (the remote takes all of them or none; never forced, only these refs), then
+ * one `ls-remote` reads every ref back. A resumed drain pushes the same commits again, which the remote
+ * answers as up to date: nothing is pushed twice. LFS content goes first, through the same layer.
  */
-export async function publishRef(root: string, request: PublishRequest): Promise<PublishResult> {
+export async function publishRefs(root: string, request: PublishRequest): Promise<PublishResult> {
   const { timeoutMs } = request;
-  const commit = dataArg(request.commit, 'checkpoint commit');
-  const ref = dataArg(request.ref, 'checkpoint ref');
+  const updates = [request.checkpoint, ...request.records].map((update) => ({
+    ref: dataArg(update.ref, 'ref to publish'),
+    commit: dataArg(update.commit, 'commit to publish'),
+  }));
   // Pushing to the URL, not the remote name, keeps git from creating a remote-tracking ref for the
   // handoff branch in the user's repository; `--push` honours pushurl and pushInsteadOf.
   const url = await runGit(['remote', 'get-url', '--push', '--end-of-options', dataArg(request.remote, 'remote name')], { cwd: root, timeoutMs });
   if (url.code !== 0) throw blocked('failed', url, timeoutMs, request.remote);
   const remote = dataArg(url.stdout.trim(), 'remote URL');
   // Content first: once the ref is there, a receiver may fetch it and needs every object.
-  const lfs = await publishLfs(root, commit, remote, timeoutMs);
-  const before = await remoteSha(root, remote, ref, timeoutMs);
-  if (before.result.code !== 0) throw blocked('failed before pushing', before.result, timeoutMs, remote);
-  if (before.sha === commit) return { pushed: false, verified: true, lfsObjects: lfs.objects };
-  const push = await runGit(['push', '--porcelain', '--no-verify', '--end-of-options', remote, `${commit}:${ref}`], { cwd: root, timeoutMs });
-  if (push.code !== 0 || push.timedOut) throw blocked('failed', push, timeoutMs, remote);
-  const after = await remoteSha(root, remote, ref, timeoutMs);
-  if (after.sha !== commit) {
-    throw new HandoffError('drain_blocked', `publish to '${displayRemote(remote)}' is unverified: the remote shows ${after.sha ?? 'no'} ${ref} instead of ${commit}`, 'the handoff is not ready; check the remote, then run `handoff resume`');
+  const lfs = await publishLfs(root, request.checkpoint.commit, remote, timeoutMs);
+  const push = await runGit(['push', '--atomic', '--porcelain', '--no-verify', '--end-of-options', remote, ...updates.map(({ commit, ref }) => `${commit}:${ref}`)], {
+    cwd: root,
+    timeoutMs,
+  });
+  if (push.code !== 0 || push.timedOut || push.startError !== undefined) throw blocked('failed', push, timeoutMs, remote);
+  const after = await remoteShas(root, remote, updates.map((update) => update.ref), timeoutMs);
+  if (after.result.code !== 0) throw blocked('could not be read back', after.result, timeoutMs, remote);
+  const wrong = updates.find(({ ref, commit }) => after.shas.get(ref) !== commit);
+  if (wrong !== undefined) {
+    throw new HandoffError(
+      'drain_blocked',
+      `publish to '${redactCredentials(remote)}' is unverified: the remote shows ${after.shas.get(wrong.ref) ?? 'no'} ${wrong.ref} instead of ${wrong.commit}`,
+      'the handoff is not ready; check the remote, then run `handoff resume`',
+    );
   }
-  return { pushed: true, verified: true, lfsObjects: lfs.objects };
+  // `push --porcelain` marks a ref the remote already had with '='.
+  const pushed = updates.some(({ ref }) => push.stdout.split('\n').some((line) => line.includes(`:${ref}\t`) && !line.startsWith('=')));
+  return { pushed, verified: true, lfsObjects: lfs.objects };
 }

@@ -62,6 +62,18 @@ export async function fetchRecordsRef(root: string, remote: string, ref: string,
   }
 }
 
+/**
+ * Brings several records refs from the remote into the same names here in one fetch: a leg that
+ * chains on records another checkout published (a return leg) needs their heads before it can make
+ * the next ones. Every ref must exist on the remote.
+ */
+export async function fetchRecordsRefs(root: string, remote: string, refs: readonly string[], timeoutMs: number): Promise<{ readonly ok: true } | { readonly ok: false; readonly why: string }> {
+  dataArg(remote, 'remote');
+  const specs = refs.map((ref) => `+${dataArg(ref, 'records ref')}:${ref}`);
+  const fetched = await runGit(['fetch', '--no-tags', '--no-write-fetch-head', '--end-of-options', remote, ...specs], { cwd: root, timeoutMs });
+  return fetched.code === 0 && !fetched.timedOut ? { ok: true } : { ok: false, why: failure(fetched) };
+}
+
 export type RefPush = { readonly ok: true } | { readonly ok: false; readonly rejected: boolean; readonly why: string };
 
 /** Pushes `commit` to `ref` as a fast-forward only: of two racing pushes the remote takes one. */

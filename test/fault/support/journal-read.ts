@@ -74,8 +74,9 @@ function fold(raw: readonly unknown[]): unknown[] {
       state.set(r.root, { ...base, context: { ...base.context, readings: r.readings } });
     } else if (r.kind === 'workspace' && base !== undefined) {
       const delta = r.readings as { put?: Record<string, unknown>; drop?: string[] } | undefined;
-      const readings = { ...(base.context['readings'] as Record<string, unknown>), ...(delta?.put ?? {}) };
-      for (const key of delta?.drop ?? []) delete readings[key];
+      const dropped = new Set(delta?.drop ?? []);
+      const merged = { ...(base.context['readings'] as Record<string, unknown>), ...(delta?.put ?? {}) };
+      const readings = Object.fromEntries(Object.entries(merged).filter(([key]) => !dropped.has(key)));
       state.set(r.root, { state: String(r.state), context: { ...base.context, ...r.set, readings } });
     }
     if (r.kind === 'workspace') changes.push({ ...r, ...state.get(r.root) });

@@ -49,8 +49,8 @@ describe('the status in plain words', () => {
       ['inspect', 'done', 2],
       ['validate', 'done', 3],
       ['snapshot', 'running', 4],
-      ['publish', 'pending', null],
       ['package', 'pending', null],
+      ['publish', 'pending', null],
       ['offer', 'pending', null],
     ]);
     expect(words.headline).toMatch(/2 of 6 steps done; now: snapshot — snapshot the work tree onto a commit \(running 4 s\)/);
@@ -62,10 +62,11 @@ describe('the status in plain words', () => {
     h.send({ type: 'DRAIN_STEP_DONE', step: 'inspect', record: record(h.at) });
     h.send({ type: 'DRAIN_STEP_DONE', step: 'validate', record: record(h.at) });
     h.send({ type: 'DRAIN_STEP_DONE', step: 'snapshot', record: record(h.at) });
+    h.send({ type: 'DRAIN_STEP_DONE', step: 'package', record: record(h.at) });
     h.send({ type: 'DRAIN_BLOCKED', step: 'publish', reason: 'git push was rejected by origin.' });
     const words = plainStatus(statusView(h.snapshot, h.at), h.at);
     expect(words.blocked).toBe(
-      'The evacuation stopped at “push the handoff branch and check the remote has it” (publish): git push was rejected by origin. Nothing of yours was changed. Fix the cause, then run `handoff resume`.',
+      'The evacuation stopped at “push the handoff branch, the package and the lease offer at once, and check the remote has them” (publish): git push was rejected by origin. Nothing of yours was changed. Fix the cause, then run `handoff resume`.',
     );
     expect(words.next).toMatch(/handoff resume/);
     const drain = h.context.cycle?.drain;

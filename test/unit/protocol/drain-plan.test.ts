@@ -28,8 +28,8 @@ describe('nextDrainAction', () => {
       seen.push(action.step);
       drain = { ...drain, steps: { ...drain.steps, [action.step]: record } };
     }
-    expect(seen).toEqual(['inspect', 'validate', 'snapshot', 'publish', 'package', 'offer']);
-    const resumed = { ...drain, steps: { inspect: record, validate: record, snapshot: record } };
+    expect(seen).toEqual(['inspect', 'validate', 'snapshot', 'package', 'publish', 'offer']);
+    const resumed = { ...drain, steps: { inspect: record, validate: record, snapshot: record, package: record } };
     expect(nextDrainAction(resumed, T, 60, true)).toEqual({ kind: 'step', step: 'publish' });
   });
 });
