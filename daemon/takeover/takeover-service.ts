@@ -310,8 +310,10 @@ export function createTakeoverService(deps: TakeoverDeps) {
     const root = await deps.rootOf(repo);
     const found = receivingCycle(root);
     if (found === undefined) return refused(failure('wrong_state', `${root} holds no taken-over cycle`, 'run it in the checkout where you ran `handoff accept`'));
+    // The journal is the truth (its receiver token); lease.json only mirrors it for people, so a crash
+    // between journaling the accept and writing that file costs nothing.
     const record = await readLeaseRecord(root);
-    const token = given ?? (record?.cycle === found.cycle.id ? record.token : undefined);
+    const token = given ?? found.cycle.receiver?.token ?? (record?.cycle === found.cycle.id ? record.token : undefined);
     if (token === undefined) return refused(failure('stale_token', 'no lease token for this cycle', 'pass --token N (printed by `handoff accept`)'));
     return { kind: 'held', found, token };
   }

@@ -95,3 +95,30 @@ describe('accept --checkout completes (lease and tree) or leaves the lease where
     expect(readFileSync(join(b, 'f.txt'), 'utf8')).toBe('one\ntwo\n');
   });
 });
+
+// Finding 5 of issue 17: before, a crash between journaling the accept and writing lease.json left
+// `handoff return` refused with stale_token "no lease token for this cycle" until --token was passed.
+describe('journal and lease.json agree after a crash between them', () => {
+  it('accept journaled, lease.json never written, daemon killed: `handoff return` in B needs no --token', async () => {
+    const own = await startDaemon();
+    const ownRun = (args: string[], cwd: string) => cli(own.stateDir, [...args, '--json'], cwd);
+    const { a, b } = twoClones();
+    writeFileSync(join(a, 'f.txt'), 'one\ntwo\n');
+    const now = await ownRun(['now', '--no-wait'], a);
+    const cycle = (now.json.data?.['cycle'] as { id: string }).id;
+    expect((await ownRun(['accept', cycle, '--as', 'receiver-session', '--checkout'], b)).json.code).toBe('accepted');
+    // The state of a crash after the journal line and before the file: the file is not there.
+    rmSync(join(b, '.session-handoff', 'lease.json'));
+    await own.kill9();
+    const again = await startDaemon(own.stateDir);
+    try {
+      const returned = await cli(again.stateDir, ['return', '--no-wait', '--json'], b);
+      expect(returned.json.code).not.toBe('stale_token');
+      expect(returned.json.error?.message ?? '').not.toMatch(/no lease token/);
+      const home = await cli(again.stateDir, ['status', '--json'], a);
+      expect((home.json.data?.['cycle'] as { return_drain: unknown }).return_drain).not.toBeNull();
+    } finally {
+      await again.stop();
+    }
+  });
+});
