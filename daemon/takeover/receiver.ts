@@ -61,11 +61,19 @@ export interface ObserveOptions {
   readonly move: (tree: string, clean: boolean) => Promise<ReceiverObservation['checkout']>;
 }
 
+/** The root commit named for identity; among a remote's several histories, the recorded one when it is there. */
+function rootCommitOf(listed: string | null, recorded: string | null): string | null {
+  const roots = (listed ?? '').split('\n').filter(Boolean).sort();
+  return recorded !== null && roots.includes(recorded) ? recorded : (roots[0] ?? null);
+}
+
 /** What the receiver's checkout really is; the only write is fetching the checkpoint's objects. */
 export async function observeReceiver(root: string, options: ObserveOptions): Promise<ReceiverObservation> {
   const { manifest } = options;
   const head = await optional(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], root);
-  const roots = head === null ? null : await optional(['rev-list', '--max-parents=0', 'HEAD'], root);
+  // An unborn HEAD (a fresh clone whose remote names no default branch) has no history of its own:
+  // the repository is judged by its remote's, the root commits of its remote-tracking refs.
+  const roots = await optional(['rev-list', '--max-parents=0', head === null ? '--remotes' : 'HEAD'], root);
   const commitSource = await ensureCommit(root, manifest.checkpoint.commit, options.fetchFrom, options.timeoutMs);
   const tree = await workTreeTree(root, options.frozenTree === null ? [] : (options.frozenWithhold ?? []));
   // Only a tree that differs from a checkpoint we have can be moved to it.
@@ -76,7 +84,7 @@ export async function observeReceiver(root: string, options: ObserveOptions): Pr
   if (blocker !== null) checkout = 'refused_git';
   return {
     checkout_blocker: blocker,
-    root_commit: roots === null ? null : (roots.split('\n').filter(Boolean).sort()[0] ?? null),
+    root_commit: rootCommitOf(roots, head === null ? manifest.repository.root_commit : null),
     remote_urls: [...(await remoteUrls(root)).values()].map(displayRemote),
     commit_present: commitSource !== 'missing',
     commit_source: commitSource,

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
+import { git, tempDir } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
 import { piped } from './ingest-support.js';
 
@@ -120,5 +121,25 @@ describe('journal and lease.json agree after a crash between them', () => {
     } finally {
       await again.stop();
     }
+  });
+});
+
+// Finding 7 of issue 17: before, a fresh clone with an unborn HEAD had no root commit and was refused as
+// "another repository" (diverged), though `--checkout` could lose nothing there.
+describe('an unborn-HEAD receiver', () => {
+  it('a fresh clone of a remote with no default branch accepts with --checkout, judged by its remote history', async () => {
+    const { a, remote } = twoClones();
+    git(remote, 'symbolic-ref', 'HEAD', 'refs/heads/unset');
+    const c = join(tempDir('unborn'), 'c');
+    git(a, 'clone', '-q', remote, c);
+    expect(() => git(c, 'rev-parse', '-q', '--verify', 'HEAD')).toThrow();
+    writeFileSync(join(a, 'f.txt'), 'one\ntwo\n');
+    const now = await run(['now', '--no-wait'], a);
+    const cycle = (now.json.data?.['cycle'] as { id: string }).id;
+    const accepted = await run(['accept', cycle, '--as', 'fresh', '--checkout'], c);
+    expect(accepted.json, JSON.stringify(accepted.json.error)).toMatchObject({ code: 'accepted', data: { state: 'TAKEOVER' } });
+    const identity = (accepted.json.data?.['checks'] as { name: string; status: string }[]).find((x) => x.name === 'identity');
+    expect(identity?.status).toBe('ok');
+    expect(readFileSync(join(c, 'f.txt'), 'utf8')).toBe('one\ntwo\n');
   });
 });
