@@ -165,9 +165,10 @@ export function createTakeoverService(deps: TakeoverDeps) {
   /** `--from REMOTE --latest`: the one cycle the remote offers, as `--latest` picks the one ready cycle here. */
   async function latestOffered(receiverRoot: string, remote: string, latest: boolean, timeoutMs: number): Promise<string | Envelope> {
     if (!latest) return failure('usage_error', '--from needs the cycle id, or --latest', 'the source prints it; `git ls-remote REMOTE "refs/handoff/lease/*"` lists them');
-    const ready = await offeredCyclesOn(receiverRoot, remote, timeoutMs);
+    const { ready, skipped } = await offeredCyclesOn(receiverRoot, remote, timeoutMs);
     if (ready.length === 1 && ready[0] !== undefined) return ready[0];
-    if (ready.length === 0) return failure('unknown_cycle', `'${remote}' offers no cycle`, 'wait for the source to publish its handoff (`handoff status` there), then retry');
+    const passed = skipped.length === 0 ? '' : ` (${skipped.length} unreadable lease ref${skipped.length === 1 ? '' : 's'} passed over: ${skipped.slice(0, 3).map((s) => `${s.ref}: ${s.why}`).join('; ')})`;
+    if (ready.length === 0) return failure('unknown_cycle', `'${remote}' offers no cycle${passed}`, 'wait for the source to publish its handoff (`handoff status` there), then retry');
     return failure('ambiguous', `'${remote}' offers ${ready.length} cycles: ${ready.join(', ')}`, 'name the cycle: `handoff accept CYCLE --from REMOTE --as EXECUTOR`', { cycles: ready.map((id) => ({ cycle: id, workspace: null })) });
   }
 

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
@@ -141,5 +142,28 @@ describe('an unborn-HEAD receiver', () => {
     const identity = (accepted.json.data?.['checks'] as { name: string; status: string }[]).find((x) => x.name === 'identity');
     expect(identity?.status).toBe('ok');
     expect(readFileSync(join(c, 'f.txt'), 'utf8')).toBe('one\ntwo\n');
+  });
+});
+
+// issue 17 (remote offers): before, one lease ref that is no cycle id, or one corrupt record, on the
+// remote failed `accept --latest --from` for every cycle offered there.
+describe('accept --latest --from passes over refs that are not offers', () => {
+  it('a foreign ref name and a corrupt lease record beside one real offer: the offer is taken', async () => {
+    const machineB = await startDaemon();
+    try {
+      const { a, b, remote } = twoClones();
+      // Anyone who can push names refs: one that is no cycle id, one valid id whose record is garbage.
+      const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: a, input: 'not json\n', encoding: 'utf8' }).trim();
+      const tree = execFileSync('git', ['mktree'], { cwd: a, input: `100644 blob ${blob}\tlease.json\n`, encoding: 'utf8' }).trim();
+      const junk = git(a, 'commit-tree', tree, '-m', 'not a lease');
+      git(a, 'push', '-q', remote, `${junk}:refs/handoff/lease/not-a-cycle`, `${junk}:refs/handoff/lease/20200101T000000Z-aaaaaa`);
+      writeFileSync(join(a, 'f.txt'), 'one\ntwo\n');
+      const now = await run(['now', '--no-wait'], a);
+      const cycle = (now.json.data?.['cycle'] as { id: string }).id;
+      const accepted = await cli(machineB.stateDir, ['accept', '--latest', '--from', 'origin', '--as', 'cloud', '--checkout', '--json'], b);
+      expect(accepted.json, JSON.stringify(accepted.json.error)).toMatchObject({ code: 'accepted', data: { cycle, state: 'TAKEOVER' } });
+    } finally {
+      await machineB.stop();
+    }
   });
 });
