@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { HandoffError, displayRemote, type ReceiverObservation } from '../../protocol/index.js';
 import type { Manifest } from '../../schemas/index.js';
 import { dataArg, git, instructionFiles, runGit, workTreeTree } from '../git/index.js';
@@ -97,6 +98,10 @@ export async function observeReceiver(root: string, options: ObserveOptions): Pr
   };
 }
 
+/** How long a held index lock may take to go away before the move is refused, and how often it is looked at. */
+const LOCK_PATIENCE_MS = 2000;
+const LOCK_POLL_MS = 100;
+
 /**
  * Why git would refuse to move the work tree now, or null. Every move rewrites the index, so a held
  * index lock refuses it; the out leg's switch is also tried as a dry run (`read-tree -n`: nothing is
@@ -105,6 +110,8 @@ export async function observeReceiver(root: string, options: ObserveOptions): Pr
  */
 async function checkoutBlocker(root: string, commit: string | null): Promise<string | null> {
   const lock = await optional(['rev-parse', '--path-format=absolute', '--git-path', 'index.lock'], root);
+  // Another git command (an editor's `git status`) holds the lock for moments; a crashed one holds it for good.
+  for (let waited = 0; lock !== null && existsSync(lock) && waited < LOCK_PATIENCE_MS; waited += LOCK_POLL_MS) await sleep(LOCK_POLL_MS);
   if (lock !== null && existsSync(lock)) return `${lock} exists: another git process is running, or one crashed (remove the file once none runs)`;
   if (commit === null) return null;
   const head = await optional(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], root);
