@@ -36,6 +36,14 @@ function repoWithSecrets() {
 const options = { timeoutMs: 60_000, maxFileBytes: 2048, now: () => 0 };
 
 describe('the secret scan before a snapshot', () => {
+  it('keeps nothing from scan to scan: no profiler mark piles up in a long-running daemon', async () => {
+    const root = tempRepo();
+    for (let i = 0; i < 20; i += 1) writeFileSync(join(root, `f${i}.ts`), `export const v${i} = ${i};\n`);
+    await scanForSecrets(root, { timeoutMs: 60_000, maxFileBytes: 1 << 20, now: () => Date.now() });
+    await scanForSecrets(root, { timeoutMs: 60_000, maxFileBytes: 1 << 20, now: () => Date.now() });
+    expect(performance.getEntriesByType('mark').filter((mark) => mark.name.startsWith('@core>'))).toEqual([]);
+  });
+
   it('names the files with a secret and the rule, never the secret; ignored files are not read; binary and large ones are said unscanned', async () => {
     const { root, secrets } = repoWithSecrets();
     const scan = await scanForSecrets(root, options);
