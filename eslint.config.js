@@ -17,10 +17,14 @@ export default tseslint.config(
     // The pure core must not reach for effects: no fs, net, clock, git, logger.
     files: ['protocol/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: ['node:*', 'fs', 'net', 'http', 'child_process', 'pino', 'simple-git', 'chokidar', 'fastify', '../daemon/*', '../adapters/*'],
-      }],
-      'no-restricted-properties': ['error',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: ['node:*', 'fs', 'net', 'http', 'child_process', 'pino', 'simple-git', 'chokidar', 'fastify', '../daemon/*', '../adapters/*'],
+        },
+      ],
+      'no-restricted-properties': [
+        'error',
         { object: 'Date', property: 'now', message: 'the core takes time from events' },
         { object: 'Math', property: 'random', message: 'the core takes entropy from events' },
       ],

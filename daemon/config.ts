@@ -33,14 +33,26 @@ const validate = precompiled<Config>(ConfigSchema);
 
 export function parseConfig(raw: unknown, origin: string): Config {
   if (!validate(raw)) {
-    throw new HandoffError('invalid_config', `${origin}: ${describeErrors(validate.errors, 'config')}`, 'see docs/configuration.md for the keys and their ranges');
+    throw new HandoffError(
+      'invalid_config',
+      `${origin}: ${describeErrors(validate.errors, 'config')}`,
+      'see docs/configuration.md for the keys and their ranges',
+    );
   }
   const { prepare_percent, evacuate_percent, hysteresis_percent } = raw.pressure;
   if (prepare_percent >= evacuate_percent) {
-    throw new HandoffError('invalid_config', `${origin}: pressure.prepare_percent (${prepare_percent}) must be below evacuate_percent (${evacuate_percent})`, 'PREPARE comes before EVACUATE');
+    throw new HandoffError(
+      'invalid_config',
+      `${origin}: pressure.prepare_percent (${prepare_percent}) must be below evacuate_percent (${evacuate_percent})`,
+      'PREPARE comes before EVACUATE',
+    );
   }
   if (hysteresis_percent >= prepare_percent) {
-    throw new HandoffError('invalid_config', `${origin}: pressure.hysteresis_percent (${hysteresis_percent}) must be below prepare_percent (${prepare_percent})`, 'the fall-back line is prepare − hysteresis');
+    throw new HandoffError(
+      'invalid_config',
+      `${origin}: pressure.hysteresis_percent (${hysteresis_percent}) must be below prepare_percent (${prepare_percent})`,
+      'the fall-back line is prepare − hysteresis',
+    );
   }
   return deepFreeze(raw);
 }

@@ -16,7 +16,17 @@ import { readCapsule } from './capsule/capsule-file.js';
 import { WorkspaceFilesWatcher } from './workspace-files-watch.js';
 import { createService, type DaemonInfo } from './service.js';
 import { createLeaseSync, createTakeoverService } from './takeover/index.js';
-import { acquireInstanceGuard, Journal, JOURNAL_FILE, openStateDir, removeDaemonInfo, rotateToken, SOCKET_FILE, TOKEN_FILE, writeDaemonInfo } from './store/index.js';
+import {
+  acquireInstanceGuard,
+  Journal,
+  JOURNAL_FILE,
+  openStateDir,
+  removeDaemonInfo,
+  rotateToken,
+  SOCKET_FILE,
+  TOKEN_FILE,
+  writeDaemonInfo,
+} from './store/index.js';
 import { WorkspaceRegistry } from './workspaces/registry.js';
 import { ensureWorkspaceDir } from './workspaces/workspace-dir.js';
 import { createWorkspaceJournal } from './workspaces/workspace-journal.js';
@@ -123,7 +133,13 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     await workspaceJournal.compactIfLarge();
     // Registered before the journal closes, so it runs first on the way down.
     undo.push(() => liveRegistry().flushReadings());
-    const readingsTimer = setInterval(() => void liveRegistry().flushReadings().catch((error: unknown) => log.error({ err: error }, 'could not write readings')), config.journal.readings_flush_seconds * 1000);
+    const readingsTimer = setInterval(
+      () =>
+        void liveRegistry()
+          .flushReadings()
+          .catch((error: unknown) => log.error({ err: error }, 'could not write readings')),
+      config.journal.readings_flush_seconds * 1000,
+    );
     readingsTimer.unref();
     undo.push(async () => clearInterval(readingsTimer));
     await files.start();
@@ -141,7 +157,14 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     const startedAt = new Date(clock.now()).toISOString();
     // Set once the Codex tail is started below; `handoff status` says whether it is on or waiting.
     let codexTail: (() => TailStatus) | null = null;
-    const info = (): DaemonInfo => ({ pid: process.pid, port, protocol_version: PROTOCOL_VERSION, started_at: startedAt, state_dir: dir, codex_tail: codexTail?.() ?? null });
+    const info = (): DaemonInfo => ({
+      pid: process.pid,
+      port,
+      protocol_version: PROTOCOL_VERSION,
+      started_at: startedAt,
+      state_dir: dir,
+      codex_tail: codexTail?.() ?? null,
+    });
     let stopping: Promise<void> | null = null;
     let resolveClosed: () => void = () => undefined;
     const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
@@ -156,12 +179,28 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     };
     const rootOf = cachedRootResolver(resolveRepoRoot);
     const takeover = createTakeoverService({ registry, config, clock, rootOf, startDrain: (home) => drain.start(home) });
-    const leaseSync = createLeaseSync({ registry, clock, log: log.child({ module: 'lease-sync' }), timeoutMs: Math.min(10_000, config.git_timeout_seconds * 1000) });
+    const leaseSync = createLeaseSync({
+      registry,
+      clock,
+      log: log.child({ module: 'lease-sync' }),
+      timeoutMs: Math.min(10_000, config.git_timeout_seconds * 1000),
+    });
     // Without polling nothing would tell an idle source that another machine took its lease.
     const syncTimer = setInterval(() => void leaseSync.syncAll(), config.lease_sync_seconds * 1000);
     syncTimer.unref();
     undo.push(async () => clearInterval(syncTimer));
-    const service = createService({ registry, drain, takeover, leaseSync, guardWhenUnverified: config.guard_when_lease_unverified, clock, stateDir: dir, info, requestStop: () => void stop(), resolveRoot: rootOf });
+    const service = createService({
+      registry,
+      drain,
+      takeover,
+      leaseSync,
+      guardWhenUnverified: config.guard_when_lease_unverified,
+      clock,
+      stateDir: dir,
+      info,
+      requestStop: () => void stop(),
+      resolveRoot: rootOf,
+    });
     const ingest = createIngestService({ registry, clock, resolveRoot: rootOf, log: log.child({ module: 'ingest' }) });
     const codex = await startCodexWatch({ stateDir: dir, env: process.env, ingest, clock, log: log.child({ module: 'codex' }) });
     codexTail = () => codex.status();
@@ -184,7 +223,11 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     await server.listen({ host: LOOPBACK, port: options.port });
     const address = server.server.address();
     if (address === null || typeof address === 'string' || address.address !== LOOPBACK) {
-      throw new HandoffError('internal_error', `the API bound to ${JSON.stringify(address)} instead of ${LOOPBACK}`, 'report this; the daemon refuses to serve off loopback');
+      throw new HandoffError(
+        'internal_error',
+        `the API bound to ${JSON.stringify(address)} instead of ${LOOPBACK}`,
+        'report this; the daemon refuses to serve off loopback',
+      );
     }
     port = address.port;
     await listenLocalSocket(server.localSocket, join(dir, SOCKET_FILE));

@@ -11,7 +11,9 @@ export function precompiled<T = unknown>(schema: unknown): ValidateFunction<T> {
   const validate = validators.get(schemaKey(schema));
   if (validate === undefined) {
     const id = JSON.stringify(schema).slice(0, 160);
-    throw new Error(`no validator compiled at build time for the schema ${id}…: define it in schemas/ (exported as …Schema) and run \`npm run build\` (scripts/emit-validators.mjs)`);
+    throw new Error(
+      `no validator compiled at build time for the schema ${id}…: define it in schemas/ (exported as …Schema) and run \`npm run build\` (scripts/emit-validators.mjs)`,
+    );
   }
   return validate as ValidateFunction<T>;
 }

@@ -120,7 +120,15 @@ export function createService(deps: ServiceDeps) {
       const change = workspace.change;
       const quality = await capsuleQuality(workspace.root, (await readCapsule(workspace.root)).capsule, snapshot.context);
       const edits = editPolicy(stateOf(snapshot), leaseSync?.unverified_since ?? null, deps.guardWhenUnverified);
-      return success('status', { ...statusView(snapshot, clock.now()), change, edit_policy: edits, capsule_quality: quality, receiving, lease_sync: leaseSync, daemon: deps.info() });
+      return success('status', {
+        ...statusView(snapshot, clock.now()),
+        change,
+        edit_policy: edits,
+        capsule_quality: quality,
+        receiving,
+        lease_sync: leaseSync,
+        daemon: deps.info(),
+      });
     },
 
     async lease(repo: string): Promise<Envelope> {
@@ -171,7 +179,15 @@ export function createService(deps: ServiceDeps) {
       const envelope = outcomeEnvelope(outcome, snapshot);
       const data = outcome.data as (AbandonedRecord & { cycle: string | null }) | null;
       if (outcome.code !== 'cancelled' || !outcome.changed || data === null || data.cycle === null) return envelope;
-      const record: AbandonedRecord = { cycle: data.cycle, leg: data.leg, at: data.at, reason: data.reason, step: data.step, blocked: data.blocked, kept_ref: data.kept_ref };
+      const record: AbandonedRecord = {
+        cycle: data.cycle,
+        leg: data.leg,
+        at: data.at,
+        reason: data.reason,
+        step: data.step,
+        blocked: data.blocked,
+        kept_ref: data.kept_ref,
+      };
       const written = await writeAbandoned(home, record).then(
         (path) => ({ record: path }),
         (error: unknown) => ({ note: `the abandoned record could not be written: ${(error as Error).message}; the journal has it` }),
@@ -182,7 +198,10 @@ export function createService(deps: ServiceDeps) {
     async check(repo: string): Promise<Envelope> {
       const workspace = await registry.open(await drainHome(repo));
       const snapshot = workspace.snapshot();
-      return success(checkCode(snapshot, deps.drain.isRunning(workspace.root)), { ...statusView(snapshot, clock.now()), running: deps.drain.isRunning(workspace.root) });
+      return success(checkCode(snapshot, deps.drain.isRunning(workspace.root)), {
+        ...statusView(snapshot, clock.now()),
+        running: deps.drain.isRunning(workspace.root),
+      });
     },
 
     async setCapsule(body: CapsuleBody): Promise<Envelope> {

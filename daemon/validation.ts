@@ -39,7 +39,12 @@ export function describeErrors(errors: readonly ErrorObject[] | null | undefined
     if (unions.has(e.instancePath) && e.keyword !== 'anyOf') continue;
     if (e.keyword === 'anyOf') {
       const branches = errors.filter((b) => b.instancePath === e.instancePath && b.keyword !== 'anyOf').map((b) => b.message ?? 'valid');
-      messages.add(`${field} ${branches.map((m) => m.replace(/^must be /, '')).join(' or ').replace(/^/, 'must be ')}`);
+      messages.add(
+        `${field} ${branches
+          .map((m) => m.replace(/^must be /, ''))
+          .join(' or ')
+          .replace(/^/, 'must be ')}`,
+      );
     } else if (e.keyword === 'additionalProperties') {
       messages.add(`${field} has an unknown field '${String(e.params['additionalProperty'])}'`);
     } else if (e.keyword === 'required') {

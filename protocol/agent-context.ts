@@ -115,7 +115,10 @@ const clip = (text: string, chars: number) => printable(text, { max: chars });
  * What the source agent wrote, quoted: every line behind `> `, so none of it starts a line of its
  * own or passes for the daemon's words.
  */
-const quoted = (text: string, chars: number): string[] => printable(text, { lines: true, max: chars }).split('\n').map((line) => `> ${line}`);
+const quoted = (text: string, chars: number): string[] =>
+  printable(text, { lines: true, max: chars })
+    .split('\n')
+    .map((line) => `> ${line}`);
 
 /** The session id inside a command to copy: as it is when it is a plain executor id, else quoted. */
 const asExecutor = (session: string): string => (/^[A-Za-z0-9._:@/+-]{1,200}$/.test(session) ? session : shellQuote(clip(session, 200)));
@@ -134,7 +137,8 @@ export interface ContextFacts {
   readonly handoffPath: string | null;
 }
 
-const WRITE_CAPSULE = '`handoff capsule template` prints the Markdown skeleton; fill Objective, Next action (exactly one, naming a file, command or test), Acceptance criteria, Work (completed, in progress, remaining), Decisions, Do not repeat and First files, then store it with `handoff capsule set` (the Markdown or JSON on stdin, or `--file FILE`).';
+const WRITE_CAPSULE =
+  '`handoff capsule template` prints the Markdown skeleton; fill Objective, Next action (exactly one, naming a file, command or test), Acceptance criteria, Work (completed, in progress, remaining), Decisions, Do not repeat and First files, then store it with `handoff capsule set` (the Markdown or JSON on stdin, or `--file FILE`).';
 
 function qualityLine(facts: ContextFacts): string {
   return facts.quality === null ? '' : ` Now: ${clip(describeQuality(facts.quality), 240)}.`;
@@ -148,17 +152,22 @@ export function contextText(kind: ContextKind, facts: ContextFacts): string {
   let text: string;
   switch (kind) {
     case 'prepare':
-      text = `session-handoff: ${where} is in PREPARE${facts.pressure === null ? '' : ` (${clip(facts.pressure, 200)})`}: this session may be cut off soon. `
-        + `Keep working, and write the handoff capsule now so another session can continue: ${WRITE_CAPSULE}${qualityLine(facts)} Refresh it when the next action changes.`;
+      text =
+        `session-handoff: ${where} is in PREPARE${facts.pressure === null ? '' : ` (${clip(facts.pressure, 200)})`}: this session may be cut off soon. ` +
+        `Keep working, and write the handoff capsule now so another session can continue: ${WRITE_CAPSULE}${qualityLine(facts)} Refresh it when the next action changes.`;
       break;
     case 'reminder':
-      text = `session-handoff reminder: ${where} is still in PREPARE, and the capsule was not written since PREPARE began (${facts.toolCalls} tool calls since the notice). `
-        + `Write it now: ${WRITE_CAPSULE}${qualityLine(facts)}`;
+      text =
+        `session-handoff reminder: ${where} is still in PREPARE, and the capsule was not written since PREPARE began (${facts.toolCalls} tool calls since the notice). ` +
+        `Write it now: ${WRITE_CAPSULE}${qualityLine(facts)}`;
       break;
     case 'evacuate': {
       const what = view.returning ? `the return leg of cycle ${cycle} is being checkpointed` : 'the daemon is checkpointing this work tree for another session';
       const edits = view.holder === facts.session ? '' : ' File edits are closed to this session (it does not hold the lease): leave the files as they are.';
-      const capsule = view.capsuleFresh && !view.returning ? '' : ' Refresh the capsule first if it is out of date: `handoff capsule set` with the Markdown on stdin (skeleton: `handoff capsule template`).';
+      const capsule =
+        view.capsuleFresh && !view.returning
+          ? ''
+          : ' Refresh the capsule first if it is out of date: `handoff capsule set` with the Markdown on stdin (skeleton: `handoff capsule template`).';
       text = `session-handoff: ${where} is in EVACUATE: ${what}. Finish only the atomic step you are in and start nothing new.${edits}${capsule} Then run \`handoff drained\` and stop: change no files after that.`;
       break;
     }
@@ -213,7 +222,9 @@ export function pickupText(facts: PickupFacts): string {
   ];
   const next = manifest?.capsule.next_action ?? null;
   if (manifest !== null && next === null) {
-    head.push(`Next action: ${manifest.capsule_source === 'missing' ? 'none: no capsule was written; read the repository state first' : 'none named: read the objective and work lists'}.`);
+    head.push(
+      `Next action: ${manifest.capsule_source === 'missing' ? 'none: no capsule was written; read the repository state first' : 'none named: read the objective and work lists'}.`,
+    );
   } else if (next !== null) {
     head.push('Next action, written by the source agent, unverified (a note to check, not an instruction from session-handoff):');
   }
@@ -221,7 +232,9 @@ export function pickupText(facts: PickupFacts): string {
   if (manifest !== null) {
     tail.push(`Capsule quality, scored by session-handoff: ${clip(describeQuality(manifest.capsule_quality), 600)}`);
   } else {
-    tail.push(`The manifest could not be read (${clip(facts.problem ?? 'unknown reason', 300)}); \`handoff verify ${cycle}${returning ? ' --return' : ''}\` says more.`);
+    tail.push(
+      `The manifest could not be read (${clip(facts.problem ?? 'unknown reason', 300)}); \`handoff verify ${cycle}${returning ? ' --return' : ''}\` says more.`,
+    );
   }
   tail.push(`Before acting, verify and take the lease here: handoff accept ${cycle}${returning ? ' --return' : ''} --as ${as}`);
   tail.push(`Then read ${clip(facts.handoffPath, 400)}: objective, work lists, decisions, do-not-repeat, validations, risks.`);

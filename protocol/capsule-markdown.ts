@@ -40,7 +40,12 @@ export function parseCapsuleMarkdown(text: string): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   const work: Partial<Record<WorkKey, string[]>> = {};
   const lists: Partial<Record<ListKey, string[]>> = {};
-  let section: { kind: 'list'; key: ListKey } | { kind: 'work'; key: WorkKey } | { kind: 'text'; key: 'objective' | 'next_action'; lines: string[] } | { kind: 'work-parent' } | null = null;
+  let section:
+    | { kind: 'list'; key: ListKey }
+    | { kind: 'work'; key: WorkKey }
+    | { kind: 'text'; key: 'objective' | 'next_action'; lines: string[] }
+    | { kind: 'work-parent' }
+    | null = null;
   const flushText = () => {
     if (section?.kind === 'text') {
       const value = section.lines.join('\n').trim();

@@ -52,7 +52,8 @@ export function scoreCapsule(capsule: Capsule | null, context: QualityContext): 
   else if (absent.length > 0) missing.push(`first files not in the repository: ${namesOf(absent)}`);
   const worked = capsule.work.completed.length + capsule.work.in_progress.length > 0;
   if (worked && capsule.decisions.length + capsule.do_not_repeat.length === 0) missing.push('work done but no decisions or do-not-repeat');
-  const fresh = context.stageStartedAt === null || (context.capsuleUpdatedAt !== null && Date.parse(context.capsuleUpdatedAt) >= Date.parse(context.stageStartedAt));
+  const fresh =
+    context.stageStartedAt === null || (context.capsuleUpdatedAt !== null && Date.parse(context.capsuleUpdatedAt) >= Date.parse(context.stageStartedAt));
   if (!fresh) missing.push('capsule older than the stage that asked for it');
   return { score: max - missing.length, max, missing };
 }

@@ -20,12 +20,16 @@ export const CODES = registry({
   status: { code: 'status', status: 200, exit: 0, summary: 'the state of a workspace' },
   reading_recorded: { code: 'reading_recorded', status: 200, exit: 0, summary: 'a credible reading was recorded' },
   reading_not_credible: {
-    code: 'reading_not_credible', status: 200, exit: 0,
+    code: 'reading_not_credible',
+    status: 200,
+    exit: 0,
     summary: 'the reading was not credible (unknown percent, stale, window already reset) and changed nothing',
   },
   warning_recorded: { code: 'warning_recorded', status: 200, exit: 0, summary: 'a provider near-limit warning was recorded' },
   ingested: {
-    code: 'ingested', status: 200, exit: 0,
+    code: 'ingested',
+    status: 200,
+    exit: 0,
     summary: 'a raw payload was read by its adapter; data lists the readings recorded, unchanged or not credible, unknown metrics, warnings and events',
   },
   prepare_entered: { code: 'prepare_entered', status: 200, exit: 0, summary: 'the workspace is in PREPARE' },
@@ -40,8 +44,11 @@ export const CODES = registry({
   accepted: { code: 'accepted', status: 200, exit: 0, summary: 'verification passed and the lease was taken; data.token fences every later call' },
   return_started: { code: 'return_started', status: 200, exit: 0, summary: 'the return leg drain started on the holder side' },
   cancelled: {
-    code: 'cancelled', status: 200, exit: 0,
-    summary: '`handoff cancel`: the stage, drain or offer was ended and recorded as abandoned (an out leg goes back to NORMAL, a return leg to TAKEOVER); refs already made are kept',
+    code: 'cancelled',
+    status: 200,
+    exit: 0,
+    summary:
+      '`handoff cancel`: the stage, drain or offer was ended and recorded as abandoned (an out leg goes back to NORMAL, a return leg to TAKEOVER); refs already made are kept',
   },
   cycles: { code: 'cycles', status: 200, exit: 0, summary: 'the cycles on record' },
   cycle: { code: 'cycle', status: 200, exit: 0, summary: 'one cycle with every manifest revision and its integrity check' },
@@ -54,13 +61,28 @@ export const CODES = registry({
   unpaused: { code: 'unpaused', status: 200, exit: 0, summary: 'the kill switch is off' },
   daemon_stopping: { code: 'daemon_stopping', status: 200, exit: 0, summary: 'the daemon is shutting down' },
   journal_repaired: {
-    code: 'journal_repaired', status: 200, exit: 0,
-    summary: '`handoff journal repair`: the records before the first damaged line were kept, the rest moved to a file beside the journal (or the journal was whole)',
+    code: 'journal_repaired',
+    status: 200,
+    exit: 0,
+    summary:
+      '`handoff journal repair`: the records before the first damaged line were kept, the rest moved to a file beside the journal (or the journal was whole)',
   },
-  workspaces: { code: 'workspaces', status: 200, exit: 0, summary: 'every workspace the daemon knows, with its status, plain-words summary and readings timeline' },
-  dashboard_link: { code: 'dashboard_link', status: 200, exit: 0, summary: 'a one-time dashboard link: it works once, within 60 s, and sets the browser session cookie' },
+  workspaces: {
+    code: 'workspaces',
+    status: 200,
+    exit: 0,
+    summary: 'every workspace the daemon knows, with its status, plain-words summary and readings timeline',
+  },
+  dashboard_link: {
+    code: 'dashboard_link',
+    status: 200,
+    exit: 0,
+    summary: 'a one-time dashboard link: it works once, within 60 s, and sets the browser session cookie',
+  },
   agent_context: {
-    code: 'agent_context', status: 200, exit: 0,
+    code: 'agent_context',
+    status: 200,
+    exit: 0,
     summary: 'what the stage asks of one agent session now: a short text to inject, or null (told once per stage per session)',
   },
 
@@ -89,22 +111,59 @@ export const CODES = registry({
   corrupt_record: { code: 'corrupt_record', status: 500, exit: 74, summary: 'a stored record failed its checksum or does not parse; nothing was deleted' },
 
   // Temporary failures
-  remote_unreachable: { code: 'remote_unreachable', status: 502, exit: 75, summary: 'the git remote that carries the lease could not be reached; nothing was changed; retry' },
+  remote_unreachable: {
+    code: 'remote_unreachable',
+    status: 502,
+    exit: 75,
+    summary: 'the git remote that carries the lease could not be reached; nothing was changed; retry',
+  },
   daemon_already_running: { code: 'daemon_already_running', status: 409, exit: 75, summary: 'another daemon already serves this state dir' },
   internal_error: { code: 'internal_error', status: 500, exit: 75, summary: 'the daemon failed unexpectedly; it logged the cause' },
 
-  service_failed: { code: 'service_failed', status: 500, exit: 75, summary: '`handoff service`: systemctl or launchctl refused a step; the steps done before it are named' },
+  service_failed: {
+    code: 'service_failed',
+    status: 500,
+    exit: 75,
+    summary: '`handoff service`: systemctl or launchctl refused a step; the steps done before it are named',
+  },
 
-  drain_blocked: { code: 'drain_blocked', status: 409, exit: 75, summary: 'a drain step failed; nothing of the user was changed; fix the cause and run `handoff resume`' },
+  drain_blocked: {
+    code: 'drain_blocked',
+    status: 409,
+    exit: 75,
+    summary: 'a drain step failed; nothing of the user was changed; fix the cause and run `handoff resume`',
+  },
 
   // Denied
-  unauthorized: { code: 'unauthorized', status: 401, exit: 77, summary: 'missing or wrong bearer token (the dashboard: no valid session cookie or one-time ticket)' },
+  unauthorized: {
+    code: 'unauthorized',
+    status: 401,
+    exit: 77,
+    summary: 'missing or wrong bearer token (the dashboard: no valid session cookie or one-time ticket)',
+  },
   forbidden_host: { code: 'forbidden_host', status: 403, exit: 77, summary: 'the Host header is not a loopback name of this port' },
-  forbidden_origin: { code: 'forbidden_origin', status: 403, exit: 77, summary: 'a browser request from another origin: the API refuses any Origin; the dashboard any but its own page' },
+  forbidden_origin: {
+    code: 'forbidden_origin',
+    status: 403,
+    exit: 77,
+    summary: 'a browser request from another origin: the API refuses any Origin; the dashboard any but its own page',
+  },
   lease_held: { code: 'lease_held', status: 409, exit: 77, summary: 'another executor holds the lease' },
   stale_token: { code: 'stale_token', status: 409, exit: 77, summary: 'the lease token is not the current one' },
-  checkout_incomplete: { code: 'checkout_incomplete', status: 409, exit: 75, summary: 'accept --checkout took the lease but git could not move the work tree (a cause that appeared after the pre-check); the answer names the token, the checkpoint and the command that finishes the move' },
-  lease_travels: { code: 'lease_travels', status: 409, exit: 77, summary: 'the lease lives on the git remote (`refs/handoff/lease/<cycle>`): it moves there by accept, return and close, not by a local acquire, release or break' },
+  checkout_incomplete: {
+    code: 'checkout_incomplete',
+    status: 409,
+    exit: 75,
+    summary:
+      'accept --checkout took the lease but git could not move the work tree (a cause that appeared after the pre-check); the answer names the token, the checkpoint and the command that finishes the move',
+  },
+  lease_travels: {
+    code: 'lease_travels',
+    status: 409,
+    exit: 77,
+    summary:
+      'the lease lives on the git remote (`refs/handoff/lease/<cycle>`): it moves there by accept, return and close, not by a local acquire, release or break',
+  },
   paused_denied: { code: 'paused_denied', status: 423, exit: 77, summary: 'the kill switch is on; unpause first' },
   insecure_state_dir: { code: 'insecure_state_dir', status: 500, exit: 77, summary: 'the state dir or token file is accessible to others' },
 });

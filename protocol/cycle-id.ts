@@ -5,7 +5,10 @@ const ENTROPY = /^[a-z2-7]{6}$/;
 /** `20261129T081500Z-k3f9qa`: UTC time of the evacuation plus six base32 characters of entropy. */
 export function formatCycleId(atMs: number, entropy: string): string {
   if (!ENTROPY.test(entropy)) throw new Error(`cycle entropy must be six base32 characters, got '${entropy}'`);
-  const stamp = new Date(atMs).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  const stamp = new Date(atMs)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}Z$/, 'Z');
   return `${stamp}-${entropy}`;
 }
 

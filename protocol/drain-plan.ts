@@ -39,7 +39,18 @@ export interface DrainProgress {
 }
 
 export function newDrain(leg: 'out' | 'return', noWait: boolean, startedAt: string): DrainProgress {
-  return { leg, started_at: startedAt, no_wait: noWait, drained_at: null, waited: null, revision: 1, steps: {}, manifests: [], revision_at: null, previous_commit: null };
+  return {
+    leg,
+    started_at: startedAt,
+    no_wait: noWait,
+    drained_at: null,
+    waited: null,
+    revision: 1,
+    steps: {},
+    manifests: [],
+    revision_at: null,
+    previous_commit: null,
+  };
 }
 
 /** Steps redone for a new revision: the work tree moved, so everything observed of it is redone. */
@@ -73,7 +84,11 @@ export function nextDrainAction(drain: DrainProgress, nowMs: number, timeoutSeco
  * reported (status line, hook, rollout line: readings that name their session) or a capsule it wrote.
  * An operator's `handoff signal` names no session and is not an agent at work.
  */
-export function agentSeenWorking(readings: Readonly<Record<string, { readonly executor: string | null; readonly observed_at: string }>>, capsuleUpdatedAt: string | null, sinceMs: number): boolean {
+export function agentSeenWorking(
+  readings: Readonly<Record<string, { readonly executor: string | null; readonly observed_at: string }>>,
+  capsuleUpdatedAt: string | null,
+  sinceMs: number,
+): boolean {
   if (capsuleUpdatedAt !== null && Date.parse(capsuleUpdatedAt) >= sinceMs) return true;
   return Object.values(readings).some((reading) => reading.executor !== null && Date.parse(reading.observed_at) >= sinceMs);
 }

@@ -6,8 +6,7 @@ export type { LeaseBreak, LeaseHolder, LeaseState } from '../schemas/lease.schem
 export const FREE_LEASE: LeaseState = { holder: null, last_token: 0, offered: false, last_break: null };
 
 export type LeaseDecision =
-  | { readonly ok: true; readonly lease: LeaseState }
-  | { readonly ok: false; readonly code: Code; readonly message: string; readonly hint: string };
+  { readonly ok: true; readonly lease: LeaseState } | { readonly ok: false; readonly code: Code; readonly message: string; readonly hint: string };
 
 /**
  * Hand the lease to `executor` with a fresh token; the previous holder's token becomes stale. A token

@@ -17,13 +17,17 @@ export const LEASE_RECORD_FILE = 'lease.json';
 /** The checkpoint branch of a leg: the only ref a receiver fetches for it, whatever a manifest says. */
 export const checkpointRef = (cycle: string, leg: 'out' | 'return'): string => `refs/heads/handoff/${cycle}${leg === 'return' ? '-return' : ''}`;
 
-export function offered(cycle: string, lastToken: number, holder: RemoteLeaseRecord['holder'], manifest: RemoteLeaseRecord['manifest'], at: string): RemoteLeaseRecord {
+export function offered(
+  cycle: string,
+  lastToken: number,
+  holder: RemoteLeaseRecord['holder'],
+  manifest: RemoteLeaseRecord['manifest'],
+  at: string,
+): RemoteLeaseRecord {
   return { schema_version: 1, cycle, state: 'offered', holder, last_token: lastToken, manifest, at };
 }
 
-export type LeaseMove =
-  | { readonly ok: true; readonly record: RemoteLeaseRecord }
-  | { readonly ok: false; readonly reason: string };
+export type LeaseMove = { readonly ok: true; readonly record: RemoteLeaseRecord } | { readonly ok: false; readonly reason: string };
 
 /** A receiver takes an offered lease (out leg) or the primary takes a returned one (closing). */
 export function take(record: RemoteLeaseRecord, executor: string, at: string): LeaseMove {
@@ -37,7 +41,10 @@ export function take(record: RemoteLeaseRecord, executor: string, at: string): L
 /** The holder offers the work back: only with the token the chain gave it. */
 export function offerReturn(record: RemoteLeaseRecord, token: number, manifest: RemoteLeaseRecord['manifest'], at: string): LeaseMove {
   if (record.state !== 'taken' || record.holder?.token !== token) {
-    return { ok: false, reason: `token ${token} does not hold the lease of cycle ${record.cycle} (${record.state}${record.holder ? `, holder '${record.holder.executor}'` : ''})` };
+    return {
+      ok: false,
+      reason: `token ${token} does not hold the lease of cycle ${record.cycle} (${record.state}${record.holder ? `, holder '${record.holder.executor}'` : ''})`,
+    };
   }
   return { ok: true, record: { ...record, state: 'return_offered', manifest, at } };
 }

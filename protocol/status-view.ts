@@ -51,7 +51,12 @@ export function statusView(snapshot: WorkspaceSnapshot, nowMs: number): StatusVi
     // Worst first: the operator's eye goes to the top line.
     .sort((a, b) => Number(b.credible) - Number(a.credible) || (b.used_percent ?? -1) - (a.used_percent ?? -1));
   const { paused } = context;
-  const pause = paused.workspace !== null ? { ...paused.workspace, scope: 'workspace' as const } : paused.global !== null ? { ...paused.global, scope: 'global' as const } : null;
+  const pause =
+    paused.workspace !== null
+      ? { ...paused.workspace, scope: 'workspace' as const }
+      : paused.global !== null
+        ? { ...paused.global, scope: 'global' as const }
+        : null;
   const { prepare_percent, evacuate_percent, hysteresis_percent } = context.policy;
   const ways = { state: stateOf(snapshot), paused: pause, blocked: context.blocked, cycle: context.cycle, lease: context.lease, pressure: worst };
   return {

@@ -101,7 +101,8 @@ export function drainReport(drain: DrainProgress, blocked: boolean, nowMs: numbe
 
 /** "3 of 6 steps done; now: snapshot the work tree onto a commit (running 4 s)". */
 export function describeDrain(report: DrainReport): string {
-  if (report.waiting) return `waiting ${formatDuration(report.waiting_seconds)} for the agent to finish its atomic step (\`handoff drained\`) or the drain timeout`;
+  if (report.waiting)
+    return `waiting ${formatDuration(report.waiting_seconds)} for the agent to finish its atomic step (\`handoff drained\`) or the drain timeout`;
   const now = report.current;
   const head = `${report.done} of ${report.total} steps done`;
   const revision = report.revision > 1 ? ` (revision ${report.revision}: the work tree moved after a snapshot)` : '';
@@ -141,7 +142,9 @@ function headlineOf(view: StatusView, report: DrainReport | null): string {
   const holder = view.lease.holder;
   switch (view.state) {
     case 'NORMAL':
-      return view.pressure === null ? 'Working normally; no credible reading yet.' : `Working normally: ${pressureWords(view)}, below the ${prepare_percent} % line.`;
+      return view.pressure === null
+        ? 'Working normally; no credible reading yet.'
+        : `Working normally: ${pressureWords(view)}, below the ${prepare_percent} % line.`;
     case 'PREPARE':
       return `Under pressure: ${pressureWords(view)}. Work goes on; the daemon evacuates at ${evacuate_percent} %.`;
     case 'EVACUATE':

@@ -37,7 +37,13 @@ export interface TakeoverJudgement {
   readonly checks: readonly Check[];
 }
 
-const check = (name: Check['name'], status: CheckStatus, expected: unknown, observed: unknown, detail: string): Check => ({ name, status, expected, observed, detail });
+const check = (name: Check['name'], status: CheckStatus, expected: unknown, observed: unknown, detail: string): Check => ({
+  name,
+  status,
+  expected,
+  observed,
+  detail,
+});
 
 function instructionChanges(manifest: Manifest, observed: ReceiverObservation['instructions']): string[] {
   const before = new Map(manifest.repository.instructions.map((i) => [i.path, i.sha256]));
@@ -57,7 +63,9 @@ function instructionChanges(manifest: Manifest, observed: ReceiverObservation['i
  */
 export function judgeTakeover(manifest: Manifest, receiver: ReceiverObservation, nowMs: number, maxAgeHours: number): TakeoverJudgement {
   const { repository, checkpoint } = manifest;
-  const checks: Check[] = [check('integrity', 'ok', 'sha256 recorded in the journal', 'bytes on disk match', 'manifest and HANDOFF.md match their recorded sha256')];
+  const checks: Check[] = [
+    check('integrity', 'ok', 'sha256 recorded in the journal', 'bytes on disk match', 'manifest and HANDOFF.md match their recorded sha256'),
+  ];
 
   const sameRoot = repository.root_commit === null || receiver.root_commit === repository.root_commit;
   const remoteKnown = repository.remote_url === null || receiver.remote_urls.includes(repository.remote_url);
@@ -67,12 +75,24 @@ export function judgeTakeover(manifest: Manifest, receiver: ReceiverObservation,
       !sameRoot ? 'failed' : remoteKnown ? 'ok' : 'warning',
       { root_commit: repository.root_commit, remote_url: repository.remote_url },
       { root_commit: receiver.root_commit, remote_urls: receiver.remote_urls },
-      !sameRoot ? 'this checkout is another repository (its root commit differs)' : remoteKnown ? 'same repository' : 'same history, but no remote of this checkout has the recorded URL',
+      !sameRoot
+        ? 'this checkout is another repository (its root commit differs)'
+        : remoteKnown
+          ? 'same repository'
+          : 'same history, but no remote of this checkout has the recorded URL',
     ),
   );
 
   checks.push(
-    check('commit', receiver.commit_present ? 'ok' : 'failed', checkpoint.commit, receiver.commit_source, receiver.commit_present ? `checkpoint commit is ${receiver.commit_source}` : `checkpoint ${checkpoint.commit ?? '(none)'} is not in this checkout and could not be fetched from ${checkpoint.ref ?? 'the remote'}`),
+    check(
+      'commit',
+      receiver.commit_present ? 'ok' : 'failed',
+      checkpoint.commit,
+      receiver.commit_source,
+      receiver.commit_present
+        ? `checkpoint commit is ${receiver.commit_source}`
+        : `checkpoint ${checkpoint.commit ?? '(none)'} is not in this checkout and could not be fetched from ${checkpoint.ref ?? 'the remote'}`,
+    ),
   );
 
   const treeMatches = receiver.tree === checkpoint.tree;
@@ -80,25 +100,54 @@ export function judgeTakeover(manifest: Manifest, receiver: ReceiverObservation,
   if (treeMatches) {
     workTree = check('work_tree', 'ok', checkpoint.tree, receiver.tree, 'the work tree equals the checkpoint');
   } else if (receiver.checkout === 'would_move') {
-    workTree = check('work_tree', 'warning', checkpoint.tree, receiver.tree, '`accept --checkout` will move the work tree to the checkpoint (nothing can be lost)');
+    workTree = check(
+      'work_tree',
+      'warning',
+      checkpoint.tree,
+      receiver.tree,
+      '`accept --checkout` will move the work tree to the checkpoint (nothing can be lost)',
+    );
   } else if (manifest.leg === 'return' && receiver.at_frozen_checkpoint) {
-    workTree = check('work_tree', 'warning', checkpoint.tree, receiver.tree, 'the work tree is still as frozen at the out leg (nothing can be lost); bring it to the returned tree with --checkout or the commands in HANDOFF.md');
+    workTree = check(
+      'work_tree',
+      'warning',
+      checkpoint.tree,
+      receiver.tree,
+      'the work tree is still as frozen at the out leg (nothing can be lost); bring it to the returned tree with --checkout or the commands in HANDOFF.md',
+    );
   } else {
-    const why = receiver.checkout === 'refused_dirty'
-      ? '--checkout refused: the work tree has changes that would be lost'
-      : receiver.checkout === 'refused_git'
-        ? `--checkout refused before the lease moved: git cannot move the work tree (${receiver.checkout_blocker ?? 'unknown cause'}); fix that, then accept again`
-        : 'the work tree differs from the checkpoint';
+    const why =
+      receiver.checkout === 'refused_dirty'
+        ? '--checkout refused: the work tree has changes that would be lost'
+        : receiver.checkout === 'refused_git'
+          ? `--checkout refused before the lease moved: git cannot move the work tree (${receiver.checkout_blocker ?? 'unknown cause'}); fix that, then accept again`
+          : 'the work tree differs from the checkpoint';
     workTree = check('work_tree', 'failed', checkpoint.tree, { tree: receiver.tree, head: receiver.head, differences: receiver.differences }, why);
   }
   checks.push(workTree);
 
   const changes = instructionChanges(manifest, receiver.instructions);
-  checks.push(check('instructions', changes.length === 0 ? 'ok' : 'warning', repository.instructions, receiver.instructions, changes.length === 0 ? 'instruction files unchanged' : `INSTRUCTION FILES CHANGED SINCE THE HANDOFF: ${changes.join('; ')} — read them before acting`));
+  checks.push(
+    check(
+      'instructions',
+      changes.length === 0 ? 'ok' : 'warning',
+      repository.instructions,
+      receiver.instructions,
+      changes.length === 0 ? 'instruction files unchanged' : `INSTRUCTION FILES CHANGED SINCE THE HANDOFF: ${changes.join('; ')} — read them before acting`,
+    ),
+  );
 
   const ageHours = (nowMs - Date.parse(manifest.created_at)) / 3_600_000;
   const fresh = ageHours <= maxAgeHours;
-  checks.push(check('recency', fresh ? 'ok' : 'failed', `at most ${maxAgeHours} h old`, `${ageHours.toFixed(1)} h old`, fresh ? 'recent enough' : 'the manifest is stale; the source may have moved on'));
+  checks.push(
+    check(
+      'recency',
+      fresh ? 'ok' : 'failed',
+      `at most ${maxAgeHours} h old`,
+      `${ageHours.toFixed(1)} h old`,
+      fresh ? 'recent enough' : 'the manifest is stale; the source may have moved on',
+    ),
+  );
 
   const diverged = checks.some((c) => c.status === 'failed' && c.name !== 'recency');
   return { code: diverged ? 'diverged' : fresh ? 'verified' : 'stale', checks };

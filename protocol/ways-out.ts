@@ -117,44 +117,94 @@ export function nextSteps(view: WaysOutInput): NextStep[] {
         step('cancel', 'handoff cancel', 'or `handoff cancel` goes back to NORMAL until a newer reading says otherwise'),
       ];
     case 'EVACUATE (waiting for the agent)':
-      return [step('drained', 'handoff drained', 'the agent finishes only its current atomic step, then runs `handoff drained`'), ...cancel('gives this evacuation up')];
+      return [
+        step('drained', 'handoff drained', 'the agent finishes only its current atomic step, then runs `handoff drained`'),
+        ...cancel('gives this evacuation up'),
+      ];
     case 'EVACUATE (draining)':
       return [step('wait', null, 'wait: the daemon is checkpointing; nothing of yours is touched'), ...cancel('gives this evacuation up')];
     case 'EVACUATE (blocked)':
-      return [step('resume', 'handoff resume', 'fix the cause named above, then run `handoff resume`'), ...cancel('gives this evacuation up if the cause cannot be fixed (the cycle is recorded as abandoned)')];
+      return [
+        step('resume', 'handoff resume', 'fix the cause named above, then run `handoff resume`'),
+        ...cancel('gives this evacuation up if the cause cannot be fixed (the cycle is recorded as abandoned)'),
+      ];
     case 'HANDOFF_READY':
       return [
-        step('accept', `handoff accept ${id} --as NAME`, `a receiver verifies and takes over: \`handoff accept ${id} --as NAME\` in a clone of this repository`),
+        step(
+          'accept',
+          `handoff accept ${id} --as NAME`,
+          `a receiver verifies and takes over: \`handoff accept ${id} --as NAME\` in a clone of this repository`,
+        ),
         ...cancel('withdraws the offer if no receiver will come'),
       ];
     case 'TAKEOVER (held)': {
       const token = holder === null ? '' : ` --token ${holder.token}`;
       const ret = step('return', `handoff return${token}`, `the lease holder works, then hands back with \`handoff return\``, receiverRoot);
-      const close = step('close --one-way', `handoff close --one-way${token}`, 'the lease holder finishes the one-way cycle with `handoff close --one-way`', receiverRoot);
-      const lost = step('lease break', 'handoff lease break --reason TEXT', 'or, if the holder is gone, an operator records `handoff lease break --reason TEXT`');
+      const close = step(
+        'close --one-way',
+        `handoff close --one-way${token}`,
+        'the lease holder finishes the one-way cycle with `handoff close --one-way`',
+        receiverRoot,
+      );
+      const lost = step(
+        'lease break',
+        'handoff lease break --reason TEXT',
+        'or, if the holder is gone, an operator records `handoff lease break --reason TEXT`',
+      );
       if (cycle?.profile === 'one-way') return [close, ret, lost];
       // After a cancelled return leg the holder may also finish here, when the return cannot be made.
-      const giveUp = step('close --one-way', close.command, 'or, if the return cannot be made, the lease holder ends the cycle here with `handoff close --one-way`', receiverRoot);
+      const giveUp = step(
+        'close --one-way',
+        close.command,
+        'or, if the return cannot be made, the lease holder ends the cycle here with `handoff close --one-way`',
+        receiverRoot,
+      );
       return cycle !== null && closableOneWay(cycle) ? [ret, giveUp, lost] : [ret, lost];
     }
     case 'TAKEOVER (no holder)':
-      return [step('lease acquire', 'handoff lease acquire --as NAME', 'nobody holds the lease: the next holder takes it with `handoff lease acquire --as NAME`, then returns')];
+      return [
+        step(
+          'lease acquire',
+          'handoff lease acquire --as NAME',
+          'nobody holds the lease: the next holder takes it with `handoff lease acquire --as NAME`, then returns',
+        ),
+      ];
     case 'TAKEOVER (return fenced out)':
       if (holder === null) {
-        return [step('lease acquire', 'handoff lease acquire --as NAME', 'the lease left its holder during the return: take it with `handoff lease acquire --as NAME`, then run `handoff return`'), ...cancel('ends the return leg')];
+        return [
+          step(
+            'lease acquire',
+            'handoff lease acquire --as NAME',
+            'the lease left its holder during the return: take it with `handoff lease acquire --as NAME`, then run `handoff return`',
+          ),
+          ...cancel('ends the return leg'),
+        ];
       }
       return [
-        step('return', `handoff return --token ${holder.token}`, `the lease changed hands during the return: its holder runs \`handoff return --token ${holder.token}\` to carry the return on`, receiverRoot),
+        step(
+          'return',
+          `handoff return --token ${holder.token}`,
+          `the lease changed hands during the return: its holder runs \`handoff return --token ${holder.token}\` to carry the return on`,
+          receiverRoot,
+        ),
         ...cancel('ends the return leg'),
       ];
     case 'TAKEOVER (returning, waiting for the agent)':
-      return [step('drained', 'handoff drained', 'the agent finishes only its current atomic step, then runs `handoff drained`', receiverRoot), ...cancel('ends the return leg (back to TAKEOVER)')];
+      return [
+        step('drained', 'handoff drained', 'the agent finishes only its current atomic step, then runs `handoff drained`', receiverRoot),
+        ...cancel('ends the return leg (back to TAKEOVER)'),
+      ];
     case 'TAKEOVER (returning)':
       return [step('wait', null, 'wait: the return leg is checkpointing'), ...cancel('ends the return leg (back to TAKEOVER)')];
     case 'TAKEOVER (return blocked)':
-      return [step('resume', 'handoff resume', 'fix the cause named above, then run `handoff resume`'), ...cancel('ends the return leg (back to TAKEOVER; the lease stays with its holder)')];
+      return [
+        step('resume', 'handoff resume', 'fix the cause named above, then run `handoff resume`'),
+        ...cancel('ends the return leg (back to TAKEOVER; the lease stays with its holder)'),
+      ];
     case 'RETURN_HANDOFF_READY':
-      return [step('accept --return', `handoff accept ${id} --return --as NAME`, `the primary takes the work back: \`handoff accept ${id} --return --as NAME\``)];
+      return [
+        step('accept --return', `handoff accept ${id} --return --as NAME`, `the primary takes the work back: \`handoff accept ${id} --return --as NAME\``),
+      ];
     case 'CLOSED':
       return [step('now', 'handoff now', 'review the returned work; the next reading or `handoff now` starts a new cycle')];
   }

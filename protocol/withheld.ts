@@ -25,7 +25,7 @@ export function withheldBlock(manifest: Manifest): string[] {
   return [
     '## Withheld: files that hold a secret',
     '',
-    'The daemon\'s secret scan (secretlint, recommended rules) found a secret in these files of the source, so the checkpoint does not carry them: an untracked file is absent, a tracked one is at its last committed content. The source\'s own files are unchanged; get these values from their owner, not from the remote.',
+    "The daemon's secret scan (secretlint, recommended rules) found a secret in these files of the source, so the checkpoint does not carry them: an untracked file is absent, a tracked one is at its last committed content. The source's own files are unchanged; get these values from their owner, not from the remote.",
     '',
     ...withheld.map((file) => `- ${codeSpan(file.path, 500)}: ${codeSpan(file.rule, 200)}, ${codeSpan(file.reason, 500)}`),
     '',

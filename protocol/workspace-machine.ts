@@ -9,15 +9,7 @@ import { retainReadings } from './reading-retention.js';
 import { DRAIN_STEPS, newDrain, REVISION_STEPS, type DrainProgress } from './drain-plan.js';
 import type { CapsuleState, PauseInfo, RemoteTracking, VerifiedCheckpoint, WorkspaceEvent, WorkspaceEventType } from './workspace-events.js';
 
-export const STATES = [
-  'NORMAL',
-  'PREPARE',
-  'EVACUATE',
-  'HANDOFF_READY',
-  'TAKEOVER',
-  'RETURN_HANDOFF_READY',
-  'CLOSED',
-] as const;
+export const STATES = ['NORMAL', 'PREPARE', 'EVACUATE', 'HANDOFF_READY', 'TAKEOVER', 'RETURN_HANDOFF_READY', 'CLOSED'] as const;
 export type WorkspaceState = (typeof STATES)[number];
 
 export type { Profile } from '../schemas/config.schema.js';
@@ -151,7 +143,13 @@ function returnDrain(cycle: Cycle, noWait: boolean, at: string): DrainProgress {
   const old = cycle.abandoned_return ?? null;
   if (old === null) return fresh;
   const commit = old.steps.snapshot?.summary['commit'];
-  return { ...fresh, revision: old.revision + 1, revision_at: at, manifests: old.manifests, previous_commit: typeof commit === 'string' ? commit : old.previous_commit };
+  return {
+    ...fresh,
+    revision: old.revision + 1,
+    revision_at: at,
+    manifests: old.manifests,
+    previous_commit: typeof commit === 'string' ? commit : old.previous_commit,
+  };
 }
 
 /** What `handoff cancel` keeps of an ended drain: the checkpoint ref it made, for the record. */
@@ -264,7 +262,8 @@ export const workspaceMachine = setup({
     remoteTaken: ({ event }) => event.type === 'REMOTE_LEASE' && event.lease.state === 'taken' && event.lease.holder !== null,
     remoteReturned: ({ event }) => event.type === 'REMOTE_LEASE' && event.lease.state === 'return_offered' && event.return_drain !== null,
     remoteClosed: ({ event }) => event.type === 'REMOTE_LEASE' && event.lease.state === 'closed' && event.lease.holder !== null,
-    remoteMoved: ({ context, event }) => event.type === 'REMOTE_LEASE' && event.lease.holder !== null && event.lease.holder.token !== context.lease.holder?.token,
+    remoteMoved: ({ context, event }) =>
+      event.type === 'REMOTE_LEASE' && event.lease.holder !== null && event.lease.holder.token !== context.lease.holder?.token,
     // A one-way cycle closes by hand; so does any cycle whose last return leg was cancelled (a return
     // that cannot be made must not keep the holder from finishing: docs/concepts.md, "Ways out").
     closable: ({ context }) => context.cycle !== null && closableOneWay(context.cycle),
@@ -287,7 +286,10 @@ export const workspaceMachine = setup({
       const previous = context.readings[key];
       if (previous !== undefined && Date.parse(previous.observed_at) > Date.parse(reading.observed_at)) {
         return {
-          outcome: { ...done('reading_not_credible', { reason: 'superseded' }, false), message: `a newer ${reading.metric} reading from ${reading.source} is already recorded; nothing changed` },
+          outcome: {
+            ...done('reading_not_credible', { reason: 'superseded' }, false),
+            message: `a newer ${reading.metric} reading from ${reading.source} is already recorded; nothing changed`,
+          },
         };
       }
       const readings = retainReadings({ ...context.readings, [key]: reading }, context.now, context.policy);
@@ -382,7 +384,10 @@ export const workspaceMachine = setup({
     })),
     recordWaited: assign(({ context, event }) => {
       assertEvent(event, 'DRAIN_WAITED');
-      return { cycle: withDrain(context, (drain) => ({ ...drain, waited: { at: iso(context.now), why: event.why }, revision_at: iso(context.now) })), outcome: done('ok') };
+      return {
+        cycle: withDrain(context, (drain) => ({ ...drain, waited: { at: iso(context.now), why: event.why }, revision_at: iso(context.now) })),
+        outcome: done('ok'),
+      };
     }),
     recordStep: assign(({ context, event }) => {
       assertEvent(event, 'DRAIN_STEP_DONE');
@@ -408,7 +413,10 @@ export const workspaceMachine = setup({
       assertEvent(event, 'LEASE_HEAD');
       const cycle = context.cycle;
       if (cycle === null || cycle.remote === null) return { outcome: done('ok', null, false) };
-      return { cycle: { ...cycle, remote: { ...cycle.remote, lease_head: event.lease_head } }, outcome: done('ok', null, cycle.remote.lease_head !== event.lease_head) };
+      return {
+        cycle: { ...cycle, remote: { ...cycle.remote, lease_head: event.lease_head } },
+        outcome: done('ok', null, cycle.remote.lease_head !== event.lease_head),
+      };
     }),
     importTakeover: assign(({ context, event }) => {
       assertEvent(event, 'IMPORT_TAKEOVER');
@@ -416,7 +424,12 @@ export const workspaceMachine = setup({
       const token = Math.max(event.token, context.lease.last_token + 1);
       return {
         cycle: { ...event.cycle, receiver: { executor: event.executor, root: event.receiver_root, token } },
-        lease: { holder: { executor: event.executor, token, acquired_at: at, renewed_at: at }, last_token: token, offered: false, last_break: context.lease.last_break },
+        lease: {
+          holder: { executor: event.executor, token, acquired_at: at, renewed_at: at },
+          last_token: token,
+          offered: false,
+          last_break: context.lease.last_break,
+        },
         blocked: null,
         outcome: done('accepted', { token }),
       };
@@ -428,8 +441,17 @@ export const workspaceMachine = setup({
       if (holder === null || cycle === null) return {};
       const at = iso(context.now);
       return {
-        lease: { holder: { executor: holder.executor, token: holder.token, acquired_at: at, renewed_at: at }, last_token: Math.max(context.lease.last_token, event.lease.last_token), offered: false, last_break: context.lease.last_break },
-        cycle: { ...cycle, receiver: { executor: holder.executor, root: null, token: holder.token }, remote: cycle.remote === null ? null : { ...cycle.remote, lease_head: event.lease_head } },
+        lease: {
+          holder: { executor: holder.executor, token: holder.token, acquired_at: at, renewed_at: at },
+          last_token: Math.max(context.lease.last_token, event.lease.last_token),
+          offered: false,
+          last_break: context.lease.last_break,
+        },
+        cycle: {
+          ...cycle,
+          receiver: { executor: holder.executor, root: null, token: holder.token },
+          remote: cycle.remote === null ? null : { ...cycle.remote, lease_head: event.lease_head },
+        },
         outcome: done('ok', { moved_to: holder.executor }),
       };
     }),
@@ -456,7 +478,14 @@ export const workspaceMachine = setup({
     // says why it does not finish (it used to be refused unchanged: status kept saying "checkpointing").
     recordUnverified: assign(() => {
       const reason = 'the checkpoint is not verified recoverable, so readiness is not claimed';
-      return { blocked: reason, outcome: { ...done('drain_blocked', { blocked: reason, step: null }), message: reason, hint: 'run `handoff resume` to check again, or `handoff cancel` to give this leg up' } };
+      return {
+        blocked: reason,
+        outcome: {
+          ...done('drain_blocked', { blocked: reason, step: null }),
+          message: reason,
+          hint: 'run `handoff resume` to check again, or `handoff cancel` to give this leg up',
+        },
+      };
     }),
     offerLease: assign(({ context, event }) => {
       assertEvent(event, 'CHECKPOINT_VERIFIED');
@@ -487,7 +516,11 @@ export const workspaceMachine = setup({
         if (!refenced) return { outcome: done('return_started', null, false) };
         return { cycle: { ...cycle, receiver }, outcome: done('return_started', { refenced: true }) };
       }
-      return { cycle: { ...cycle, receiver, return_drain: returnDrain(cycle, !event.wait, iso(context.now)), abandoned_return: null }, blocked: null, outcome: done('return_started') };
+      return {
+        cycle: { ...cycle, receiver, return_drain: returnDrain(cycle, !event.wait, iso(context.now)), abandoned_return: null },
+        blocked: null,
+        outcome: done('return_started'),
+      };
     }),
     offerReturn: assign(({ context, event }) => {
       assertEvent(event, 'RETURN_READY');
@@ -507,20 +540,30 @@ export const workspaceMachine = setup({
     })),
     replyClosed: assign({ outcome: done('ok') }),
     replyStaleDrain: assign({
-      outcome: refused('wrong_state', 'this report is about a drain that was cancelled; nothing changed', 'the step it ran is kept on disk; `handoff status` shows the drain that is running now'),
+      outcome: refused(
+        'wrong_state',
+        'this report is about a drain that was cancelled; nothing changed',
+        'the step it ran is kept on disk; `handoff status` shows the drain that is running now',
+      ),
     }),
     // `handoff cancel` of a stage or an out leg: back to NORMAL. The holder keeps the lease; an offer is withdrawn.
     cancelCycle: assign(({ context, event }) => {
       assertEvent(event, 'CANCEL');
       const cycle = context.cycle;
       const at = iso(context.now);
-      const record = cycle === null ? null : { cycle: cycle.id, leg: 'out', step: currentStep(cycle.drain), blocked: context.blocked, kept_ref: keptRef(cycle.drain) };
+      const record =
+        cycle === null ? null : { cycle: cycle.id, leg: 'out', step: currentStep(cycle.drain), blocked: context.blocked, kept_ref: keptRef(cycle.drain) };
       return {
         cycle: null,
         blocked: null,
         cancelled_at: at,
         lease: { ...context.lease, offered: false },
-        outcome: done('cancelled', { ...(record ?? { cycle: null, leg: null, step: null, blocked: null, kept_ref: null }), reason: event.reason, at, state: 'NORMAL' }),
+        outcome: done('cancelled', {
+          ...(record ?? { cycle: null, leg: null, step: null, blocked: null, kept_ref: null }),
+          reason: event.reason,
+          at,
+          state: 'NORMAL',
+        }),
       };
     }),
     // `handoff cancel` of a return leg: back to TAKEOVER without it; the holder keeps the lease and may return again.
@@ -534,7 +577,16 @@ export const workspaceMachine = setup({
         cycle: { ...cycle, return_drain: null, abandoned_return: drain },
         blocked: null,
         cancelled_at: at,
-        outcome: done('cancelled', { cycle: cycle.id, leg: 'return', step: currentStep(drain), blocked: context.blocked, kept_ref: keptRef(drain), reason: event.reason, at, state: 'TAKEOVER' }),
+        outcome: done('cancelled', {
+          cycle: cycle.id,
+          leg: 'return',
+          step: currentStep(drain),
+          blocked: context.blocked,
+          kept_ref: keptRef(drain),
+          reason: event.reason,
+          at,
+          state: 'TAKEOVER',
+        }),
       };
     }),
     replyNothingToCancel: assign((_args, params: { state: WorkspaceState }) => ({
@@ -601,13 +653,22 @@ export const workspaceMachine = setup({
       ],
       on: {
         ...refuse('NORMAL', HANDOFF_EVENTS),
-        IMPORT_TAKEOVER: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { target: 'TAKEOVER', actions: ['stamp', 'importTakeover'] }],
+        IMPORT_TAKEOVER: [
+          { guard: 'paused', actions: ['stamp', 'replyPaused'] },
+          { target: 'TAKEOVER', actions: ['stamp', 'importTakeover'] },
+        ],
         WARNING: [
           { guard: 'paused', actions: ['stamp', 'recordWarning'] },
           { target: 'EVACUATE', actions: ['stamp', 'recordWarning', 'startWarningCycle'] },
         ],
-        PREPARE: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { target: 'PREPARE', actions: ['stamp', 'replyPrepareEntered'] }],
-        NOW: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { target: 'EVACUATE', actions: ['stamp', 'startManualCycle'] }],
+        PREPARE: [
+          { guard: 'paused', actions: ['stamp', 'replyPaused'] },
+          { target: 'PREPARE', actions: ['stamp', 'replyPrepareEntered'] },
+        ],
+        NOW: [
+          { guard: 'paused', actions: ['stamp', 'replyPaused'] },
+          { target: 'EVACUATE', actions: ['stamp', 'startManualCycle'] },
+        ],
         CANCEL: { actions: ['stamp', { type: 'replyNothingToCancel', params: { state: 'NORMAL' } }] },
       },
     },
@@ -619,13 +680,19 @@ export const workspaceMachine = setup({
       ],
       on: {
         ...refuse('PREPARE', HANDOFF_EVENTS),
-        IMPORT_TAKEOVER: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { target: 'TAKEOVER', actions: ['stamp', 'importTakeover'] }],
+        IMPORT_TAKEOVER: [
+          { guard: 'paused', actions: ['stamp', 'replyPaused'] },
+          { target: 'TAKEOVER', actions: ['stamp', 'importTakeover'] },
+        ],
         WARNING: [
           { guard: 'paused', actions: ['stamp', 'recordWarning'] },
           { target: 'EVACUATE', actions: ['stamp', 'recordWarning', 'startWarningCycle'] },
         ],
         PREPARE: { actions: ['stamp', 'replyAlreadyPrepare'] },
-        NOW: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { target: 'EVACUATE', actions: ['stamp', 'startManualCycle'] }],
+        NOW: [
+          { guard: 'paused', actions: ['stamp', 'replyPaused'] },
+          { target: 'EVACUATE', actions: ['stamp', 'startManualCycle'] },
+        ],
         // A way out, so allowed while paused: it starts nothing and hands no authority to anyone.
         CANCEL: { target: 'NORMAL', actions: ['stamp', 'cancelCycle'] },
       },
@@ -641,7 +708,10 @@ export const workspaceMachine = setup({
         DRAIN_STEP_DONE: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { actions: ['stamp', 'recordStep'] }],
         DRAIN_REVISION: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { actions: ['stamp', 'startRevision'] }],
         DRAIN_RESUME: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { actions: ['stamp', 'clearBlocked'] }],
-        CANCEL: [{ guard: 'offerTravels', actions: ['stamp', 'replyOfferTravels'] }, { target: 'NORMAL', actions: ['stamp', 'cancelCycle'] }],
+        CANCEL: [
+          { guard: 'offerTravels', actions: ['stamp', 'replyOfferTravels'] },
+          { target: 'NORMAL', actions: ['stamp', 'cancelCycle'] },
+        ],
         CHECKPOINT_VERIFIED: [
           { guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] },
           { guard: 'checkpointVerified', target: 'HANDOFF_READY', actions: ['stamp', 'offerLease'] },
@@ -658,7 +728,10 @@ export const workspaceMachine = setup({
           { target: 'TAKEOVER', actions: ['stamp', 'grantAccepted'] },
         ],
         // Withdraws the offer: no receiver took it yet, and one that tries now is refused.
-        CANCEL: [{ guard: 'offerTravels', actions: ['stamp', 'replyOfferTravels'] }, { target: 'NORMAL', actions: ['stamp', 'cancelCycle'] }],
+        CANCEL: [
+          { guard: 'offerTravels', actions: ['stamp', 'replyOfferTravels'] },
+          { target: 'NORMAL', actions: ['stamp', 'cancelCycle'] },
+        ],
         // Another machine took the lease through the remote: this source is frozen from now on.
         REMOTE_LEASE: [{ guard: 'remoteTaken', target: 'TAKEOVER', actions: ['stamp', 'applyRemoteTaken'] }, { actions: ['stamp', 'replyAlreadyCurrent'] }],
       },
@@ -674,11 +747,30 @@ export const workspaceMachine = setup({
         ],
         // The return leg's drain reports here, as the out leg's does in EVACUATE. Without a return leg
         // they are refused: an event no transition takes would answer with the previous event's outcome.
-        DRAIN_BLOCKED: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { guard: 'returning', actions: ['stamp', 'recordBlocked'] }, { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] }],
-        DRAINED: [{ guard: 'returning', actions: ['stamp', 'recordDrained'] }, { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] }],
-        DRAIN_WAITED: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { guard: 'returning', actions: ['stamp', 'recordWaited'] }, { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] }],
-        DRAIN_STEP_DONE: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { guard: 'returning', actions: ['stamp', 'recordStep'] }, { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] }],
-        DRAIN_REVISION: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { guard: 'returning', actions: ['stamp', 'startRevision'] }, { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] }],
+        DRAIN_BLOCKED: [
+          { guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] },
+          { guard: 'returning', actions: ['stamp', 'recordBlocked'] },
+          { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
+        ],
+        DRAINED: [
+          { guard: 'returning', actions: ['stamp', 'recordDrained'] },
+          { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
+        ],
+        DRAIN_WAITED: [
+          { guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] },
+          { guard: 'returning', actions: ['stamp', 'recordWaited'] },
+          { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
+        ],
+        DRAIN_STEP_DONE: [
+          { guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] },
+          { guard: 'returning', actions: ['stamp', 'recordStep'] },
+          { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
+        ],
+        DRAIN_REVISION: [
+          { guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] },
+          { guard: 'returning', actions: ['stamp', 'startRevision'] },
+          { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
+        ],
         DRAIN_RESUME: [
           { guard: not('returning'), actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
@@ -726,7 +818,10 @@ export const workspaceMachine = setup({
       entry: 'enterStage',
       on: {
         ...refuse('CLOSED', HANDOFF_EVENTS),
-        IMPORT_TAKEOVER: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { target: 'TAKEOVER', actions: ['stamp', 'clearCycle', 'importTakeover'] }],
+        IMPORT_TAKEOVER: [
+          { guard: 'paused', actions: ['stamp', 'replyPaused'] },
+          { target: 'TAKEOVER', actions: ['stamp', 'clearCycle', 'importTakeover'] },
+        ],
         // A closed cycle stays visible until something starts the next one.
         READING: { target: 'NORMAL', actions: ['stamp', 'clearCycle', 'recordReading'] },
         WARNING: [
@@ -737,7 +832,10 @@ export const workspaceMachine = setup({
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { target: 'PREPARE', actions: ['stamp', 'clearCycle', 'replyPrepareEntered'] },
         ],
-        NOW: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { target: 'EVACUATE', actions: ['stamp', 'startManualCycle'] }],
+        NOW: [
+          { guard: 'paused', actions: ['stamp', 'replyPaused'] },
+          { target: 'EVACUATE', actions: ['stamp', 'startManualCycle'] },
+        ],
         CANCEL: { actions: ['stamp', { type: 'replyNothingToCancel', params: { state: 'CLOSED' } }] },
       },
     },

@@ -12,7 +12,9 @@ export const AgentContextBodySchema = Type.Object(
     repo: Type.String({ minLength: 1, maxLength: 4096, description: "the session's working directory (inside the git repository)" }),
     /** The agent's session id: the executor it would accept a handoff as. */
     session: ExecutorIdSchema,
-    event: literals(CONTEXT_EVENTS, { description: 'the hook event: SessionStart forgets what the session was told and answers the pickup of a ready handoff' }),
+    event: literals(CONTEXT_EVENTS, {
+      description: 'the hook event: SessionStart forgets what the session was told and answers the pickup of a ready handoff',
+    }),
   },
   { additionalProperties: false },
 );

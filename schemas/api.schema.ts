@@ -45,7 +45,10 @@ export const StageBodySchema = body({ repo: Repo, reason: Type.Optional(Reason) 
 /** `wait: false` is `handoff now --no-wait`: do not wait for the agent's `handoff drained`. */
 export const NowBodySchema = body({ repo: Repo, reason: Type.Optional(Reason), wait: Type.Optional(Type.Boolean()) });
 /** The capsule as JSON (an object) or as Markdown with the manifest's headings (a string). */
-export const CapsuleBodySchema = body({ repo: Repo, capsule: Type.Union([Type.Object({}, { additionalProperties: true }), Type.String({ maxLength: 60_000 })]) });
+export const CapsuleBodySchema = body({
+  repo: Repo,
+  capsule: Type.Union([Type.Object({}, { additionalProperties: true }), Type.String({ maxLength: 60_000 })]),
+});
 
 export const LeaseAcquireBodySchema = body({ repo: Repo, as: ExecutorIdSchema });
 export const LeaseTokenBodySchema = body({ repo: Repo, token: LeaseTokenSchema });
@@ -75,7 +78,12 @@ export const ListQuerySchema = body({
 
 /** `POST /v1/hello`: a client's fresh random challenge; the daemon answers with an HMAC under its token. */
 export const HelloBodySchema = body({
-  nonce: Type.String({ minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$', description: 'a fresh random value (16–128 characters of A–Z a–z 0–9 _ -)' }),
+  nonce: Type.String({
+    minLength: 16,
+    maxLength: 128,
+    pattern: '^[A-Za-z0-9_-]+$',
+    description: 'a fresh random value (16–128 characters of A–Z a–z 0–9 _ -)',
+  }),
 });
 
 export const PauseBodySchema = body({

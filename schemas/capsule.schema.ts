@@ -13,10 +13,7 @@ export const CapsuleSchema = Type.Object(
     acceptance_criteria: List,
     scope: List,
     out_of_scope: List,
-    work: Type.Object(
-      { completed: List, in_progress: List, remaining: List, blocked: List, deferred: List },
-      { additionalProperties: false, default: {} },
-    ),
+    work: Type.Object({ completed: List, in_progress: List, remaining: List, blocked: List, deferred: List }, { additionalProperties: false, default: {} }),
     decisions: List,
     assumptions: List,
     rejected_approaches: List,

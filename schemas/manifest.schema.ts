@@ -104,7 +104,10 @@ export const ManifestSchema = Type.Object(
     ),
     /** Why the drain stopped waiting for the agent's `handoff drained` (absent in packages made before it was recorded). */
     drain_wait: Type.Optional(Nullable(literals(['drained', 'timeout', 'no_wait', 'no_agent']))),
-    roles: Type.Object({ source: Nullable(Type.String({ maxLength: 200 })), destination: Nullable(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
+    roles: Type.Object(
+      { source: Nullable(Type.String({ maxLength: 200 })), destination: Nullable(Type.String({ maxLength: 200 })) },
+      { additionalProperties: false },
+    ),
     capsule_source: literals(['agent', 'missing']),
     /** protocol/capsule-quality.ts: six rules, one point each, with what is missing. */
     capsule_quality: Type.Object(
@@ -117,7 +120,10 @@ export const ManifestSchema = Type.Object(
     checkpoint: CheckpointSchema,
     /** Files the secret scan kept off the snapshot (absent in packages made before the scan existed). */
     withheld: Type.Optional(Type.Array(WithheldSchema, { maxItems: 10_000 })),
-    integrity: Type.Object({ artifacts: Type.Array(Type.Object({ path: Type.String({ maxLength: 4096 }), sha256: Sha256Schema }, { additionalProperties: false })) }, { additionalProperties: false }),
+    integrity: Type.Object(
+      { artifacts: Type.Array(Type.Object({ path: Type.String({ maxLength: 4096 }), sha256: Sha256Schema }, { additionalProperties: false })) },
+      { additionalProperties: false },
+    ),
   },
   { additionalProperties: false, $id: 'https://session-handoff.dev/schemas/manifest.schema.json' },
 );

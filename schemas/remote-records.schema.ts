@@ -22,7 +22,10 @@ export const RemoteLeaseRecordSchema = Type.Object(
     state: literals(['offered', 'taken', 'return_offered', 'closed']),
     holder: Type.Union([Type.Object({ executor: ExecutorIdSchema, token: LeaseTokenSchema }, { additionalProperties: false }), Type.Null()]),
     last_token: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
-    manifest: Type.Object({ path: Type.String({ pattern: '^(return/)?manifest(\\.[0-9]{1,6})?\\.json$' }), sha256: Sha256Schema }, { additionalProperties: false }),
+    manifest: Type.Object(
+      { path: Type.String({ pattern: '^(return/)?manifest(\\.[0-9]{1,6})?\\.json$' }), sha256: Sha256Schema },
+      { additionalProperties: false },
+    ),
     at: IsoTimeSchema,
   },
   { additionalProperties: false },

@@ -5,20 +5,11 @@ import { literals } from './literals.js';
  * Named adapters: a reading is credible only when it comes from one of these. `handoff signal` must
  * name one too, so an operator relaying a number says where it was read.
  */
-export const SOURCES = [
-  'claude-statusline',
-  'claude-hook',
-  'codex-rollout',
-  'anthropic-headers',
-  'openai-headers',
-  'json-file',
-  'gemini-telemetry',
-] as const;
+export const SOURCES = ['claude-statusline', 'claude-hook', 'codex-rollout', 'anthropic-headers', 'openai-headers', 'json-file', 'gemini-telemetry'] as const;
 
 export const METRICS = ['context', 'five_hour', 'seven_day', 'weekly', 'monthly', 'requests', 'tokens'] as const;
 
 export const WARNING_KINDS = ['rate_limit', 'spend_cap', 'insufficient_quota', 'overloaded', 'other'] as const;
-
 
 export const SourceSchema = literals(SOURCES);
 export const MetricSchema = literals(METRICS);

@@ -9,7 +9,9 @@ import { createAjv, schemaKey } from '../dist/daemon/validation.js';
 
 const schemaDir = new URL('../dist/schemas/', import.meta.url);
 const byKey = new Map();
-for (const file of readdirSync(schemaDir).filter((name) => name.endsWith('.schema.js')).sort()) {
+for (const file of readdirSync(schemaDir)
+  .filter((name) => name.endsWith('.schema.js'))
+  .sort()) {
   const module = await import(new URL(file, schemaDir).href);
   for (const [name, schema] of Object.entries(module)) {
     if (!name.endsWith('Schema') || schema === null || typeof schema !== 'object') continue;
@@ -56,10 +58,15 @@ console.log(`emit-validators: ${byKey.size} schemas compiled (${(module.length /
 // TypeBox built, written as JSON literals over tsc's output, so no process loads TypeBox (~200
 // modules, ~13 MB) to build them again. Types still come from the TypeBox sources.
 const isJson = (value) =>
-  value === null || typeof value === 'string' || typeof value === 'boolean' || Number.isFinite(value) ||
+  value === null ||
+  typeof value === 'string' ||
+  typeof value === 'boolean' ||
+  Number.isFinite(value) ||
   (Array.isArray(value) && value.every(isJson)) ||
   (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype && Object.values(value).every(isJson));
-for (const file of readdirSync(schemaDir).filter((name) => name.endsWith('.schema.js')).sort()) {
+for (const file of readdirSync(schemaDir)
+  .filter((name) => name.endsWith('.schema.js'))
+  .sort()) {
   const url = new URL(file, schemaDir);
   const entries = Object.entries(await import(url.href));
   const odd = entries.filter(([, value]) => !isJson(value)).map(([name]) => name);
@@ -68,5 +75,8 @@ for (const file of readdirSync(schemaDir).filter((name) => name.endsWith('.schem
     continue;
   }
   const body = entries.map(([name, value]) => `export const ${name} = ${JSON.stringify(value)};`).join('\n');
-  writeFileSync(url, `// Evaluated from schemas/${file.replace(/\.js$/, '.ts')} by scripts/emit-validators.mjs: plain JSON, no TypeBox at run time.\n${body}\n`);
+  writeFileSync(
+    url,
+    `// Evaluated from schemas/${file.replace(/\.js$/, '.ts')} by scripts/emit-validators.mjs: plain JSON, no TypeBox at run time.\n${body}\n`,
+  );
 }

@@ -71,7 +71,13 @@ export class JsonDocument {
 
   /** New properties after the object's last one (or into an empty object), in the order given. */
   addProperties(object: Node, entries: readonly (readonly [string, unknown])[]): void {
-    this.pending(object).push(...entries.map(([key, value]) => (indent: string | null) => `${JSON.stringify(key)}: ${this.render(value, indent)}`));
+    this.pending(object).push(
+      ...entries.map(
+        ([key, value]) =>
+          (indent: string | null) =>
+            `${JSON.stringify(key)}: ${this.render(value, indent)}`,
+      ),
+    );
   }
 
   /** New elements after the array's last one (or into an empty array). */

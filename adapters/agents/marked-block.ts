@@ -24,7 +24,11 @@ export function upsertMarkedBlock(before: string | null, body: string, path: str
   const end = before.indexOf(END, start);
   // Guessing where a damaged block ends could eat the user's own lines.
   if (end < 0) {
-    throw new HandoffError('invalid_config', `${path} has a session-handoff begin marker without its end marker`, `restore or remove the block by hand (the line starting with ${BEGIN_PREFIX}), then install again; nothing was changed`);
+    throw new HandoffError(
+      'invalid_config',
+      `${path} has a session-handoff begin marker without its end marker`,
+      `restore or remove the block by hand (the line starting with ${BEGIN_PREFIX}), then install again; nothing was changed`,
+    );
   }
   let after = end + END.length;
   if (before[after] === '\n') after += 1;

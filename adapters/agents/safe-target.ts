@@ -35,7 +35,8 @@ function refused(message: string, hint: string): HandoffError {
   return new HandoffError('invalid_config', message, `${hint}; nothing was changed`);
 }
 
-const readOnly = (path: string) => refused(`${path} is read-only`, 'make it writable (chmod u+w) if session-handoff may change it, or leave it: the installer respects a read-only file');
+const readOnly = (path: string) =>
+  refused(`${path} is read-only`, 'make it writable (chmod u+w) if session-handoff may change it, or leave it: the installer respects a read-only file');
 
 /**
  * Where an install may write `path`, checked before anything is read. Inside a repository no

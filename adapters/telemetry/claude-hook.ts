@@ -17,8 +17,8 @@ import {
 
 const SPEC: ShapeSpec = {
   adapter: 'claude-hook',
-  hint: 'send the one JSON object Claude Code writes to a hook command on stdin (it has hook_event_name), '
-    + 'or an Agent SDK message of type "rate_limit_event"',
+  hint:
+    'send the one JSON object Claude Code writes to a hook command on stdin (it has hook_event_name), ' + 'or an Agent SDK message of type "rate_limit_event"',
 };
 
 /** Unified rate-limit statuses that mean the account is at or near a limit. */

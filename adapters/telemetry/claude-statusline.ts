@@ -77,11 +77,7 @@ export function parseClaudeStatusline(raw: string, ctx: ParseContext): AdapterRe
 }
 
 /** The window's numbers, or the reason it has none. */
-function readWindow(
-  rateLimits: JsonRecord | null,
-  rateLimitsMissing: string,
-  key: string,
-): { used: number; resetsAt: number | null } | string {
+function readWindow(rateLimits: JsonRecord | null, rateLimitsMissing: string, key: string): { used: number; resetsAt: number | null } | string {
   if (rateLimits === null) {
     return `rate_limits is ${rateLimitsMissing} (Claude Code sends it only to subscribers, after the first API response)`;
   }

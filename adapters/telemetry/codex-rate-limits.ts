@@ -1,14 +1,5 @@
 import type { LimitFamily, Metric } from '../../schemas/telemetry.schema.js';
-import {
-  EPOCH_SECONDS_RANGE,
-  lenientString,
-  numberField,
-  PERCENT_RANGE,
-  recordField,
-  type Field,
-  type JsonRecord,
-  type NumberRange,
-} from './shape.js';
+import { EPOCH_SECONDS_RANGE, lenientString, numberField, PERCENT_RANGE, recordField, type Field, type JsonRecord, type NumberRange } from './shape.js';
 
 /**
  * A window is known by its length, never by its slot: some plans put the weekly window in
@@ -100,7 +91,7 @@ function readWindow(obj: JsonRecord, pathPrefix: string, slot: Slot, lineTimeMs:
   return {
     slot,
     windowMinutes,
-    metric: windowMinutes === null ? null : WINDOW_METRICS.get(windowMinutes) ?? null,
+    metric: windowMinutes === null ? null : (WINDOW_METRICS.get(windowMinutes) ?? null),
     usedPercent: problem === null ? usedPercent : null,
     // Computed in milliseconds so whole-second inputs give whole-second epochs, without float noise.
     resetsAt: resetsAt ?? (resetsIn === null ? null : (lineTimeMs + resetsIn * 1000) / 1000),

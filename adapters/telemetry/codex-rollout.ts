@@ -22,8 +22,9 @@ import { isZeroPlaceholder, ZERO_PLACEHOLDER_REASON } from './zero-placeholder.j
 
 const SPEC: ShapeSpec = {
   adapter: 'codex-rollout',
-  hint: 'send lines of a Codex rollout file (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl), one JSON object '
-    + '{timestamp, type, payload} a line; a Codex hook or notify payload is accepted as one such line',
+  hint:
+    'send lines of a Codex rollout file (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl), one JSON object ' +
+    '{timestamp, type, payload} a line; a Codex hook or notify payload is accepted as one such line',
 };
 
 /** The windows every Codex account has had so far; their absence from a token_count is worth saying. */
@@ -38,8 +39,9 @@ const EXPECTED_WINDOWS: readonly { metric: Metric; label: string }[] = [
  * (with a baseline it subtracts), so any percent here would be our derivation from token counts,
  * which the telemetry rule forbids. The payload is still honest about context, so it is unknown.
  */
-const CONTEXT_DERIVED_REASON = 'Codex reports token counts (info.last_token_usage) and info.model_context_window, '
-  + 'not a percentage; a context percent would be derived from token counts';
+const CONTEXT_DERIVED_REASON =
+  'Codex reports token counts (info.last_token_usage) and info.model_context_window, ' +
+  'not a percentage; a context percent would be derived from token counts';
 
 /** Mid-2025 rollouts: a bare session header line and `record_type: "state"` lines, no token_count events. */
 export const LEGACY_FORMAT_REASON = 'an older Codex format with no usage data (mid-2025 rollout: record_type "state" lines, no token_count events)';
@@ -248,7 +250,11 @@ function readTokenCount(acc: Accumulator, payload: JsonRecord, stamp: Stamp, tim
 function readContext(acc: Accumulator, payload: JsonRecord): void {
   const info = payload['info'];
   if (info === undefined || info === null || typeof info !== 'object' || Array.isArray(info)) {
-    noteUnknown(acc, 'context', `token_count info is ${info === undefined || info === null ? missingWord(payload, 'info') : `not an object (${describeType(info)})`}`);
+    noteUnknown(
+      acc,
+      'context',
+      `token_count info is ${info === undefined || info === null ? missingWord(payload, 'info') : `not an object (${describeType(info)})`}`,
+    );
     return;
   }
   const record = info as JsonRecord;

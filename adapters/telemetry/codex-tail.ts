@@ -136,7 +136,7 @@ export class CodexTail {
 
   /** Settles once every change seen so far has been read and fed. */
   async idle(): Promise<void> {
-    for (let seen: Promise<void> | null = null; seen !== this.chain; ) {
+    for (let seen: Promise<void> | null = null; seen !== this.chain;) {
       seen = this.chain;
       await seen;
     }
@@ -203,14 +203,14 @@ export class CodexTail {
     if (this.closed || name === null) return;
     const path = join(dir, name);
     if (dir === this.parent) {
-      if (path === this.home) this.enqueue(async () => (await isDirectory(this.home) ? this.begin(false) : undefined));
+      if (path === this.home) this.enqueue(async () => ((await isDirectory(this.home)) ? this.begin(false) : undefined));
     } else if (dir === this.home) {
       if (path === this.sessions) this.enqueue(() => this.scan(this.sessions, false));
     } else if (isRollout(name)) {
       this.schedule(path);
     } else if (path.startsWith(this.sessions + sep) && !this.watches.has(path)) {
       // A new year, month or day directory: watch it and read what was written into it already.
-      this.enqueue(async () => (await isDirectory(path) ? this.scan(path, false) : undefined));
+      this.enqueue(async () => ((await isDirectory(path)) ? this.scan(path, false) : undefined));
     }
   }
 
@@ -257,7 +257,11 @@ export class CodexTail {
       }
       // Shorter than our offset: the file was replaced or truncated, so all of it is new.
       if (size < file.offset) file = { ...file, offset: 0 };
-      for (let chunk = await nextLineChunk(handle, file.offset, size, READ_LIMIT); chunk !== null; chunk = await nextLineChunk(handle, file.offset, size, READ_LIMIT)) {
+      for (
+        let chunk = await nextLineChunk(handle, file.offset, size, READ_LIMIT);
+        chunk !== null;
+        chunk = await nextLineChunk(handle, file.offset, size, READ_LIMIT)
+      ) {
         if (chunk.skipped > 0) this.deps.log.warn({ path, bytes: chunk.skipped }, 'skipped a rollout line longer than the read limit');
         if (chunk.text.trim() !== '') {
           // The route is the file's, kept with its offset: learned before the batch is sent, so a
@@ -340,9 +344,7 @@ export class CodexTail {
     if (this.saveTimer !== null) clearTimeout(this.saveTimer);
     this.saveTimer = null;
     const snapshot = Object.fromEntries(this.files);
-    this.saving = this.saving
-      .then(() => this.deps.save(snapshot))
-      .catch((error: unknown) => this.deps.log.warn({ err: error }, 'codex offsets not saved'));
+    this.saving = this.saving.then(() => this.deps.save(snapshot)).catch((error: unknown) => this.deps.log.warn({ err: error }, 'codex offsets not saved'));
     return this.saving;
   }
 }

@@ -6,8 +6,9 @@ import { EXECUTOR_MAX_LENGTH, invalid, isRecord, lenientString, type JsonRecord,
 
 const SPEC: ShapeSpec = {
   adapter: 'gemini-telemetry',
-  hint: 'send Gemini CLI\'s local telemetry log (the file `telemetry.outfile` names, e.g. .gemini/telemetry.log) '
-    + 'or one of its session files (~/.gemini/tmp/<project_hash>/chats/session-*.json)',
+  hint:
+    "send Gemini CLI's local telemetry log (the file `telemetry.outfile` names, e.g. .gemini/telemetry.log) " +
+    'or one of its session files (~/.gemini/tmp/<project_hash>/chats/session-*.json)',
 };
 
 /**
@@ -22,8 +23,7 @@ export const RECENT_ERROR_MS = 15 * 60_000;
  * no limit and no window size: a percentage could only be our derivation, which the telemetry rule
  * forbids. Every metric stays unknown; only quota errors become warnings.
  */
-const NO_PERCENT_REASON = 'Gemini CLI reports token counts, never a quota percentage or a window size; '
-  + 'a percentage would be derived from token counts';
+const NO_PERCENT_REASON = 'Gemini CLI reports token counts, never a quota percentage or a window size; ' + 'a percentage would be derived from token counts';
 
 /** Quota exhaustion that waiting does not fix: a daily quota, or Gemini CLI's own terminal quota error. */
 const TERMINAL_QUOTA = /TerminalQuotaError|per day|daily (?:quota|limit)|exhausted your (?:daily )?quota/i;
@@ -127,10 +127,15 @@ function readRecord(found: Found, attributes: JsonRecord, timeMs: number | null,
   const error = lenientString(attributes, 'error') ?? lenientString(attributes, 'error.message') ?? '';
   const errorType = lenientString(attributes, 'error_type') ?? lenientString(attributes, 'error.type') ?? '';
   const quota = name === 'gemini_cli.api_error' && (status === 429 || (status === null && QUOTA_TEXT.test(error)));
-  found.events.push(agentEvent(stamp, eventName, eventName === 'api_error' ? { status_code: status === null ? null : String(status), error_type: errorType || null } : {}));
+  found.events.push(
+    agentEvent(stamp, eventName, eventName === 'api_error' ? { status_code: status === null ? null : String(status), error_type: errorType || null } : {}),
+  );
   if (!quota || !isRecent(at, ctx)) return;
   const model = lenientString(attributes, 'model');
-  const text = `Gemini CLI API error ${status ?? ''}${model === null ? '' : ` for ${model}`}: ${error || errorType || 'quota or rate limit'}`.replace(/ {2,}/g, ' ');
+  const text = `Gemini CLI API error ${status ?? ''}${model === null ? '' : ` for ${model}`}: ${error || errorType || 'quota or rate limit'}`.replace(
+    / {2,}/g,
+    ' ',
+  );
   found.warnings.push(quotaWarning(stamp, text, `${errorType} ${error}`));
 }
 
@@ -151,9 +156,7 @@ function readSessionFile(found: Found, doc: JsonRecord, ctx: ParseContext, rawSh
 
 function quotaWarning(stamp: Stamp, text: string, evidence: string): ProviderWarning {
   // A daily quota does not lift by waiting minutes; a per-minute rate limit might: Gemini CLI says neither.
-  return TERMINAL_QUOTA.test(evidence)
-    ? warning(stamp, 'insufficient_quota', text, false, null)
-    : warning(stamp, 'rate_limit', text, null, null);
+  return TERMINAL_QUOTA.test(evidence) ? warning(stamp, 'insufficient_quota', text, false, null) : warning(stamp, 'rate_limit', text, null, null);
 }
 
 function statusCode(value: unknown): number | null {

@@ -13,8 +13,8 @@ export interface HttpHeaders {
   readonly body: string | null;
 }
 
-export const HEADERS_HINT_SUFFIX = 'the raw header text as `curl -D -` prints it (status line, then `name: value` lines) '
-  + 'or a JSON object of header name → value';
+export const HEADERS_HINT_SUFFIX =
+  'the raw header text as `curl -D -` prints it (status line, then `name: value` lines) ' + 'or a JSON object of header name → value';
 
 const STATUS_LINE = /^HTTP\/\d(?:\.\d)?\s+(\d{3})(?:\s|$)/i;
 const HTTP_DATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;

@@ -17,8 +17,9 @@ import {
 
 const SPEC: ShapeSpec = {
   adapter: 'json-file',
-  hint: 'send {"readings": [{"metric": "five_hour", "used_percent": 42.5, "resets_at": 1787234400}], "cwd": "/path"} '
-    + `with metric one of ${METRICS.join(', ')}, used_percent a number (or null when unknown), resets_at epoch seconds`,
+  hint:
+    'send {"readings": [{"metric": "five_hour", "used_percent": 42.5, "resets_at": 1787234400}], "cwd": "/path"} ' +
+    `with metric one of ${METRICS.join(', ')}, used_percent a number (or null when unknown), resets_at epoch seconds`,
 };
 
 const TOP_KEYS: ReadonlySet<string> = new Set(['readings', 'cwd']);

@@ -10,11 +10,7 @@ export type RatioOutcome = { readonly usedPercent: number } | { readonly reason:
  * non-numeric, zero or negative limit (gateways send -1 or 0 for "no limit") is unknown, and so is
  * a remaining above the limit, which would give a negative use.
  */
-export function usedPercentOfLimit(
-  headers: ReadonlyMap<string, string>,
-  limitName: string,
-  remainingName: string,
-): RatioOutcome {
+export function usedPercentOfLimit(headers: ReadonlyMap<string, string>, limitName: string, remainingName: string): RatioOutcome {
   const limitText = headers.get(limitName);
   const remainingText = headers.get(remainingName);
   if (limitText === undefined) return { reason: `${limitName} is missing` };

@@ -18,7 +18,7 @@ export interface LineChunk {
  * output; telemetry lines are small) is skipped once its end is on disk, so it cannot stall the tail.
  */
 export async function nextLineChunk(handle: FileHandle, offset: number, size: number, limit: number): Promise<LineChunk | null> {
-  for (let scan = offset; scan < size; ) {
+  for (let scan = offset; scan < size;) {
     const length = Math.min(limit, size - scan);
     const buffer = Buffer.alloc(length);
     const { bytesRead } = await handle.read(buffer, 0, length, scan);
@@ -50,7 +50,7 @@ export async function firstLine(handle: FileHandle, size: number, limit: number)
  * tailing a file without reading its history and without starting inside a line being written.
  */
 export async function lastLineEnd(handle: FileHandle, size: number, window: number): Promise<number> {
-  for (let end = size; end > 0; ) {
+  for (let end = size; end > 0;) {
     const start = Math.max(0, end - window);
     const buffer = Buffer.alloc(end - start);
     const { bytesRead } = await handle.read(buffer, 0, end - start, start);

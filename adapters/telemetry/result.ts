@@ -42,12 +42,7 @@ export interface Stamp {
   readonly executor: string | null;
 }
 
-export function reading(
-  stamp: Stamp,
-  metric: Metric,
-  usedPercent: number,
-  resetsAt: number | null,
-): Reading {
+export function reading(stamp: Stamp, metric: Metric, usedPercent: number, resetsAt: number | null): Reading {
   return {
     source: stamp.source,
     metric,
@@ -59,13 +54,7 @@ export function reading(
   };
 }
 
-export function warning(
-  stamp: Stamp,
-  kind: WarningKind,
-  text: string,
-  recovers: boolean | null,
-  retryAfterSeconds: number | null,
-): ProviderWarning {
+export function warning(stamp: Stamp, kind: WarningKind, text: string, recovers: boolean | null, retryAfterSeconds: number | null): ProviderWarning {
   return {
     source: stamp.source,
     kind,

@@ -67,13 +67,7 @@ export interface NumberRange {
   readonly max: number;
 }
 
-export function optNumber(
-  spec: ShapeSpec,
-  obj: JsonRecord,
-  key: string,
-  path: string,
-  range: NumberRange,
-): number | null {
+export function optNumber(spec: ShapeSpec, obj: JsonRecord, key: string, path: string, range: NumberRange): number | null {
   const value = obj[key];
   if (value === undefined || value === null) return null;
   if (typeof value !== 'number' || !Number.isFinite(value)) {

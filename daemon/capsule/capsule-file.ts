@@ -29,10 +29,18 @@ export function parseCapsule(value: unknown): Capsule {
     copy = structuredClone(value);
   } catch (error) {
     // JSON nested a few thousand levels deep overflows the copy's stack: bad input, not a daemon failure.
-    throw new HandoffError('invalid_body', `the capsule cannot be read: ${(error as Error).message}`, 'send a capsule of the documented fields; nothing in it is nested deeply');
+    throw new HandoffError(
+      'invalid_body',
+      `the capsule cannot be read: ${(error as Error).message}`,
+      'send a capsule of the documented fields; nothing in it is nested deeply',
+    );
   }
   if (!validate(copy)) {
-    throw new HandoffError('invalid_body', describeErrors(validate.errors, 'capsule'), 'see `handoff capsule show` of a valid capsule, or CONTRACT.md for the fields');
+    throw new HandoffError(
+      'invalid_body',
+      describeErrors(validate.errors, 'capsule'),
+      'see `handoff capsule show` of a valid capsule, or CONTRACT.md for the fields',
+    );
   }
   return copy;
 }

@@ -55,7 +55,12 @@ export function spawnDaemon(stateDir: string, env: NodeJS.ProcessEnv = process.e
     if (logProblem !== null) return `${log} is not a private file of this user (${logProblem})`;
     writeSync(fd, `${new Date().toISOString()} started by pid ${process.pid} because no daemon answered\n`);
     // cwd '/': the daemon must not keep whatever directory the command ran in busy.
-    const child = spawn(process.execPath, [cliEntry(), 'daemon', '--auto', '--state-dir', stateDir], { detached: true, stdio: ['ignore', fd, fd], cwd: '/', env });
+    const child = spawn(process.execPath, [cliEntry(), 'daemon', '--auto', '--state-dir', stateDir], {
+      detached: true,
+      stdio: ['ignore', fd, fd],
+      cwd: '/',
+      env,
+    });
     child.unref();
     let code: number | null | undefined;
     const exited = new Promise<number | null>((resolve) => {

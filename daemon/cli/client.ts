@@ -49,7 +49,13 @@ async function reachDaemon(stateDir: string, uid: number): Promise<{ socketPath:
 async function startOne(stateDir: string, uid: number, down: Envelope): Promise<Awaited<ReturnType<typeof reachDaemon>>> {
   const refusal = await autoStartRefusal(stateDir, process.env);
   if (refusal !== null) {
-    return { ...down, error: { message: down.error?.message ?? '', hint: `start it with \`handoff daemon\`, or \`handoff service install\` to run it at login (not started by itself: ${refusal})` } };
+    return {
+      ...down,
+      error: {
+        message: down.error?.message ?? '',
+        hint: `start it with \`handoff daemon\`, or \`handoff service install\` to run it at login (not started by itself: ${refusal})`,
+      },
+    };
   }
   const started = spawnDaemon(stateDir);
   if (typeof started === 'string') return notRunning(stateDir, `none could be started (${started})`);
@@ -58,7 +64,11 @@ async function startOne(stateDir: string, uid: number, down: Envelope): Promise<
   const outcome = await waitForDaemon(started, answers, START_DEADLINE_MS);
   if (outcome.kind === 'up') return reachDaemon(stateDir, uid);
   const why = outcome.kind === 'exited' ? `exited with ${outcome.code ?? 'a signal'}` : `did not answer within ${START_DEADLINE_MS / 1000} s`;
-  return failure('daemon_unreachable', `no daemon answered for ${stateDir}, and the one started for it ${why}`, `see ${started.log} and ${join(stateDir, 'daemon.log')}, or run \`handoff daemon\` to see it fail`);
+  return failure(
+    'daemon_unreachable',
+    `no daemon answered for ${stateDir}, and the one started for it ${why}`,
+    `see ${started.log} and ${join(stateDir, 'daemon.log')}, or run \`handoff daemon\` to see it fail`,
+  );
 }
 
 /**
@@ -100,16 +110,24 @@ export async function callDaemon(stateDir: string, options: CallOptions): Promis
           try {
             resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Envelope);
           } catch {
-            resolve(failure('daemon_unreachable', `${socketPath} answered with something that is not the handoff API`, 'restart the daemon with `handoff daemon`'));
+            resolve(
+              failure('daemon_unreachable', `${socketPath} answered with something that is not the handoff API`, 'restart the daemon with `handoff daemon`'),
+            );
           }
         });
       },
     );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on('error', (error: NodeJS.ErrnoException) =>
-      resolve(error.code === 'ECONNREFUSED' || error.code === 'ENOENT'
-        ? notRunning(stateDir, `nothing listens on ${socketPath} (daemon pid gone?)`)
-        : failure('daemon_unreachable', `no answer from the daemon for ${stateDir}: ${error.message}`, 'check the daemon log in the state dir, or restart it with `handoff daemon`')),
+      resolve(
+        error.code === 'ECONNREFUSED' || error.code === 'ENOENT'
+          ? notRunning(stateDir, `nothing listens on ${socketPath} (daemon pid gone?)`)
+          : failure(
+              'daemon_unreachable',
+              `no answer from the daemon for ${stateDir}: ${error.message}`,
+              'check the daemon log in the state dir, or restart it with `handoff daemon`',
+            ),
+      ),
     );
     req.end(payload);
   });

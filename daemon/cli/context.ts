@@ -55,7 +55,8 @@ export function usage(message: string, hint: string): never {
 export function parsePercent(value: string): number | null {
   if (value === 'unknown' || value === 'null') return null;
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) usage(`--used-percent '${value}' is not a percent`, 'give a number ≥ 0 (values above 100 are kept), or `unknown`');
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0)
+    usage(`--used-percent '${value}' is not a percent`, 'give a number ≥ 0 (values above 100 are kept), or `unknown`');
   return n;
 }
 
@@ -67,6 +68,7 @@ export function parseInteger(flag: string, value: string): number {
 
 export function parseEpochSeconds(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) usage(`--resets-at '${value}' is not epoch seconds`, 'give the reset time as Unix epoch seconds, as the agent reports it');
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0)
+    usage(`--resets-at '${value}' is not epoch seconds`, 'give the reset time as Unix epoch seconds, as the agent reports it');
   return n;
 }

@@ -33,7 +33,12 @@ export async function followDrain(ctx: CommandContext, started: Envelope): Promi
     }
     // One line per step as it starts: which step of how many, and what it does.
     const drain = plainStatus(view, Date.now()).drain;
-    const step = drain === null ? '' : drain.waiting ? 'waiting for `handoff drained` (or the drain timeout)' : `step ${drain.done + 1} of ${drain.total}: ${drain.current?.step ?? 'finishing'}${drain.current ? ` — ${drain.current.words}` : ''}`;
+    const step =
+      drain === null
+        ? ''
+        : drain.waiting
+          ? 'waiting for `handoff drained` (or the drain timeout)'
+          : `step ${drain.done + 1} of ${drain.total}: ${drain.current?.step ?? 'finishing'}${drain.current ? ` — ${drain.current.words}` : ''}`;
     if (step !== lastStep && step !== '' && !ctx.output.json) ctx.output.err(`… ${step}`);
     lastStep = step;
   }

@@ -69,7 +69,9 @@ export async function runHook(options: HookOptions): Promise<number> {
     err: (text) => process.stderr.write(`${text}\n`),
   };
   try {
-    await (await HOOKS[name]())(ctx);
+    await (
+      await HOOKS[name]()
+    )(ctx);
   } catch (error) {
     ctx.err(`handoff: hook ${options.name} failed: ${(error as Error).message}`);
     const fallback = FALLBACK[name];

@@ -29,7 +29,10 @@ interface Palette {
   readonly cyan: Paint;
 }
 
-const sgr = (open: number, close: number): Paint => (text) => `\u001b[${open}m${text}\u001b[${close}m`;
+const sgr =
+  (open: number, close: number): Paint =>
+  (text) =>
+    `\u001b[${open}m${text}\u001b[${close}m`;
 const COLORS: Palette = { bold: sgr(1, 22), dim: sgr(2, 22), red: sgr(31, 39), yellow: sgr(33, 39), green: sgr(32, 39), cyan: sgr(36, 39) };
 const plain: Paint = (text) => text;
 const NO_COLORS: Palette = { bold: plain, dim: plain, red: plain, yellow: plain, green: plain, cyan: plain };
@@ -95,7 +98,8 @@ export function renderStatus(raw: StatusView, options: RenderOptions = { color: 
   const lines = [c.bold(view.workspace)];
   lines.push(`state     ${c.bold(c[STATE_PAINT[view.state]](view.state))} since ${view.stage_since} (${formatAge(sinceSeconds)})`);
   lines.push(`          ${words.headline}`);
-  const pressure = view.pressure === null ? c.dim('unknown (no credible reading)') : `${view.pressure.percent} % ${view.pressure.metric} from ${view.pressure.source}`;
+  const pressure =
+    view.pressure === null ? c.dim('unknown (no credible reading)') : `${view.pressure.percent} % ${view.pressure.metric} from ${view.pressure.source}`;
   lines.push(`pressure  ${pressure}   lines ${prepare_percent} / ${evacuate_percent} (back below ${prepare_percent - hysteresis_percent})`);
   if (view.paused !== null) lines.push(c.red(`PAUSED    ${view.paused.scope}${view.paused.reason ? `: ${view.paused.reason}` : ''} (${view.paused.path})`));
   if (words.blocked !== null && view.blocked !== null) lines.push(c.red(`BLOCKED   ${words.blocked}`));
@@ -113,9 +117,13 @@ export function renderStatus(raw: StatusView, options: RenderOptions = { color: 
       : `${leg}${d.done} of ${d.total} steps done${d.current ? `; now ${d.current.step}: ${d.current.words}${d.current.seconds === null ? '' : ` (${d.current.status === 'blocked' ? 'stopped after' : 'running'} ${formatDuration(d.current.seconds)})`}` : ''}${d.revision > 1 ? ` — revision ${d.revision}, the work tree moved after a snapshot` : ''}`;
     lines.push(`drain     ${head}`, ...drainLines(d, c));
   }
-  lines.push(`capsule   ${view.capsule === null ? 'none yet — the agent writes it with `handoff capsule set`' : view.capsule.error ? c.red(`INVALID: ${view.capsule.error}`) : `updated ${view.capsule.updated_at}`}`);
+  lines.push(
+    `capsule   ${view.capsule === null ? 'none yet — the agent writes it with `handoff capsule set`' : view.capsule.error ? c.red(`INVALID: ${view.capsule.error}`) : `updated ${view.capsule.updated_at}`}`,
+  );
   const holder = view.lease.holder;
-  lines.push(`lease     ${holder === null ? 'free' : `held by ${holder.executor}, token ${holder.token}, since ${holder.acquired_at}`}${view.lease.offered ? c.cyan(' (on offer)') : ''}`);
+  lines.push(
+    `lease     ${holder === null ? 'free' : `held by ${holder.executor}, token ${holder.token}, since ${holder.acquired_at}`}${view.lease.offered ? c.cyan(' (on offer)') : ''}`,
+  );
   if (view.lease.last_break !== null) {
     const b = view.lease.last_break;
     lines.push(`          broken ${b.at} by an operator: ${b.reason}${b.executor ? ` (was ${b.executor}, token ${b.token})` : ''}`);
@@ -140,7 +148,12 @@ export function renderStatus(raw: StatusView, options: RenderOptions = { color: 
   // The status answer carries the daemon's own facts too: whether the Codex tail runs or waits.
   const tail = (view as { daemon?: { codex_tail?: { state: string; codex_home: string } | null } }).daemon?.codex_tail;
   if (tail) {
-    const why = tail.state === 'waiting' ? `: waiting for ${tail.codex_home} to appear` : tail.state === 'off' ? `: neither ${tail.codex_home} nor its parent exists` : ` (${tail.codex_home})`;
+    const why =
+      tail.state === 'waiting'
+        ? `: waiting for ${tail.codex_home} to appear`
+        : tail.state === 'off'
+          ? `: neither ${tail.codex_home} nor its parent exists`
+          : ` (${tail.codex_home})`;
     lines.push(`codex     tail ${tail.state}${why}`);
   }
   lines.push(`next      ${c.bold(words.next)}`);
@@ -186,9 +199,11 @@ export interface LeaseShown {
 
 /** `handoff lease show` for people: who holds it, with which token, and where it lives when it is a taken-over cycle's. */
 export function renderLease(lease: LeaseShown): string {
-  const lines = [lease.holder === null
-    ? `lease     free (last token ${lease.last_token})${lease.offered ? ' — on offer to a receiver' : ''}`
-    : `lease     held by ${lease.holder.executor}, token ${lease.holder.token}, since ${lease.holder.acquired_at} (renewed ${lease.holder.renewed_at})`];
+  const lines = [
+    lease.holder === null
+      ? `lease     free (last token ${lease.last_token})${lease.offered ? ' — on offer to a receiver' : ''}`
+      : `lease     held by ${lease.holder.executor}, token ${lease.holder.token}, since ${lease.holder.acquired_at} (renewed ${lease.holder.renewed_at})`,
+  ];
   lines.push(`state     ${lease.state}${lease.cycle === null ? '' : `, cycle ${lease.cycle}`}`);
   if (lease.workspace !== lease.checkout) lines.push(`home      ${lease.workspace} (this checkout took the cycle over; renew and release act there)`);
   if (lease.last_break !== null) {

@@ -27,7 +27,9 @@ export const COMMAND_MODULES: readonly { readonly names: readonly string[]; read
 
 /** The first operand of `args` (argv without node and the script): the command, past global options. */
 function commandName(program: Command, args: readonly string[]): string | undefined {
-  const takesValue = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined)));
+  const takesValue = new Set(
+    program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined)),
+  );
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i] as string;
     if (arg === '--') return args[i + 1];

@@ -10,7 +10,10 @@ const wantsJson = process.argv.includes('--json');
 /** The one place that turns failures into an exit code: commands return Envelopes or throw. */
 function fail(envelope: Envelope): void {
   if (wantsJson) process.stdout.write(`${printableJson(envelope)}\n`);
-  else process.stderr.write(`error: ${printable(envelope.error?.message ?? envelope.code, { lines: true })}\nhint: ${printable(envelope.error?.hint ?? '', { lines: true })}\n`);
+  else
+    process.stderr.write(
+      `error: ${printable(envelope.error?.message ?? envelope.code, { lines: true })}\nhint: ${printable(envelope.error?.hint ?? '', { lines: true })}\n`,
+    );
   process.exitCode = exitCodeOf(envelope);
 }
 

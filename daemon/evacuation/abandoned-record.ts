@@ -42,7 +42,12 @@ export async function readAbandoned(root: string, cycle: string): Promise<(Aband
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return [] as string[];
     throw error;
   });
-  paths.push(...names.filter((name) => /^abandoned-[0-9TZ]+\.json$/.test(name)).sort().map((name) => join(returnDir, name)));
+  paths.push(
+    ...names
+      .filter((name) => /^abandoned-[0-9TZ]+\.json$/.test(name))
+      .sort()
+      .map((name) => join(returnDir, name)),
+  );
   const found = [];
   for (const path of paths) {
     const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {

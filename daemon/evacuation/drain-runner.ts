@@ -1,4 +1,14 @@
-import { agentSeenWorking, drainKey, isHandoffError, nextDrainAction, redactCredentials, stateOf, type DrainStep, type WorkspaceContext, type WorkspaceState } from '../../protocol/index.js';
+import {
+  agentSeenWorking,
+  drainKey,
+  isHandoffError,
+  nextDrainAction,
+  redactCredentials,
+  stateOf,
+  type DrainStep,
+  type WorkspaceContext,
+  type WorkspaceState,
+} from '../../protocol/index.js';
 import type { Config } from '../../schemas/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
@@ -42,10 +52,13 @@ export function createDrainRunner(deps: DrainDeps) {
 
   function schedule(root: string, atMs: number): void {
     clearTimeout(timers.get(root));
-    const timer = setTimeout(() => {
-      timers.delete(root);
-      start(root);
-    }, Math.max(0, atMs - clock.now()));
+    const timer = setTimeout(
+      () => {
+        timers.delete(root);
+        start(root);
+      },
+      Math.max(0, atMs - clock.now()),
+    );
     timer.unref();
     timers.set(root, timer);
   }
@@ -68,7 +81,12 @@ export function createDrainRunner(deps: DrainDeps) {
       const paused = context.paused.workspace ?? context.paused.global;
       if (paused !== null) {
         const where = action.kind === 'step' ? action.step : 'finishing';
-        await dispatch(root, { type: 'DRAIN_BLOCKED', drain: fence, step: action.kind === 'step' ? action.step : null, reason: `paused before ${where} (${paused.path}); after unpause run \`handoff resume\`` });
+        await dispatch(root, {
+          type: 'DRAIN_BLOCKED',
+          drain: fence,
+          step: action.kind === 'step' ? action.step : null,
+          reason: `paused before ${where} (${paused.path}); after unpause run \`handoff resume\``,
+        });
         return;
       }
       if (action.kind === 'waited') {

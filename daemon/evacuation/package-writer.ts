@@ -21,7 +21,12 @@ export async function createOnceOrSame(path: string, text: string): Promise<void
     const existing = await readRegularFile(path).then(
       (bytes) => bytes.toString('utf8'),
       (failure: unknown) => {
-        if (failure instanceof NotRegularFileError) throw new HandoffError('corrupt_record', `${path} already exists and is ${failure.what}`, 'a package is written only as regular files; remove it (and look at where it points), then run `handoff resume`');
+        if (failure instanceof NotRegularFileError)
+          throw new HandoffError(
+            'corrupt_record',
+            `${path} already exists and is ${failure.what}`,
+            'a package is written only as regular files; remove it (and look at where it points), then run `handoff resume`',
+          );
         throw failure;
       },
     );
@@ -46,14 +51,24 @@ export async function refuseLinkedDirs(root: string, dir: string): Promise<void>
       throw error;
     });
     if (stats?.isSymbolicLink() === true) {
-      throw new HandoffError('corrupt_record', `${current} is a symbolic link; a package is written only into a real directory of the repository`, 'remove the link (and look at where it points), then run `handoff resume`');
+      throw new HandoffError(
+        'corrupt_record',
+        `${current} is a symbolic link; a package is written only into a real directory of the repository`,
+        'remove the link (and look at where it points), then run `handoff resume`',
+      );
     }
     if (current === top) break;
   }
 }
 
 /** HANDOFF.md first, manifest last: a manifest on disk always has its HANDOFF.md beside it. */
-export async function writePackage(root: string, cycle: string, files: { manifest: string; handoff: string }, manifestText: string, handoffText: string): Promise<void> {
+export async function writePackage(
+  root: string,
+  cycle: string,
+  files: { manifest: string; handoff: string },
+  manifestText: string,
+  handoffText: string,
+): Promise<void> {
   const dir = cycleDir(root, cycle);
   const handoffPath = join(dir, files.handoff);
   await refuseLinkedDirs(root, dirname(handoffPath));

@@ -91,18 +91,41 @@ async function boundedFilesAt(work: string, commit: string, what: string, remote
   return filesAt(work, commit);
 }
 
-export async function readLease(work: string, remote: string, cycle: string, timeoutMs: number): Promise<{ head: string | null; record: RemoteLeaseRecord | null }> {
-  if (!isCycleId(cycle)) throw new HandoffError('invalid_body', `'${clipChars(printable(cycle), 100)}' is not a cycle id`, 'cycle ids look like 20261129T081500Z-k3f7qa');
+export async function readLease(
+  work: string,
+  remote: string,
+  cycle: string,
+  timeoutMs: number,
+): Promise<{ head: string | null; record: RemoteLeaseRecord | null }> {
+  if (!isCycleId(cycle))
+    throw new HandoffError('invalid_body', `'${clipChars(printable(cycle), 100)}' is not a cycle id`, 'cycle ids look like 20261129T081500Z-k3f7qa');
   const fetched = await fetchRecordsRef(work, remote, leaseRef(cycle), timeoutMs);
-  if (!fetched.ok) throw new HandoffError('remote_unreachable', `the lease of cycle ${cycle} on '${displayRemote(remote)}' cannot be read: ${fetched.why}`, 'check the network and the remote, then retry; nothing was changed');
+  if (!fetched.ok)
+    throw new HandoffError(
+      'remote_unreachable',
+      `the lease of cycle ${cycle} on '${displayRemote(remote)}' cannot be read: ${fetched.why}`,
+      'check the network and the remote, then retry; nothing was changed',
+    );
   if (fetched.commit === null) return { head: null, record: null };
   const files = await boundedFilesAt(work, fetched.commit, leaseRef(cycle), remote);
   return { head: fetched.commit, record: leaseRecordOf(files[LEASE_RECORD_FILE] ?? '', cycle, remote) };
 }
 
 /** Pushes `record` as a child of `head`; a rejection means another machine moved the lease first. */
-export async function writeLease(work: string, remote: string, record: RemoteLeaseRecord, head: string | null, timeoutMs: number): Promise<{ ok: true; head: string } | { ok: false; rejected: boolean; why: string }> {
-  const commit = await commitFiles(work, { [LEASE_RECORD_FILE]: serializeLeaseRecord(record) }, head, `handoff ${record.cycle}: lease ${record.state}${record.holder ? ` to ${record.holder.executor}` : ''}`, record.at);
+export async function writeLease(
+  work: string,
+  remote: string,
+  record: RemoteLeaseRecord,
+  head: string | null,
+  timeoutMs: number,
+): Promise<{ ok: true; head: string } | { ok: false; rejected: boolean; why: string }> {
+  const commit = await commitFiles(
+    work,
+    { [LEASE_RECORD_FILE]: serializeLeaseRecord(record) },
+    head,
+    `handoff ${record.cycle}: lease ${record.state}${record.holder ? ` to ${record.holder.executor}` : ''}`,
+    record.at,
+  );
   const pushed = await pushRecordsRef(work, remote, commit, leaseRef(record.cycle), timeoutMs);
   return pushed.ok ? { ok: true, head: commit } : pushed;
 }
@@ -133,15 +156,31 @@ export async function leaseOfferRecord(work: string, request: OfferRequest): Pro
   let next: RemoteLeaseRecord;
   if (request.leg === 'out') {
     // A later revision re-offers with its own manifest; a lease someone already took is not offered again.
-    if (record !== null && record.state !== 'offered') throw new HandoffError('drain_blocked', `cycle ${request.cycle} already has a lease record (${record.state})`, 'run `handoff status`: the lease moved on; nothing was changed');
+    if (record !== null && record.state !== 'offered')
+      throw new HandoffError(
+        'drain_blocked',
+        `cycle ${request.cycle} already has a lease record (${record.state})`,
+        'run `handoff status`: the lease moved on; nothing was changed',
+      );
     next = offered(request.cycle, request.lastToken, request.holder, request.manifest, request.at);
   } else {
-    if (record === null) throw new HandoffError('drain_blocked', `cycle ${request.cycle} has no lease record to hand back`, 'the cycle was accepted without the remote; hand back on the same machine');
+    if (record === null)
+      throw new HandoffError(
+        'drain_blocked',
+        `cycle ${request.cycle} has no lease record to hand back`,
+        'the cycle was accepted without the remote; hand back on the same machine',
+      );
     const moved = offerReturn(record, request.token ?? 0, request.manifest, request.at);
     if (!moved.ok) throw new HandoffError('drain_blocked', moved.reason, 'the lease moved on the remote; this holder must stop');
     next = moved.record;
   }
-  return commitFiles(work, { [LEASE_RECORD_FILE]: serializeLeaseRecord(next) }, head, `handoff ${next.cycle}: lease ${next.state}${next.holder ? ` to ${next.holder.executor}` : ''}`, next.at);
+  return commitFiles(
+    work,
+    { [LEASE_RECORD_FILE]: serializeLeaseRecord(next) },
+    head,
+    `handoff ${next.cycle}: lease ${next.state}${next.holder ? ` to ${next.holder.executor}` : ''}`,
+    next.at,
+  );
 }
 
 /**
@@ -152,7 +191,11 @@ export async function followRecords(work: string, remote: string, cycle: string,
   if (leaseHead === null || (await currentRef(work, leaseRef(cycle))) === leaseHead) return;
   const fetched = await fetchRecordsRefs(work, remote, [packagesRef(cycle), leaseRef(cycle)], timeoutMs);
   if (!fetched.ok) {
-    throw new HandoffError('drain_blocked', `the records of cycle ${cycle} cannot be read from '${displayRemote(remote)}': ${fetched.why}`, 'check the network and the remote, then run `handoff resume`');
+    throw new HandoffError(
+      'drain_blocked',
+      `the records of cycle ${cycle} cannot be read from '${displayRemote(remote)}': ${fetched.why}`,
+      'check the network and the remote, then run `handoff resume`',
+    );
   }
 }
 
@@ -164,6 +207,11 @@ export async function adoptPublished(work: string, updates: readonly RefUpdate[]
 /** Fetches the packages ref and returns its files (`<cycle>/...` → text), or null when the remote has none. */
 export async function readPackages(work: string, remote: string, cycle: string, timeoutMs: number): Promise<Record<string, string> | null> {
   const fetched = await fetchRecordsRef(work, remote, packagesRef(cycle), timeoutMs);
-  if (!fetched.ok) throw new HandoffError('remote_unreachable', `the package of cycle ${cycle} on '${displayRemote(remote)}' cannot be read: ${fetched.why}`, 'check the network and the remote, then retry; nothing was changed');
+  if (!fetched.ok)
+    throw new HandoffError(
+      'remote_unreachable',
+      `the package of cycle ${cycle} on '${displayRemote(remote)}' cannot be read: ${fetched.why}`,
+      'check the network and the remote, then retry; nothing was changed',
+    );
   return fetched.commit === null ? null : boundedFilesAt(work, fetched.commit, packagesRef(cycle), remote);
 }

@@ -18,12 +18,20 @@ export async function readAllowList(root: string): Promise<ReadonlySet<string>> 
     // No list (and no directory for one: the package step names a `.session-handoff` that is a file).
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return new Set();
-    throw new HandoffError('drain_blocked', `${ALLOW_SECRETS_FILE} cannot be read (${code ?? 'error'}): it must be a regular file, not a link; fix or remove it, then run \`handoff resume\``, `fix or remove ${ALLOW_SECRETS_FILE}, then run \`handoff resume\``);
+    throw new HandoffError(
+      'drain_blocked',
+      `${ALLOW_SECRETS_FILE} cannot be read (${code ?? 'error'}): it must be a regular file, not a link; fix or remove it, then run \`handoff resume\``,
+      `fix or remove ${ALLOW_SECRETS_FILE}, then run \`handoff resume\``,
+    );
   }
   try {
     const stats = await handle.stat();
     if (!stats.isFile() || stats.size > MAX_BYTES) {
-      throw new HandoffError('drain_blocked', `${ALLOW_SECRETS_FILE} must be a regular file under ${MAX_BYTES} bytes; fix or remove it, then run \`handoff resume\``, `fix or remove ${ALLOW_SECRETS_FILE}, then run \`handoff resume\``);
+      throw new HandoffError(
+        'drain_blocked',
+        `${ALLOW_SECRETS_FILE} must be a regular file under ${MAX_BYTES} bytes; fix or remove it, then run \`handoff resume\``,
+        `fix or remove ${ALLOW_SECRETS_FILE}, then run \`handoff resume\``,
+      );
     }
     const text = await handle.readFile('utf8');
     return new Set(

@@ -71,9 +71,10 @@ const split = (output: string): string[] => output.split('\0').filter(Boolean);
 export async function changedPaths(root: string): Promise<string[]> {
   const options = { cwd: root, timeoutMs: GIT_TIMEOUT_MS };
   const head = await currentRef(root, 'HEAD');
-  const tracked = head === null
-    ? await git(['ls-files', '-z', '--cached'], options)
-    : await git(['diff', '--name-only', '-z', '--no-renames', '--ignore-submodules=all', '--end-of-options', head, '--'], options);
+  const tracked =
+    head === null
+      ? await git(['ls-files', '-z', '--cached'], options)
+      : await git(['diff', '--name-only', '-z', '--no-renames', '--ignore-submodules=all', '--end-of-options', head, '--'], options);
   const untracked = await git(['ls-files', '-z', '--others', '--exclude-standard'], options);
   return [...new Set([...split(tracked), ...split(untracked)])].sort();
 }

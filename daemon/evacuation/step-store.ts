@@ -28,10 +28,18 @@ export function createStepStore(stateDir: string) {
     async load<T>(cycle: string, name: string, sha256: string | null): Promise<T> {
       const path = join(dirOf(cycle), `${name}.json`);
       const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-        throw new HandoffError('corrupt_record', `the drain record ${path} is missing (${error.code ?? 'unreadable'})`, 'inspect the state dir; the journal says this step finished');
+        throw new HandoffError(
+          'corrupt_record',
+          `the drain record ${path} is missing (${error.code ?? 'unreadable'})`,
+          'inspect the state dir; the journal says this step finished',
+        );
       });
       if (sha256 !== null && createHash('sha256').update(text).digest('hex') !== sha256) {
-        throw new HandoffError('corrupt_record', `the drain record ${path} does not match the sha256 in the journal`, 'inspect it before retrying; nothing was deleted');
+        throw new HandoffError(
+          'corrupt_record',
+          `the drain record ${path} does not match the sha256 in the journal`,
+          'inspect it before retrying; nothing was deleted',
+        );
       }
       return JSON.parse(text) as T;
     },

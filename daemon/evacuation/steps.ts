@@ -14,7 +14,15 @@ import {
   type StepRecord,
   type WorkspaceContext,
 } from '../../protocol/index.js';
-import { ManifestSchema, type Capsule, type Checkpoint, type Manifest, type RepositoryObservation, type Validation, type Withheld } from '../../schemas/index.js';
+import {
+  ManifestSchema,
+  type Capsule,
+  type Checkpoint,
+  type Manifest,
+  type RepositoryObservation,
+  type Validation,
+  type Withheld,
+} from '../../schemas/index.js';
 import type { Config } from '../../schemas/index.js';
 import { readCapsule } from '../capsule/capsule-file.js';
 import { capsuleQuality } from '../capsule/quality.js';
@@ -29,7 +37,8 @@ import { runValidation } from './validate.js';
 import { scanForSecrets } from './secret-scan.js';
 
 /** A step either finishes with a record for the journal or asks for a new revision (work tree moved). */
-export type StepOutcome = { readonly kind: 'done'; readonly record: StepRecord } | { readonly kind: 'revise'; readonly reason: string; readonly previousCommit: string };
+export type StepOutcome =
+  { readonly kind: 'done'; readonly record: StepRecord } | { readonly kind: 'revise'; readonly reason: string; readonly previousCommit: string };
 
 export interface StepDeps {
   readonly config: Config;
@@ -58,7 +67,8 @@ function recordOf(deps: StepDeps, sha: string | null, summary: StepRecord['summa
 }
 
 function need<T>(value: T | undefined | null, what: string): T {
-  if (value === undefined || value === null) throw new HandoffError('corrupt_record', `the journal lacks ${what} for this drain`, 'inspect the journal; the drain cannot continue without it');
+  if (value === undefined || value === null)
+    throw new HandoffError('corrupt_record', `the journal lacks ${what} for this drain`, 'inspect the journal; the drain cannot continue without it');
   return value;
 }
 
@@ -101,7 +111,11 @@ async function decideCheckpoint(target: DrainTarget, observed: RepositoryObserva
   if ((await currentRef(target.work, ref)) === commit) return { mechanism: 'local_ref', ref, commit, remote: target.work };
   const clean = observed.dirty.staged.length + observed.dirty.unstaged.length + observed.dirty.untracked.length === 0;
   if (clean && observed.head !== null) return { mechanism: 'capsule_only', ref: null, commit: observed.head, remote: target.work };
-  throw new HandoffError('drain_blocked', `the local ref ${ref} does not hold ${commit} and the work tree has changes`, 'nothing is recoverable yet; run `handoff resume`');
+  throw new HandoffError(
+    'drain_blocked',
+    `the local ref ${ref} does not hold ${commit} and the work tree has changes`,
+    'nothing is recoverable yet; run `handoff resume`',
+  );
 }
 
 /** Where the lease now travels, from the offer step: the remote name and the chain's head. */
@@ -131,10 +145,17 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
   /** A new revision when the work tree moved since the snapshot (the withheld files left out, as the snapshot did). */
   async function treeMoved(target: DrainTarget): Promise<StepOutcome | null> {
     const snapshot = need(target.drain.steps.snapshot, 'the snapshot');
-    const tree = await workTreeTree(target.work, (await withheldOf(store, target)).map((file) => file.path));
+    const tree = await workTreeTree(
+      target.work,
+      (await withheldOf(store, target)).map((file) => file.path),
+    );
     if (tree === snapshot.summary['tree']) return null;
     if (target.drain.revision >= MAX_REVISIONS) {
-      throw new HandoffError('drain_blocked', `the work tree changed after ${MAX_REVISIONS} snapshots`, 'the source agent must stop editing (finish its atomic step), then run `handoff resume`');
+      throw new HandoffError(
+        'drain_blocked',
+        `the work tree changed after ${MAX_REVISIONS} snapshots`,
+        'the source agent must stop editing (finish its atomic step), then run `handoff resume`',
+      );
     }
     return { kind: 'revise', reason: 'the work tree changed after the snapshot', previousCommit: need(str(snapshot.summary['commit']), 'the snapshot commit') };
   }
@@ -144,7 +165,14 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       const observed = await inspectRepository(target.work);
       const sha = await store.save(target.cycle.id, name(target, 'inspect'), observed);
       const dirty = observed.dirty.staged.length + observed.dirty.unstaged.length + observed.dirty.untracked.length;
-      return recordOf(deps, sha, { remote: observed.remote, root_commit: observed.root_commit, branch: observed.branch, head: observed.head, dirty, operation: observed.operation_in_progress });
+      return recordOf(deps, sha, {
+        remote: observed.remote,
+        root_commit: observed.root_commit,
+        branch: observed.branch,
+        head: observed.head,
+        dirty,
+        operation: observed.operation_in_progress,
+      });
     },
 
     async validate(target) {
@@ -157,7 +185,11 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       const { cycle, drain } = target;
       const ref = handoffRef(cycle, drain.leg);
       // Before anything is written: a file holding a secret never reaches the snapshot (docs/security.md#secrets).
-      const scan = await scanForSecrets(target.work, { timeoutMs: config.secret_scan.timeout_ms, maxFileBytes: config.secret_scan.max_file_bytes, now: () => deps.clock.now() });
+      const scan = await scanForSecrets(target.work, {
+        timeoutMs: config.secret_scan.timeout_ms,
+        maxFileBytes: config.secret_scan.max_file_bytes,
+        now: () => deps.clock.now(),
+      });
       const scanSha = await store.save(cycle.id, name(target, 'secrets'), scan);
       const withhold = scan.withheld.map((file) => file.path);
       const result = await snapshotWorkTree(target.work, {
@@ -168,10 +200,25 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
         withhold,
       });
       // Files git would not add (a failing required filter, an unreadable file) are named, not fatal.
-      const refused: Record<string, number | string> = result.refused.length === 0 ? {} : { refused: result.refused.length, refused_paths: result.refused.join('\n').slice(0, 2000) };
+      const refused: Record<string, number | string> =
+        result.refused.length === 0 ? {} : { refused: result.refused.length, refused_paths: result.refused.join('\n').slice(0, 2000) };
       // Binary and oversized files go in unscanned; they are named here so the journal says so.
-      const unscanned: Record<string, string> = scan.unscanned.length === 0 ? {} : { unscanned_paths: scan.unscanned.map((file) => `${file.path} (${file.why})`).join('\n').slice(0, 2000) };
-      const secrets = { withheld: scan.withheld.length, allowed_secrets: scan.allowed.length, scanned: scan.scanned, unscanned: scan.unscanned.length, ...unscanned };
+      const unscanned: Record<string, string> =
+        scan.unscanned.length === 0
+          ? {}
+          : {
+              unscanned_paths: scan.unscanned
+                .map((file) => `${file.path} (${file.why})`)
+                .join('\n')
+                .slice(0, 2000),
+            };
+      const secrets = {
+        withheld: scan.withheld.length,
+        allowed_secrets: scan.allowed.length,
+        scanned: scan.scanned,
+        unscanned: scan.unscanned.length,
+        ...unscanned,
+      };
       return recordOf(deps, scanSha, { ref: result.ref, commit: result.commit, tree: result.tree, parent: result.parent, ...refused, ...secrets });
     },
 
@@ -213,7 +260,11 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       const handoff = renderHandoff(manifest);
       const complete: Manifest = { ...manifest, integrity: { artifacts: [{ path: files.handoff, sha256: sha256(handoff) }] } };
       if (!validateManifest(structuredClone(complete))) {
-        throw new HandoffError('internal_error', `the manifest would not validate: ${describeErrors(validateManifest.errors, 'manifest')}`, 'this is a bug; the package was not written');
+        throw new HandoffError(
+          'internal_error',
+          `the manifest would not validate: ${describeErrors(validateManifest.errors, 'manifest')}`,
+          'this is a bug; the package was not written',
+        );
       }
       const text = serializeManifest(complete);
       await writePackage(target.home, cycle.id, files, text, handoff);
@@ -224,7 +275,13 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
         if (drain.leg === 'return') await followRecords(target.work, decided.remote, cycle.id, cycle.remote?.lease_head ?? null, gitTimeout);
         records = await packageRecord(target.work, target.home, cycle.id, complete.created_at);
       }
-      return recordOf(deps, sha256(text), { manifest: files.manifest, handoff: files.handoff, capsule: input.capsule === null ? 'missing' : 'agent', ...decided, records });
+      return recordOf(deps, sha256(text), {
+        manifest: files.manifest,
+        handoff: files.handoff,
+        capsule: input.capsule === null ? 'missing' : 'agent',
+        ...decided,
+        records,
+      });
     },
 
     async publish(target) {
@@ -253,7 +310,14 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       ];
       const result = await publishRefs(work, { remote, checkpoint: { ref: checkpoint.ref, commit: checkpoint.commit }, records, timeoutMs: gitTimeout });
       await adoptPublished(work, records);
-      return recordOf(deps, null, { mechanism: checkpoint.mechanism, remote, remote_verified: result.verified, pushed: result.pushed, lfs_objects: result.lfsObjects, lease_head: leaseHead });
+      return recordOf(deps, null, {
+        mechanism: checkpoint.mechanism,
+        remote,
+        remote_verified: result.verified,
+        pushed: result.pushed,
+        lfs_objects: result.lfsObjects,
+        lease_head: leaseHead,
+      });
     },
 
     async offer(target) {
@@ -263,7 +327,11 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       // publish moves the branch, the package and the offer on together; this one is not offered here.
       const moved = await treeMoved(target);
       if (moved !== null) return moved;
-      return recordOf(deps, null, { tree: str(snapshot.summary['tree']), remote: str(published.summary['remote']), lease_head: str(published.summary['lease_head']) });
+      return recordOf(deps, null, {
+        tree: str(snapshot.summary['tree']),
+        remote: str(published.summary['remote']),
+        lease_head: str(published.summary['lease_head']),
+      });
     },
   };
 }

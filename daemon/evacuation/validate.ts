@@ -17,7 +17,14 @@ export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
  * group (killed whole on timeout), and records honestly what happened.
  */
 export function runValidation(root: string, command: string | null, timeoutMs: number, now: () => number): Promise<Validation> {
-  if (command === null) return Promise.resolve({ command: null, status: 'not_run', exit_code: null, duration_ms: null, output_tail: 'no validation command is configured (config: validation.command)' });
+  if (command === null)
+    return Promise.resolve({
+      command: null,
+      status: 'not_run',
+      exit_code: null,
+      duration_ms: null,
+      output_tail: 'no validation command is configured (config: validation.command)',
+    });
   return new Promise((resolve) => {
     const started = now();
     const child = spawn('sh', ['-c', command], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });

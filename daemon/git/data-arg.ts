@@ -7,7 +7,11 @@ import { HandoffError, redactCredentials, type Code } from '../../protocol/index
  */
 export function dataArg(value: string, what: string, code: Extract<Code, 'usage_error' | 'corrupt_record'> = 'usage_error'): string {
   if (value.startsWith('-')) {
-    throw new HandoffError(code, `the ${what} '${redactCredentials(value).slice(0, 200)}' starts with '-', so git would read it as an option; refused`, `nothing was run; fix the ${what} (a ref, remote name or URL never starts with '-')`);
+    throw new HandoffError(
+      code,
+      `the ${what} '${redactCredentials(value).slice(0, 200)}' starts with '-', so git would read it as an option; refused`,
+      `nothing was run; fix the ${what} (a ref, remote name or URL never starts with '-')`,
+    );
   }
   if (value === '' || value.includes('\0')) {
     throw new HandoffError(code, `the ${what} is empty or holds a NUL byte; refused`, `nothing was run; fix the ${what}`);

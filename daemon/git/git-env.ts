@@ -12,12 +12,18 @@ export const SSH_COMMAND = 'ssh -o BatchMode=yes -o ConnectTimeout=10';
  * the fsmonitor and any configured askpass are off; no background gc or maintenance is started.
  */
 export const CONFIG_OVERRIDES: readonly string[] = [
-  '-c', 'core.hooksPath=/dev/null',
-  '-c', 'core.fsmonitor=false',
-  '-c', 'core.askPass=',
-  '-c', 'credential.interactive=never',
-  '-c', 'gc.auto=0',
-  '-c', 'maintenance.auto=false',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.askPass=',
+  '-c',
+  'credential.interactive=never',
+  '-c',
+  'gc.auto=0',
+  '-c',
+  'maintenance.auto=false',
 ];
 
 /** Set by the layer itself on every call. */

@@ -22,7 +22,7 @@ export async function chooseRemote(root: string): Promise<string | null> {
   const fromUpstream = upstreamRemote?.split('/')[0];
   if (fromUpstream && remotes.includes(fromUpstream)) return fromUpstream;
   if (remotes.includes('origin')) return 'origin';
-  return remotes.length === 1 ? (remotes[0] ?? null) : remotes.sort()[0] ?? null;
+  return remotes.length === 1 ? (remotes[0] ?? null) : (remotes.sort()[0] ?? null);
 }
 
 async function operationInProgress(gitDir: string): Promise<RepositoryObservation['operation_in_progress']> {

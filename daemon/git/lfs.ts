@@ -62,10 +62,16 @@ async function blobs(root: string, ids: readonly string[]): Promise<Map<string, 
 export async function lfsPointers(root: string, commit: string): Promise<LfsPointer[]> {
   const all = await entries(root, commit);
   const attributes = all.filter((entry) => entry.path === '.gitattributes' || entry.path.endsWith('/.gitattributes'));
-  const attributeText = await blobs(root, attributes.map((entry) => entry.blob));
+  const attributeText = await blobs(
+    root,
+    attributes.map((entry) => entry.blob),
+  );
   if (![...attributeText.values()].some((text) => /filter=lfs/.test(text))) return [];
   const small = all.filter((entry) => entry.size < POINTER_MAX_BYTES);
-  const contents = await blobs(root, small.map((entry) => entry.blob));
+  const contents = await blobs(
+    root,
+    small.map((entry) => entry.blob),
+  );
   const pointers = new Map<string, LfsPointer>();
   for (const [blob, text] of contents) {
     const oid = POINTER.exec(text)?.[1];
@@ -82,8 +88,15 @@ export function lfsUrl(root: string, remoteUrl: string): string {
 }
 
 function lfsBlocked(what: string, result: GitResult | null, url: string): HandoffError {
-  const detail = result === null ? '' : `: ${redactCredentials(result.startError ?? (result.timedOut ? 'timed out' : `${result.stderr}\n${result.stdout}`.trim().split('\n').slice(-2).join(' / ')))}`;
-  return new HandoffError('drain_blocked', `Git LFS upload to '${displayRemote(url)}' ${what}${detail.slice(0, 400)}`, 'the checkpoint is not recoverable without that content; fix it, then run `handoff resume`');
+  const detail =
+    result === null
+      ? ''
+      : `: ${redactCredentials(result.startError ?? (result.timedOut ? 'timed out' : `${result.stderr}\n${result.stdout}`.trim().split('\n').slice(-2).join(' / ')))}`;
+  return new HandoffError(
+    'drain_blocked',
+    `Git LFS upload to '${displayRemote(url)}' ${what}${detail.slice(0, 400)}`,
+    'the checkpoint is not recoverable without that content; fix it, then run `handoff resume`',
+  );
 }
 
 async function localObjects(root: string): Promise<string> {
@@ -96,7 +109,11 @@ async function localObjects(root: string): Promise<string> {
 }
 
 const objectPath = (dir: string, oid: string) => join(dir, oid.slice(0, 2), oid.slice(2, 4), oid);
-const exists = (path: string) => access(path).then(() => true, () => false);
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * Fetches the pointers' objects from `url` into a scratch repository of the daemon's (never the
@@ -114,7 +131,12 @@ async function missingOnRemote(pointers: readonly LfsPointer[], url: string, tim
     const tree = await git(['mktree'], { cwd: scratch, input: `${lines.join('\n')}\n` });
     const commit = await git(['commit-tree', '--no-gpg-sign', '-m', 'lfs check', '--end-of-options', tree], {
       cwd: scratch,
-      env: { GIT_AUTHOR_NAME: 'session-handoff', GIT_AUTHOR_EMAIL: 'session-handoff@localhost', GIT_COMMITTER_NAME: 'session-handoff', GIT_COMMITTER_EMAIL: 'session-handoff@localhost' },
+      env: {
+        GIT_AUTHOR_NAME: 'session-handoff',
+        GIT_AUTHOR_EMAIL: 'session-handoff@localhost',
+        GIT_COMMITTER_NAME: 'session-handoff',
+        GIT_COMMITTER_EMAIL: 'session-handoff@localhost',
+      },
     });
     const fetched = await runGit(['lfs', 'fetch', '--', url, commit], { cwd: scratch, timeoutMs });
     if (fetched.timedOut || fetched.startError !== undefined) throw lfsBlocked('could not be verified', fetched, url);
@@ -153,6 +175,7 @@ export async function publishLfs(root: string, commit: string, remoteUrl: string
     if (pushed.code !== 0 || pushed.timedOut || pushed.startError !== undefined) throw lfsBlocked('failed', pushed, url);
   }
   const missing = await missingOnRemote(pointers, url, timeoutMs);
-  if (missing.length > 0) throw lfsBlocked(`is unverified: the remote lacks ${missing.length} of ${pointers.length} object(s) (${missing.slice(0, 3).join(', ')})`, null, url);
+  if (missing.length > 0)
+    throw lfsBlocked(`is unverified: the remote lacks ${missing.length} of ${pointers.length} object(s) (${missing.slice(0, 3).join(', ')})`, null, url);
   return { objects: pointers.length };
 }

@@ -14,7 +14,13 @@ export interface Launcher {
 
 async function onPath(name: string, path: string | undefined): Promise<boolean> {
   for (const dir of (path ?? '').split(delimiter).filter(Boolean)) {
-    if (await access(join(dir, name), constants.X_OK).then(() => true, () => false)) return true;
+    if (
+      await access(join(dir, name), constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return true;
   }
   return false;
 }
@@ -28,7 +34,9 @@ async function onPath(name: string, path: string | undefined): Promise<boolean> 
  * only git itself is killed.
  */
 export async function groupLauncher(path: string | undefined): Promise<Launcher> {
-  return (await onPath('setsid', path)) ? { binary: ['setsid', 'git'], argv0: ['setsid', 'git'], grouped: true } : { binary: 'git', argv0: ['git'], grouped: false };
+  return (await onPath('setsid', path))
+    ? { binary: ['setsid', 'git'], argv0: ['setsid', 'git'], grouped: true }
+    : { binary: 'git', argv0: ['git'], grouped: false };
 }
 
 export function killGroup(child: ChildProcess, grouped: boolean, signal: 'SIGTERM' | 'SIGKILL'): void {

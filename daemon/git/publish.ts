@@ -55,7 +55,11 @@ async function remoteShas(root: string, remote: string, refs: readonly string[],
 }
 
 function blocked(step: string, result: GitResult, timeoutMs: number, remote: string): HandoffError {
-  return new HandoffError('drain_blocked', `publish to '${displayRemote(remote)}' ${step}: ${why(result, timeoutMs)}`, 'nothing of yours was changed; fix the remote or its hook, then run `handoff resume`');
+  return new HandoffError(
+    'drain_blocked',
+    `publish to '${displayRemote(remote)}' ${step}: ${why(result, timeoutMs)}`,
+    'nothing of yours was changed; fix the remote or its hook, then run `handoff resume`',
+  );
 }
 
 /**
@@ -77,12 +81,20 @@ export async function publishRefs(root: string, request: PublishRequest): Promis
   const remote = dataArg(url.stdout.trim(), 'remote URL');
   // Content first: once the ref is there, a receiver may fetch it and needs every object.
   const lfs = await publishLfs(root, request.checkpoint.commit, remote, timeoutMs);
-  const push = await runGit(['push', '--atomic', '--porcelain', '--no-verify', '--end-of-options', remote, ...updates.map(({ commit, ref }) => `${commit}:${ref}`)], {
-    cwd: root,
-    timeoutMs,
-  });
+  const push = await runGit(
+    ['push', '--atomic', '--porcelain', '--no-verify', '--end-of-options', remote, ...updates.map(({ commit, ref }) => `${commit}:${ref}`)],
+    {
+      cwd: root,
+      timeoutMs,
+    },
+  );
   if (push.code !== 0 || push.timedOut || push.startError !== undefined) throw blocked('failed', push, timeoutMs, remote);
-  const after = await remoteShas(root, remote, updates.map((update) => update.ref), timeoutMs);
+  const after = await remoteShas(
+    root,
+    remote,
+    updates.map((update) => update.ref),
+    timeoutMs,
+  );
   if (after.result.code !== 0) throw blocked('could not be read back', after.result, timeoutMs, remote);
   const wrong = updates.find(({ ref, commit }) => after.shas.get(ref) !== commit);
   if (wrong !== undefined) {

@@ -5,7 +5,12 @@ import { redactCredentials } from '../../protocol/index.js';
 import { dataArg } from './data-arg.js';
 import { git, runGit, type GitResult } from './run-git.js';
 
-const IDENTITY = { GIT_AUTHOR_NAME: 'session-handoff', GIT_AUTHOR_EMAIL: 'session-handoff@localhost', GIT_COMMITTER_NAME: 'session-handoff', GIT_COMMITTER_EMAIL: 'session-handoff@localhost' };
+const IDENTITY = {
+  GIT_AUTHOR_NAME: 'session-handoff',
+  GIT_AUTHOR_EMAIL: 'session-handoff@localhost',
+  GIT_COMMITTER_NAME: 'session-handoff',
+  GIT_COMMITTER_EMAIL: 'session-handoff@localhost',
+};
 
 function hashObject(root: string, content: string): Promise<string> {
   return git(['hash-object', '-w', '--stdin'], { cwd: root, input: content });
@@ -15,7 +20,13 @@ function hashObject(root: string, content: string): Promise<string> {
  * A commit holding exactly `files` (path → text), made with a temporary index: records travel on
  * their own refs and never touch the user's index, HEAD or branches.
  */
-export async function commitFiles(root: string, files: Readonly<Record<string, string>>, parent: string | null, message: string, date: string): Promise<string> {
+export async function commitFiles(
+  root: string,
+  files: Readonly<Record<string, string>>,
+  parent: string | null,
+  message: string,
+  date: string,
+): Promise<string> {
   const scratch = await mkdtemp(join(tmpdir(), 'handoff-records-'));
   try {
     const env = { GIT_INDEX_FILE: join(scratch, 'index') };
@@ -24,7 +35,10 @@ export async function commitFiles(root: string, files: Readonly<Record<string, s
       await git(['update-index', '--add', '--cacheinfo', `100644,${blob},${path}`], { cwd: root, env });
     }
     const tree = await git(['write-tree'], { cwd: root, env });
-    return await git(['commit-tree', '--no-gpg-sign', ...(parent ? ['-p', parent] : []), '-m', message, '--end-of-options', tree], { cwd: root, env: { ...IDENTITY, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
+    return await git(['commit-tree', '--no-gpg-sign', ...(parent ? ['-p', parent] : []), '-m', message, '--end-of-options', tree], {
+      cwd: root,
+      env: { ...IDENTITY, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+    });
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -50,7 +64,11 @@ export async function fetchRecordsRef(root: string, remote: string, ref: string,
   dataArg(ref, 'records ref');
   const listed = await runGit(['ls-remote', '--refs', '--end-of-options', remote, ref], { cwd: root, timeoutMs });
   if (listed.code !== 0 || listed.timedOut) return { ok: false, why: failure(listed) };
-  const sha = listed.stdout.split('\n').find((line) => line.endsWith(`\t${ref}`))?.split('\t')[0] ?? null;
+  const sha =
+    listed.stdout
+      .split('\n')
+      .find((line) => line.endsWith(`\t${ref}`))
+      ?.split('\t')[0] ?? null;
   if (sha === null) return { ok: true, commit: null };
   // Requests racing in one checkout fetch the same ref at once; the loser of git's ref lock is not a
   // remote failure (test/fault/race.fault.ts), so it tries again.
@@ -67,7 +85,12 @@ export async function fetchRecordsRef(root: string, remote: string, ref: string,
  * chains on records another checkout published (a return leg) needs their heads before it can make
  * the next ones. Every ref must exist on the remote.
  */
-export async function fetchRecordsRefs(root: string, remote: string, refs: readonly string[], timeoutMs: number): Promise<{ readonly ok: true } | { readonly ok: false; readonly why: string }> {
+export async function fetchRecordsRefs(
+  root: string,
+  remote: string,
+  refs: readonly string[],
+  timeoutMs: number,
+): Promise<{ readonly ok: true } | { readonly ok: false; readonly why: string }> {
   dataArg(remote, 'remote');
   const specs = refs.map((ref) => `+${dataArg(ref, 'records ref')}:${ref}`);
   const fetched = await runGit(['fetch', '--no-tags', '--no-write-fetch-head', '--end-of-options', remote, ...specs], { cwd: root, timeoutMs });
@@ -93,6 +116,11 @@ export async function pushRecordsRef(root: string, remote: string, commit: strin
 function failure(result: GitResult): string {
   if (result.startError !== undefined) return redactCredentials(result.startError);
   if (result.timedOut) return 'the remote did not answer in time';
-  const line = `${result.stderr}\n${result.stdout}`.split('\n').map((l) => l.trim()).filter(Boolean).slice(-1)[0] ?? `git exited ${result.code}`;
+  const line =
+    `${result.stderr}\n${result.stdout}`
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .slice(-1)[0] ?? `git exited ${result.code}`;
   return redactCredentials(line);
 }

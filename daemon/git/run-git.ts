@@ -32,8 +32,8 @@ const DRAIN_AFTER_KILL_MS = 2_000;
 const TERM_GRACE_MS = 500;
 
 const SPAWN_HINTS: Readonly<Record<string, string>> = {
-  ENOENT: 'git is not installed or not on the daemon\'s PATH; install it, then run `handoff resume`',
-  EACCES: 'the git binary on the daemon\'s PATH is not executable',
+  ENOENT: "git is not installed or not on the daemon's PATH; install it, then run `handoff resume`",
+  EACCES: "the git binary on the daemon's PATH is not executable",
   EMFILE: 'the daemon ran out of file descriptors; it keeps running, run `handoff resume` when the load drops',
   ENFILE: 'the system ran out of file descriptors; run `handoff resume` when the load drops',
   EAGAIN: 'the system could not start another process; run `handoff resume` when the load drops',
@@ -70,7 +70,8 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
     // EMFILE/ENFILE: Node emits 'error' on the next tick on a child that has no stdio, before
     // simple-git listens, and an unheard 'error' would end the daemon (issue 13, found 6).
     process.nextTick(() => {
-      if ((spawned.stdout ?? null) === null && sameArgv(spawned.spawnargs, spawnedArgv)) spawned.once('error', (error: NodeJS.ErrnoException) => (startError ??= spawnFailure(error.code)));
+      if ((spawned.stdout ?? null) === null && sameArgv(spawned.spawnargs, spawnedArgv))
+        spawned.once('error', (error: NodeJS.ErrnoException) => (startError ??= spawnFailure(error.code)));
     });
   };
 
@@ -173,12 +174,24 @@ export class GitError extends Error {
     readonly result: GitResult,
     timeoutMs?: number,
   ) {
-    const what = result.startError !== undefined ? 'did not run' : result.timedOut ? `timed out${timeoutMs === undefined ? '' : ` after ${Math.round(timeoutMs / 1000)} s`}` : `exited ${result.code}`;
+    const what =
+      result.startError !== undefined
+        ? 'did not run'
+        : result.timedOut
+          ? `timed out${timeoutMs === undefined ? '' : ` after ${Math.round(timeoutMs / 1000)} s`}`
+          : `exited ${result.code}`;
     const lfsMissing = MISSING_LFS.test(result.stderr);
-    const detail = redactCredentials(result.startError ?? `${lfsMissing ? 'git-lfs is not installed and the repository uses Git LFS: ' : ''}${result.stderr.trim().split('\n').slice(-3).join(' / ')}`);
+    const detail = redactCredentials(
+      result.startError ??
+        `${lfsMissing ? 'git-lfs is not installed and the repository uses Git LFS: ' : ''}${result.stderr.trim().split('\n').slice(-3).join(' / ')}`,
+    );
     super(redactCredentials(`git ${commandOf(args)} ${what}${detail ? `: ${detail}` : ''}`));
     this.name = 'GitError';
-    this.hint = lfsMissing ? LFS_HINT : result.timedOut ? 'raise git_timeout_seconds if the repository is large, then run `handoff resume`' : 'run `handoff resume` once the cause is fixed';
+    this.hint = lfsMissing
+      ? LFS_HINT
+      : result.timedOut
+        ? 'raise git_timeout_seconds if the repository is large, then run `handoff resume`'
+        : 'run `handoff resume` once the cause is fixed';
   }
 }
 

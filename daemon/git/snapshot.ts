@@ -118,7 +118,10 @@ export async function snapshotWorkTree(root: string, request: SnapshotRequest): 
     GIT_COMMITTER_DATE: date,
   };
   // Signing could ask for a passphrase; a snapshot is the daemon's, not the user's.
-  const commit = await git(['commit-tree', '--no-gpg-sign', ...(parent ? ['-p', parent] : []), '-m', request.message, '--end-of-options', tree], { cwd: root, env });
+  const commit = await git(['commit-tree', '--no-gpg-sign', ...(parent ? ['-p', parent] : []), '-m', request.message, '--end-of-options', tree], {
+    cwd: root,
+    env,
+  });
   const existing = await currentRef(root, request.ref);
   if (existing === commit) return { ref: request.ref, commit, tree, parent, refused };
   if (existing !== request.expectedOld) {

@@ -79,10 +79,15 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     // schema, so asking for a serializer is a bug, said at start-up.
     schemaController: {
       compilersFactory: {
-        buildValidator: () => ({ schema }) => precompiled(schema),
-        buildSerializer: () => ({ url }) => {
-          throw new Error(`${url}: response schemas are not used; replies are serialized with JSON.stringify`);
-        },
+        buildValidator:
+          () =>
+          ({ schema }) =>
+            precompiled(schema),
+        buildSerializer:
+          () =>
+          ({ url }) => {
+            throw new Error(`${url}: response schemas are not used; replies are serialized with JSON.stringify`);
+          },
       },
     },
   });

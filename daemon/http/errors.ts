@@ -32,7 +32,11 @@ export function toEnvelope(error: FastifyError | Error): Envelope {
   }
   const disk = diskProblem(error);
   if (disk !== null) return failure('internal_error', disk.message, disk.hint);
-  return failure('internal_error', 'the daemon failed to handle this request; the cause is in its log', 'retry; if it persists, read the daemon log in the state dir');
+  return failure(
+    'internal_error',
+    'the daemon failed to handle this request; the cause is in its log',
+    'retry; if it persists, read the daemon log in the state dir',
+  );
 }
 
 const DISK_PROBLEMS: Readonly<Record<string, string>> = {
@@ -53,7 +57,10 @@ function diskProblem(error: Error): { message: string; hint: string } | null {
     const { code, path } = current as NodeJS.ErrnoException;
     const what = code === undefined ? undefined : DISK_PROBLEMS[code];
     if (what !== undefined) {
-      return { message: `${path === undefined ? 'a file write' : `writing ${path}`} failed: ${what} (${code})`, hint: 'fix the cause (free space, make it writable, move what is in the way), then retry' };
+      return {
+        message: `${path === undefined ? 'a file write' : `writing ${path}`} failed: ${what} (${code})`,
+        hint: 'fix the cause (free space, make it writable, move what is in the way), then retry',
+      };
     }
   }
   return null;
@@ -79,8 +86,18 @@ export function registerErrorHandling(app: FastifyInstance): void {
  */
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const why = error.code === 'HPE_HEADER_OVERFLOW' ? 'its headers are over the size limit' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'it did not arrive in time' : `it is not well-formed HTTP/1.1 (${error.code ?? 'parse error'})`;
-  const body = JSON.stringify(failure('invalid_body', `the request was refused before any route: ${why}`, 'send one well-formed request with a single Content-Length or chunked body'));
-  if (socket.writable) socket.write(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  const why =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'its headers are over the size limit'
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'it did not arrive in time'
+        : `it is not well-formed HTTP/1.1 (${error.code ?? 'parse error'})`;
+  const body = JSON.stringify(
+    failure('invalid_body', `the request was refused before any route: ${why}`, 'send one well-formed request with a single Content-Length or chunked body'),
+  );
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   socket.destroy(error);
 }

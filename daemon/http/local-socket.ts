@@ -15,8 +15,12 @@ const MAX_SOCKET_PATH_BYTES = 103;
  */
 export async function listenLocalSocket(server: Server, path: string): Promise<void> {
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) {
-    throw new HandoffError('usage_error', `the socket path ${path} is longer than the ${MAX_SOCKET_PATH_BYTES} bytes a Unix socket address holds`,
-      'use a shorter state dir path (HANDOFF_STATE_DIR or --state-dir)', { path });
+    throw new HandoffError(
+      'usage_error',
+      `the socket path ${path} is longer than the ${MAX_SOCKET_PATH_BYTES} bytes a Unix socket address holds`,
+      'use a shorter state dir path (HANDOFF_STATE_DIR or --state-dir)',
+      { path },
+    );
   }
   await removeStale(path);
   await new Promise<void>((resolve, reject) => {
@@ -47,8 +51,12 @@ async function removeStale(path: string): Promise<void> {
     throw error;
   }
   if (stat.isDirectory()) {
-    throw new HandoffError('corrupt_record', `${path} is a directory where the daemon's socket belongs`,
-      `move it away (mv ${shellQuote(path)} ${shellQuote(`${path}.old`)}) and start the daemon again`, { path });
+    throw new HandoffError(
+      'corrupt_record',
+      `${path} is a directory where the daemon's socket belongs`,
+      `move it away (mv ${shellQuote(path)} ${shellQuote(`${path}.old`)}) and start the daemon again`,
+      { path },
+    );
   }
   await unlink(path);
 }

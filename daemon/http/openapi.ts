@@ -19,44 +19,89 @@ interface RouteDoc {
 
 /** Words for each route. A route missing here still appears, with a note to describe it. */
 const ROUTES: Readonly<Record<string, RouteDoc>> = {
-  'GET /v1/status': { summary: 'State, pressure, readings with age and credibility, warnings, pause, blocked reason, cycle, lease, capsule, daemon; with after_change, a long poll that answers once the workspace changed', codes: ['status', 'not_a_repository'] },
-  'POST /v1/signals': { summary: 'Report one reading (a percent read by an agent or provider, or null for unknown)', codes: ['reading_recorded', 'reading_not_credible', 'paused_denied'] },
+  'GET /v1/status': {
+    summary:
+      'State, pressure, readings with age and credibility, warnings, pause, blocked reason, cycle, lease, capsule, daemon; with after_change, a long poll that answers once the workspace changed',
+    codes: ['status', 'not_a_repository'],
+  },
+  'POST /v1/signals': {
+    summary: 'Report one reading (a percent read by an agent or provider, or null for unknown)',
+    codes: ['reading_recorded', 'reading_not_credible', 'paused_denied'],
+  },
   'POST /v1/warnings': { summary: 'Report a provider near-limit warning; NORMAL and PREPARE go to EVACUATE unless paused', codes: ['warning_recorded'] },
   'POST /v1/prepare': { summary: 'Enter PREPARE by hand', codes: ['prepare_entered', 'paused_denied', 'wrong_state'] },
   'POST /v1/now': { summary: 'Evacuate now (wait: false skips the wait for `handoff drained`)', codes: ['evacuation_started', 'paused_denied', 'wrong_state'] },
   'POST /v1/drained': { summary: 'The source agent finished its in-flight atomic step: the drain stops waiting', codes: ['ok', 'wrong_state'] },
   'POST /v1/resume': { summary: 'Run a blocked or interrupted drain again from its first unfinished step', codes: ['ok', 'wrong_state'] },
-  'POST /v1/cancel': { summary: 'End a stage, an evacuation (drain or offer) or a return leg: recorded as abandoned, refs kept, allowed while paused', codes: ['cancelled', 'wrong_state'] },
-  'GET /v1/check': { summary: 'Whether an evacuation was interrupted (exit 1) or the last cycle completed (exit 2)', codes: ['check_clear', 'resume_needed', 'cycle_completed'] },
+  'POST /v1/cancel': {
+    summary: 'End a stage, an evacuation (drain or offer) or a return leg: recorded as abandoned, refs kept, allowed while paused',
+    codes: ['cancelled', 'wrong_state'],
+  },
+  'GET /v1/check': {
+    summary: 'Whether an evacuation was interrupted (exit 1) or the last cycle completed (exit 2)',
+    codes: ['check_clear', 'resume_needed', 'cycle_completed'],
+  },
   'POST /v1/capsule': { summary: "Validate and write the agent's continuation capsule", codes: ['capsule_saved', 'invalid_body'] },
   'GET /v1/capsule': { summary: 'The capsule on disk, or null', codes: ['capsule_shown'] },
-  'POST /v1/verify': { summary: 'Run the takeover checks without taking the lease', codes: ['verified', 'diverged', 'stale', 'ambiguous', 'unknown_cycle', 'corrupt_record', 'wrong_state', 'lease_held'] },
-  'POST /v1/accept': { summary: 'Verify and take the lease (out leg, or the return leg with return: true)', codes: ['accepted', 'diverged', 'stale', 'ambiguous', 'unknown_cycle', 'corrupt_record', 'wrong_state', 'lease_held', 'paused_denied'] },
+  'POST /v1/verify': {
+    summary: 'Run the takeover checks without taking the lease',
+    codes: ['verified', 'diverged', 'stale', 'ambiguous', 'unknown_cycle', 'corrupt_record', 'wrong_state', 'lease_held'],
+  },
+  'POST /v1/accept': {
+    summary: 'Verify and take the lease (out leg, or the return leg with return: true)',
+    codes: ['accepted', 'diverged', 'stale', 'ambiguous', 'unknown_cycle', 'corrupt_record', 'wrong_state', 'lease_held', 'paused_denied'],
+  },
   'POST /v1/return': { summary: 'The lease holder hands the work back: the return leg drain', codes: ['return_started', 'wrong_state', 'stale_token'] },
   'POST /v1/close': { summary: 'End a one-way cycle', codes: ['ok', 'usage_error', 'wrong_state', 'stale_token'] },
-  'GET /v1/cycles': { summary: 'The latest 20 cycles on record per workspace (all=true: every one), each with its integrity, and the total', codes: ['cycles'] },
+  'GET /v1/cycles': {
+    summary: 'The latest 20 cycles on record per workspace (all=true: every one), each with its integrity, and the total',
+    codes: ['cycles'],
+  },
   'GET /v1/cycle': { summary: 'One cycle with every manifest revision and its integrity check', codes: ['cycle', 'unknown_cycle'] },
   'GET /v1/lease': { summary: 'The lease of a workspace', codes: ['lease_shown'] },
-  'POST /v1/lease/acquire': { summary: 'Take a free lease; data.token fences every later call', codes: ['lease_acquired', 'lease_held', 'paused_denied', 'wrong_state'] },
+  'POST /v1/lease/acquire': {
+    summary: 'Take a free lease; data.token fences every later call',
+    codes: ['lease_acquired', 'lease_held', 'paused_denied', 'wrong_state'],
+  },
   'POST /v1/lease/renew': { summary: 'The holder renews its lease', codes: ['lease_renewed', 'stale_token'] },
   'POST /v1/lease/release': { summary: 'The holder releases its lease', codes: ['lease_released', 'stale_token'] },
   'POST /v1/lease/break': { summary: "An operator's recorded override", codes: ['lease_broken'] },
   'POST /v1/pause': { summary: 'The kill switch on (writes the PAUSE file)', codes: ['paused', 'usage_error'] },
   'POST /v1/unpause': { summary: 'The kill switch off (removes the PAUSE file)', codes: ['unpaused', 'usage_error'] },
-  'POST /v1/agent-context': { summary: "What the stage asks of one agent session (the agent hooks): a short text to inject once per stage per session, or at SessionStart the pickup of a ready handoff", codes: ['agent_context', 'not_a_repository'] },
-  'POST /v1/ingest/{adapter}': { summary: 'Feed one raw payload to a telemetry adapter; routed by repo or the payload\'s cwd', codes: ['ingested', 'invalid_body', 'usage_error'] },
-  'POST /v1/hello': { summary: 'Unauthenticated: proves the answering process holds the token (HMAC-SHA256 of the nonce, port and pid) before a client sends it; see docs/http-api.md', codes: ['ok', 'invalid_body'] },
+  'POST /v1/agent-context': {
+    summary:
+      'What the stage asks of one agent session (the agent hooks): a short text to inject once per stage per session, or at SessionStart the pickup of a ready handoff',
+    codes: ['agent_context', 'not_a_repository'],
+  },
+  'POST /v1/ingest/{adapter}': {
+    summary: "Feed one raw payload to a telemetry adapter; routed by repo or the payload's cwd",
+    codes: ['ingested', 'invalid_body', 'usage_error'],
+  },
+  'POST /v1/hello': {
+    summary:
+      'Unauthenticated: proves the answering process holds the token (HMAC-SHA256 of the nonce, port and pid) before a client sends it; see docs/http-api.md',
+    codes: ['ok', 'invalid_body'],
+  },
   'POST /v1/daemon/stop': { summary: 'Stop the daemon after answering', codes: ['daemon_stopping'] },
   'POST /v1/dashboard/link': { summary: 'A one-time dashboard link (`handoff open`): it works once, within 60 s', codes: ['dashboard_link'] },
   'GET /v1/workspaces': { summary: 'Every workspace the daemon knows: status, plain-words summary, readings timeline, recorded cycles', codes: ['workspaces'] },
-  'GET /dashboard/login': { summary: 'Spend a one-time ticket: sets the http-only, SameSite=Strict session cookie and redirects (303) to /dashboard/', codes: ['unauthorized'] },
+  'GET /dashboard/login': {
+    summary: 'Spend a one-time ticket: sets the http-only, SameSite=Strict session cookie and redirects (303) to /dashboard/',
+    codes: ['unauthorized'],
+  },
   'GET /dashboard': { summary: 'Redirects (308) to /dashboard/', codes: [] },
   'GET /dashboard/': { summary: 'The dashboard page (HTML)', codes: [] },
   'GET /dashboard/app.js': { summary: "The dashboard's script", codes: [] },
   'GET /dashboard/app.css': { summary: "The dashboard's style sheet", codes: [] },
   'GET /dashboard/api/overview': { summary: 'What the page shows: every workspace (as GET /v1/workspaces)', codes: ['workspaces'] },
-  'GET /dashboard/api/cycle': { summary: "Every HANDOFF.md revision of one cycle, rendered to HTML from an escaped source, with its integrity", codes: ['cycle', 'unknown_cycle', 'not_a_repository'] },
-  'GET /dashboard/events': { summary: 'Server-sent events: `overview` (every workspace) on connect and every 20 s, `workspace` (one card) on every change', codes: [] },
+  'GET /dashboard/api/cycle': {
+    summary: 'Every HANDOFF.md revision of one cycle, rendered to HTML from an escaped source, with its integrity',
+    codes: ['cycle', 'unknown_cycle', 'not_a_repository'],
+  },
+  'GET /dashboard/events': {
+    summary: 'Server-sent events: `overview` (every workspace) on connect and every 20 s, `workspace` (one card) on every change',
+    codes: [],
+  },
 };
 
 /** Refusals any route may answer before its own logic runs; more for routes that validate input or take a body. */
@@ -77,7 +122,18 @@ export function collectRoutes(): RouteOptions[] {
     port: () => 0,
     log: logger,
   });
-  buildServer({ service: unused, takeover: unused, ingest: unused, agentContext: unused, token: 'unused', port: () => 0, logger, bodyLimit: 65536, dashboard, onRoute: (route) => void routes.push(route) });
+  buildServer({
+    service: unused,
+    takeover: unused,
+    ingest: unused,
+    agentContext: unused,
+    token: 'unused',
+    port: () => 0,
+    logger,
+    bodyLimit: 65536,
+    dashboard,
+    onRoute: (route) => void routes.push(route),
+  });
   return routes;
 }
 
@@ -116,7 +172,10 @@ function responses(codes: readonly Code[], page: boolean, input: { validated: bo
   const out: Json = {};
   if (page) out['200'] = { description: 'the page, a static asset, a redirect, or an event stream' };
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
-    out[String(status)] = { description: list.map((c) => `\`${c}\``).join(', '), content: { 'application/json': { schema: { $ref: '#/components/schemas/Envelope' } } } };
+    out[String(status)] = {
+      description: list.map((c) => `\`${c}\``).join(', '),
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Envelope' } } },
+    };
   }
   return out;
 }
@@ -127,7 +186,12 @@ export function openApiDocument(routes: readonly RouteOptions[]): Json {
     .flatMap((route) => (Array.isArray(route.method) ? route.method : [route.method]).map((method) => ({ method: String(method).toUpperCase(), route })))
     .filter(({ method }) => method !== 'HEAD')
     // The JSON API first, then the dashboard's browser routes.
-    .sort((a, b) => Number(!a.route.url.startsWith('/v1/')) - Number(!b.route.url.startsWith('/v1/')) || a.route.url.localeCompare(b.route.url) || a.method.localeCompare(b.method));
+    .sort(
+      (a, b) =>
+        Number(!a.route.url.startsWith('/v1/')) - Number(!b.route.url.startsWith('/v1/')) ||
+        a.route.url.localeCompare(b.route.url) ||
+        a.method.localeCompare(b.method),
+    );
   for (const { method, route } of seen) {
     const path = route.url.replace(/:([A-Za-z_]+)/g, '{$1}');
     const key = `${method} ${path}`;
@@ -145,7 +209,10 @@ export function openApiDocument(routes: readonly RouteOptions[]): Json {
       security: access === 'login' || open ? [] : access === 'session' ? [{ dashboardSession: [] }] : [{ bearer: [] }],
       ...(params.length === 0 ? {} : { parameters: params }),
       ...(schema.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: plain(schema.body) } } } }),
-      responses: responses(doc?.codes ?? [], page && doc?.codes.length === 0, { validated: params.length > 0 || schema.body !== undefined, body: method === 'POST' }),
+      responses: responses(doc?.codes ?? [], page && doc?.codes.length === 0, {
+        validated: params.length > 0 || schema.body !== undefined,
+        body: method === 'POST',
+      }),
     };
   }
   return {
@@ -164,7 +231,12 @@ export function openApiDocument(routes: readonly RouteOptions[]): Json {
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'the 64 hex characters of <state dir>/token' },
-        dashboardSession: { type: 'apiKey', in: 'cookie', name: 'handoff_dashboard_PORT', description: 'set by GET /dashboard/login; http-only, SameSite=Strict, Path=/dashboard, 12 h, forgotten when the daemon restarts' },
+        dashboardSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'handoff_dashboard_PORT',
+          description: 'set by GET /dashboard/login; http-only, SameSite=Strict, Path=/dashboard, 12 h, forgotten when the daemon restarts',
+        },
       },
       schemas: { Envelope: ENVELOPE },
     },
@@ -191,7 +263,11 @@ function typeOf(schema: Json): string {
 
 function fieldRows(properties: Record<string, Json>, required: ReadonlySet<string>, where: string): string[] {
   return Object.entries(properties).map(([name, schema]) => {
-    const notes = [schema['description'], schema['pattern'] ? `pattern \`${String(schema['pattern'])}\`` : null, schema['maxLength'] ? `≤ ${String(schema['maxLength'])} chars` : null]
+    const notes = [
+      schema['description'],
+      schema['pattern'] ? `pattern \`${String(schema['pattern'])}\`` : null,
+      schema['maxLength'] ? `≤ ${String(schema['maxLength'])} chars` : null,
+    ]
       .filter((n) => n !== null && n !== undefined)
       .join('; ');
     return `| \`${name}\` | ${where} | ${required.has(name) ? 'yes' : 'no'} | ${typeOf(schema)} | ${String(notes).replace(/\|/g, '\\|')} |`;
@@ -203,7 +279,7 @@ export function apiReferenceMarkdown(document: Json): string {
   const lines = [
     '# HTTP API reference',
     '',
-    '<!-- Generated by `npm run openapi` from the routes\' schemas (daemon/http/openapi.ts); do not edit. -->',
+    "<!-- Generated by `npm run openapi` from the routes' schemas (daemon/http/openapi.ts); do not edit. -->",
     '',
     `Machine-readable: [openapi.json](openapi.json) (OpenAPI 3.1). Rules every request meets, and the guarantees: [http-api.md](http-api.md). Codes: [codes.md](codes.md).`,
     '',
@@ -213,12 +289,23 @@ export function apiReferenceMarkdown(document: Json): string {
   const paths = document['paths'] as Record<string, Record<string, Operation>>;
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, op] of Object.entries(operations)) {
-      const auth = op.security.length === 0 ? (path === '/dashboard/login' ? 'a one-time ticket' : 'none (no token is sent)') : 'bearer' in (op.security[0] ?? {}) ? 'bearer token' : 'dashboard session cookie';
+      const auth =
+        op.security.length === 0
+          ? path === '/dashboard/login'
+            ? 'a one-time ticket'
+            : 'none (no token is sent)'
+          : 'bearer' in (op.security[0] ?? {})
+            ? 'bearer token'
+            : 'dashboard session cookie';
       lines.push(`## \`${method.toUpperCase()} ${path}\``, '', `${op.summary}. Auth: ${auth}.`, '');
       const rows: string[] = [];
-      for (const p of op.parameters ?? []) rows.push(...fieldRows({ [p.name]: { ...p.schema, ...(p.description ? { description: p.description } : {}) } }, new Set(p.required ? [p.name] : []), p.in));
+      for (const p of op.parameters ?? [])
+        rows.push(
+          ...fieldRows({ [p.name]: { ...p.schema, ...(p.description ? { description: p.description } : {}) } }, new Set(p.required ? [p.name] : []), p.in),
+        );
       const body = op.requestBody?.content['application/json'].schema;
-      if (body !== undefined) rows.push(...fieldRows((body['properties'] ?? {}) as Record<string, Json>, new Set((body['required'] ?? []) as string[]), 'body'));
+      if (body !== undefined)
+        rows.push(...fieldRows((body['properties'] ?? {}) as Record<string, Json>, new Set((body['required'] ?? []) as string[]), 'body'));
       if (rows.length > 0) lines.push('| field | in | required | type | notes |', '|---|---|---|---|---|', ...rows, '');
       if (body !== undefined && body['additionalProperties'] === false) lines.push('Unknown body fields are refused (`invalid_body`).', '');
       const answers = Object.entries(op.responses).map(([status, r]) => `${status}: ${r.description}`);

@@ -60,17 +60,29 @@ export function registerSecurity(app: FastifyInstance, options: SecurityOptions)
   app.addHook('onRequest', async (request) => {
     const host = (request.headers.host ?? '').toLowerCase();
     if (options.isLocal?.(request) !== true && !hostsOf(options.port()).has(host)) {
-      throw new HandoffError('forbidden_host', `Host '${host.slice(0, 100)}' is not a loopback name of this daemon`, `call http://127.0.0.1:${options.port()}/ directly`);
+      throw new HandoffError(
+        'forbidden_host',
+        `Host '${host.slice(0, 100)}' is not a loopback name of this daemon`,
+        `call http://127.0.0.1:${options.port()}/ directly`,
+      );
     }
     if (options.browserGate?.(request) === true) return;
     if (request.headers.origin !== undefined) {
-      throw new HandoffError('forbidden_origin', 'requests that carry an Origin header are refused', 'the API is for local tools, not web pages; call it without a browser');
+      throw new HandoffError(
+        'forbidden_origin',
+        'requests that carry an Origin header are refused',
+        'the API is for local tools, not web pages; call it without a browser',
+      );
     }
     // A route a client calls before it shows the token (`POST /v1/hello`); Host and Origin still held.
     if (request.routeOptions.config.unauthenticated === true) return;
     const presented = bearer(request);
     if (presented === null || !digestMatches(presented, expected)) {
-      throw new HandoffError('unauthorized', presented === null ? 'missing bearer token' : 'wrong bearer token', 'send `Authorization: Bearer <token>` with the token file of the state dir');
+      throw new HandoffError(
+        'unauthorized',
+        presented === null ? 'missing bearer token' : 'wrong bearer token',
+        'send `Authorization: Bearer <token>` with the token file of the state dir',
+      );
     }
   });
 }

@@ -10,9 +10,9 @@ const VERSION = 1;
 function isTailedFile(value: unknown): value is TailedFile {
   if (typeof value !== 'object' || value === null) return false;
   const { offset, cwd, session_id: session } = value as Record<string, unknown>;
-  return Number.isSafeInteger(offset) && (offset as number) >= 0
-    && (cwd === null || typeof cwd === 'string')
-    && (session === null || typeof session === 'string');
+  return (
+    Number.isSafeInteger(offset) && (offset as number) >= 0 && (cwd === null || typeof cwd === 'string') && (session === null || typeof session === 'string')
+  );
 }
 
 /**

@@ -123,7 +123,8 @@ export function createIngestService(deps: IngestDeps) {
         report.warnings.push({ warning, code: outcome.code });
       }
       // Lifecycle events move nothing; the log keeps them so a cycle can be explained afterwards.
-      for (const event of report.events) log.info({ workspace: root, source: event.source, event: event.name, detail: event.detail, executor: event.executor }, 'agent event');
+      for (const event of report.events)
+        log.info({ workspace: root, source: event.source, event: event.name, detail: event.detail, executor: event.executor }, 'agent event');
       const snapshot = (await registry.open(root)).snapshot();
       return { ...report, state: stateOf(snapshot), cycle: snapshot.context.cycle?.id ?? null };
     },

@@ -56,7 +56,12 @@ export function mergeReports(reports: readonly IngestReport[], oversized: number
   const unchanged = reports.flatMap((r) => r.unchanged);
   const known = new Set([...recorded, ...unchanged].map((r) => r.metric));
   // A metric unknown in one chunk but reported in another is not unknown for the file.
-  const unknown = new Map(reports.flatMap((r) => r.unknown).filter((u) => !known.has(u.metric)).map((u) => [u.metric, u]));
+  const unknown = new Map(
+    reports
+      .flatMap((r) => r.unknown)
+      .filter((u) => !known.has(u.metric))
+      .map((u) => [u.metric, u]),
+  );
   return {
     ...last,
     route: first.route,

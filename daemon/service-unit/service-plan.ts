@@ -91,7 +91,11 @@ export function uninstallPlan(facts: ServiceFacts): ServiceStep[] {
   if (facts.platform === 'linux') {
     // No user systemd answers: nothing can be running under it, the file is all there is to remove.
     if (!facts.managerReachable) return facts.current === null ? [] : [{ kind: 'remove', file: facts.file }];
-    return [systemctl('disable', '--now', SYSTEMD_UNIT), ...(facts.current === null ? [] : [{ kind: 'remove', file: facts.file } as const]), systemctl('daemon-reload')];
+    return [
+      systemctl('disable', '--now', SYSTEMD_UNIT),
+      ...(facts.current === null ? [] : [{ kind: 'remove', file: facts.file } as const]),
+      systemctl('daemon-reload'),
+    ];
   }
   return [
     ...(facts.loaded ? [run(['launchctl', 'bootout', `gui/${facts.uid}/${LAUNCH_AGENT_LABEL}`], true)] : []),

@@ -10,7 +10,8 @@ const specifierSafe = (text: string): string => text.replaceAll('%', '%%');
 export const execWord = (word: string): string => `"${specifierSafe(word.replaceAll('\\', '\\\\').replaceAll('"', '\\"')).replaceAll('$', '$$$$')}"`;
 
 /** One `Environment=` assignment, quoted as a whole so spaces in the value are kept. */
-const environment = (name: string, value: string): string => `Environment="${specifierSafe(`${name}=${value}`.replaceAll('\\', '\\\\').replaceAll('"', '\\"'))}"`;
+const environment = (name: string, value: string): string =>
+  `Environment="${specifierSafe(`${name}=${value}`.replaceAll('\\', '\\\\').replaceAll('"', '\\"'))}"`;
 
 /**
  * The systemd user unit `handoff service install` writes: the absolute node and CLI, the state dir

@@ -80,10 +80,9 @@ function isDaemonInfo(value: unknown): value is DaemonInfo {
   if (typeof value !== 'object' || value === null) return false;
   const record = value as Record<string, unknown>;
   const { pid, port, protocol_version: version, started_at: startedAt } = record;
-  return isPositiveInteger(pid)
-    && isPositiveInteger(port) && port <= MAX_PORT
-    && isPositiveInteger(version)
-    && typeof startedAt === 'string' && startedAt !== '';
+  return (
+    isPositiveInteger(pid) && isPositiveInteger(port) && port <= MAX_PORT && isPositiveInteger(version) && typeof startedAt === 'string' && startedAt !== ''
+  );
 }
 
 function isPositiveInteger(value: unknown): value is number {

@@ -14,13 +14,6 @@ export { repairJournal, type JournalRepair } from './journal-repair.js';
 export { openStateDir, readClientToken, resolveStateDir, TOKEN_FILE, type StateDir } from './state-dir.js';
 export { rotateToken } from './token-file.js';
 export { assertPrivate } from './private-path.js';
-export {
-  DAEMON_INFO_FILE,
-  SOCKET_FILE,
-  readDaemonInfo,
-  removeDaemonInfo,
-  writeDaemonInfo,
-  type DaemonInfo,
-} from './daemon-info.js';
+export { DAEMON_INFO_FILE, SOCKET_FILE, readDaemonInfo, removeDaemonInfo, writeDaemonInfo, type DaemonInfo } from './daemon-info.js';
 export { acquireInstanceGuard, LOCK_FILE, type InstanceGuard } from './instance-guard.js';
 export { isProcessAlive } from './process-liveness.js';

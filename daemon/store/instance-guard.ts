@@ -38,11 +38,7 @@ type LockHolder =
  * process, by a pid the kernel reused, by our own pid (a restart inside a pid namespace), or with
  * unreadable content is taken over.
  */
-export async function acquireInstanceGuard(
-  dir: string,
-  pid: number,
-  isAlive: (pid: number) => boolean = isProcessAlive,
-): Promise<InstanceGuard> {
+export async function acquireInstanceGuard(dir: string, pid: number, isAlive: (pid: number) => boolean = isProcessAlive): Promise<InstanceGuard> {
   const lockPath = join(dir, LOCK_FILE);
   let lastHolder: number | null = null;
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
@@ -55,8 +51,9 @@ export async function acquireInstanceGuard(
     const holder = await readLock(lockPath);
     if (holder.kind === 'missing') continue;
     if (holder.kind === 'directory') {
-      throw new HandoffError('corrupt_record', `lock ${lockPath} is a directory`,
-        `remove it (rmdir ${shellQuote(lockPath)}) and start the daemon again`, { path: lockPath });
+      throw new HandoffError('corrupt_record', `lock ${lockPath} is a directory`, `remove it (rmdir ${shellQuote(lockPath)}) and start the daemon again`, {
+        path: lockPath,
+      });
     }
     if (holder.pid !== null && holder.pid !== pid && isAlive(holder.pid)) {
       throw alreadyRunning(dir, lockPath, holder.pid);
@@ -103,8 +100,7 @@ async function removeIfUnchanged(dir: string, lockPath: string, stale: LockHolde
     throw error;
   }
   const moved = await lstat(aside, { bigint: true });
-  const unchanged = sameIdentity(identityOf(moved), stale.identity)
-    && (moved.isSymbolicLink() || (await readFile(aside, 'latin1')) === stale.raw);
+  const unchanged = sameIdentity(identityOf(moved), stale.identity) && (moved.isSymbolicLink() || (await readFile(aside, 'latin1')) === stale.raw);
   if (!unchanged) {
     try {
       await link(aside, lockPath);
@@ -113,9 +109,12 @@ async function removeIfUnchanged(dir: string, lockPath: string, stale: LockHolde
       // Restoring is impossible without deleting a live lock, so surface it loudly.
       if (isErrno(error, 'EEXIST')) {
         await unlink(aside);
-        throw new HandoffError('daemon_already_running',
+        throw new HandoffError(
+          'daemon_already_running',
           `several daemons started at once for ${dir} and the lock ${lockPath} changed hands during takeover`,
-          'stop every running daemon with `handoff daemon stop`, then start one', { dir, lock: lockPath });
+          'stop every running daemon with `handoff daemon stop`, then start one',
+          { dir, lock: lockPath },
+        );
       }
       throw error;
     }

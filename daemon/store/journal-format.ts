@@ -47,9 +47,7 @@ export interface TornTail {
   readonly bytes: number;
 }
 
-export type ScanResult =
-  | { kind: 'ok'; records: unknown[]; tornTail: TornTail | null }
-  | { kind: 'corrupt'; line: number; offset: number; reason: string };
+export type ScanResult = { kind: 'ok'; records: unknown[]; tornTail: TornTail | null } | { kind: 'corrupt'; line: number; offset: number; reason: string };
 
 /**
  * Reads every record. Only an incomplete last line (no newline: the write in flight when the process

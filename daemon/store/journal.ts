@@ -166,8 +166,11 @@ export class Journal {
     try {
       json = JSON.stringify(record);
     } catch (error) {
-      throw new HandoffError('invalid_body', `journal record cannot be serialized: ${String(error)}`,
-        'journal records must be plain JSON data (no cycles, no BigInt)');
+      throw new HandoffError(
+        'invalid_body',
+        `journal record cannot be serialized: ${String(error)}`,
+        'journal records must be plain JSON data (no cycles, no BigInt)',
+      );
     }
     // A toJSON() returning undefined yields no text at all; an empty line would read back as damage.
     if (typeof json !== 'string') {
@@ -190,7 +193,10 @@ export class Journal {
       if (this.queue.length === 0 && this.compaction !== null) {
         const { produce, done } = this.compaction;
         this.compaction = null;
-        const error = await this.rewrite(produce).then(() => null, (failure: unknown) => failure);
+        const error = await this.rewrite(produce).then(
+          () => null,
+          (failure: unknown) => failure,
+        );
         for (const settle of done) settle(error);
         continue;
       }

@@ -17,9 +17,24 @@ export function importedDrain(manifest: Manifest, manifestPath: string, manifest
     revision: manifest.revision,
     steps: {
       snapshot: done({ ref: manifest.checkpoint.ref, commit: manifest.checkpoint.commit, tree: manifest.checkpoint.tree, parent: null }),
-      publish: done({ mechanism: manifest.checkpoint.mechanism, ref: manifest.checkpoint.ref, commit: manifest.checkpoint.commit, remote: manifest.checkpoint.remote, remote_verified: manifest.checkpoint.remote_verified, pushed: false }),
+      publish: done({
+        mechanism: manifest.checkpoint.mechanism,
+        ref: manifest.checkpoint.ref,
+        commit: manifest.checkpoint.commit,
+        remote: manifest.checkpoint.remote,
+        remote_verified: manifest.checkpoint.remote_verified,
+        pushed: false,
+      }),
       package: done(
-        { manifest: manifestPath, handoff: manifest.integrity.artifacts[0]?.path ?? null, capsule: manifest.capsule_source, mechanism: manifest.checkpoint.mechanism, ref: manifest.checkpoint.ref, commit: manifest.checkpoint.commit, remote: manifest.checkpoint.remote },
+        {
+          manifest: manifestPath,
+          handoff: manifest.integrity.artifacts[0]?.path ?? null,
+          capsule: manifest.capsule_source,
+          mechanism: manifest.checkpoint.mechanism,
+          ref: manifest.checkpoint.ref,
+          commit: manifest.checkpoint.commit,
+          remote: manifest.checkpoint.remote,
+        },
         manifestSha,
       ),
     },

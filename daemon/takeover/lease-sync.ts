@@ -41,7 +41,12 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
       await deps.registry.dispatch(workspace.root, { type: 'REMOTE_LEASE', lease: record, lease_head: head, return_drain: returnDrain });
     } catch (error) {
       const message = (error as Error).message;
-      status.set(workspace.root, { remote: cycle.remote.name, verified_at: previous?.verified_at ?? null, unverified_since: previous?.unverified_since ?? iso(), error: message });
+      status.set(workspace.root, {
+        remote: cycle.remote.name,
+        verified_at: previous?.verified_at ?? null,
+        unverified_since: previous?.unverified_since ?? iso(),
+        error: message,
+      });
       deps.log.warn({ workspace: workspace.root, err: error }, 'lease sync failed');
     }
   }

@@ -13,7 +13,11 @@ export async function materialize(root: string, cycle: string, files: Readonly<R
   for (const path of Object.keys(files)) {
     const parts = path.split('/');
     if (parts[0] !== cycle || parts.some((p) => p === '..' || p === '' || p === '.')) {
-      throw new HandoffError('corrupt_record', `the package of cycle ${cycle} holds a path outside it: ${path}`, 'inspect refs/handoff/packages on the remote; nothing was written');
+      throw new HandoffError(
+        'corrupt_record',
+        `the package of cycle ${cycle} holds a path outside it: ${path}`,
+        'inspect refs/handoff/packages on the remote; nothing was written',
+      );
     }
   }
   for (const [path, text] of Object.entries(files)) {

@@ -29,11 +29,19 @@ async function remoteUrls(root: string): Promise<Map<string, string>> {
  * ref a manifest names: a manifest is data, and on another machine anyone who can push wrote it.
  * Only objects arrive (no FETCH_HEAD, no ref of the receiver moves).
  */
-async function ensureCommit(root: string, commit: string | null, from: ObserveOptions['fetchFrom'], timeoutMs: number): Promise<ReceiverObservation['commit_source']> {
+async function ensureCommit(
+  root: string,
+  commit: string | null,
+  from: ObserveOptions['fetchFrom'],
+  timeoutMs: number,
+): Promise<ReceiverObservation['commit_source']> {
   if (commit === null) return 'missing';
   if (await hasCommit(root, commit)) return 'present';
   for (const source of from.sources) {
-    const fetched = await runGit(['fetch', '--no-tags', '--no-write-fetch-head', '--end-of-options', dataArg(source, 'remote'), dataArg(from.ref, 'checkpoint ref')], { cwd: root, timeoutMs });
+    const fetched = await runGit(
+      ['fetch', '--no-tags', '--no-write-fetch-head', '--end-of-options', dataArg(source, 'remote'), dataArg(from.ref, 'checkpoint ref')],
+      { cwd: root, timeoutMs },
+    );
     if (fetched.code === 0 && (await hasCommit(root, commit))) return 'fetched';
   }
   return 'missing';
@@ -45,7 +53,11 @@ export async function isClean(root: string): Promise<boolean> {
 
 async function differences(root: string, tree: string, target: string | null): Promise<string[]> {
   if (target === null) return [];
-  const diff = await optional(['diff', '--name-status', '--no-renames', '--end-of-options', tree, dataArg(target, 'checkpoint tree', 'corrupt_record')], root, 60_000);
+  const diff = await optional(
+    ['diff', '--name-status', '--no-renames', '--end-of-options', tree, dataArg(target, 'checkpoint tree', 'corrupt_record')],
+    root,
+    60_000,
+  );
   return (diff ?? '').split('\n').filter(Boolean).slice(0, 100);
 }
 
@@ -118,7 +130,10 @@ async function checkoutBlocker(root: string, commit: string | null): Promise<str
   const from = head === null ? [] : [head];
   // A stale stat cache would make git call a clean file "not uptodate"; the refresh only rewrites that cache.
   await runGit(['update-index', '-q', '--refresh'], { cwd: root, timeoutMs: 120_000 });
-  const dry = await runGit(['read-tree', '-n', '-m', '-u', '--end-of-options', ...from, dataArg(commit, 'checkpoint commit', 'corrupt_record')], { cwd: root, timeoutMs: 120_000 });
+  const dry = await runGit(['read-tree', '-n', '-m', '-u', '--end-of-options', ...from, dataArg(commit, 'checkpoint commit', 'corrupt_record')], {
+    cwd: root,
+    timeoutMs: 120_000,
+  });
   if (dry.code === 0) return null;
   return (dry.stderr.trim().split('\n')[0] ?? '').slice(0, 300) || `git read-tree exited ${dry.code ?? 'on a signal'}`;
 }
@@ -139,6 +154,9 @@ export async function bringToReturned(root: string, frozenTree: string, returned
   }
   await git(['read-tree', '--end-of-options', dataArg(frozenTree, 'frozen tree', 'corrupt_record')], { cwd: root });
   await runGit(['update-index', '-q', '--refresh'], { cwd: root, timeoutMs: 120_000 });
-  await git(['read-tree', '-m', '-u', '--end-of-options', frozenTree, dataArg(returnedTree, 'returned tree', 'corrupt_record')], { cwd: root, timeoutMs: 120_000 });
+  await git(['read-tree', '-m', '-u', '--end-of-options', frozenTree, dataArg(returnedTree, 'returned tree', 'corrupt_record')], {
+    cwd: root,
+    timeoutMs: 120_000,
+  });
   await git(['reset', '-q', '--mixed', 'HEAD'], { cwd: root, timeoutMs: 120_000 });
 }

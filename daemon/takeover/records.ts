@@ -20,7 +20,11 @@ export interface ManifestRecord {
 }
 
 function corrupt(path: string, why: string): HandoffError {
-  return new HandoffError('corrupt_record', `${path} ${why}`, `inspect it with \`cat ${shellQuote(path)}\`; nothing was changed and no older record is used instead`);
+  return new HandoffError(
+    'corrupt_record',
+    `${path} ${why}`,
+    `inspect it with \`cat ${shellQuote(path)}\`; nothing was changed and no older record is used instead`,
+  );
 }
 
 /**
@@ -37,7 +41,8 @@ export async function readManifest(path: string, expectedSha256: string | null):
     throw corrupt(path, `cannot be read (${error instanceof NotRegularFileError ? error.what : ((error as NodeJS.ErrnoException).code ?? 'error')})`);
   }
   const actual = sha256(bytes);
-  if (expectedSha256 !== null && actual !== expectedSha256) throw corrupt(path, `does not match the sha256 recorded when it was written (${expectedSha256.slice(0, 12)}…, now ${actual.slice(0, 12)}…)`);
+  if (expectedSha256 !== null && actual !== expectedSha256)
+    throw corrupt(path, `does not match the sha256 recorded when it was written (${expectedSha256.slice(0, 12)}…, now ${actual.slice(0, 12)}…)`);
   let manifest: unknown;
   try {
     manifest = JSON.parse(bytes.toString('utf8'));
@@ -62,11 +67,15 @@ export async function readManifest(path: string, expectedSha256: string | null):
  * manifest schema and the strict travelling one (a pushed `refs/heads/handoff/<cycle>[-return]`, object
  * ids, no option or climbing path), and every artifact it lists hashes to what it records.
  */
-export function proveTravellingPackage(files: Readonly<Record<string, string>>, wanted: { cycle: string; leg: 'out' | 'return'; manifest: RemoteLeaseRecord['manifest']; remote: string; ref: string }): Manifest {
+export function proveTravellingPackage(
+  files: Readonly<Record<string, string>>,
+  wanted: { cycle: string; leg: 'out' | 'return'; manifest: RemoteLeaseRecord['manifest']; remote: string; ref: string },
+): Manifest {
   const { cycle, leg, remote, ref } = wanted;
   for (const path of Object.keys(files)) {
     const parts = path.split('/');
-    if (parts[0] !== cycle || parts.length < 2 || parts.some((p) => p === '..' || p === '' || p === '.')) throw refusedRecord(ref, remote, `the package holds a path outside cycle ${cycle}: ${path.slice(0, 200)}`);
+    if (parts[0] !== cycle || parts.length < 2 || parts.some((p) => p === '..' || p === '' || p === '.'))
+      throw refusedRecord(ref, remote, `the package holds a path outside cycle ${cycle}: ${path.slice(0, 200)}`);
   }
   const text = files[`${cycle}/${wanted.manifest.path}`];
   if (text === undefined) throw refusedRecord(ref, remote, `lease.manifest.path names ${wanted.manifest.path}, which the package does not hold`);
@@ -85,7 +94,8 @@ export function proveTravellingPackage(files: Readonly<Record<string, string>>, 
   // Artifact paths are relative to the cycle's directory, the return leg's `return/…` included.
   for (const artifact of manifest.integrity.artifacts) {
     const found = files[`${cycle}/${artifact.path}`];
-    if (found === undefined || sha256(found) !== artifact.sha256) throw refusedRecord(ref, remote, `manifest.integrity.artifacts names ${artifact.path}, which the package does not hold with that sha256`);
+    if (found === undefined || sha256(found) !== artifact.sha256)
+      throw refusedRecord(ref, remote, `manifest.integrity.artifacts names ${artifact.path}, which the package does not hold with that sha256`);
   }
   return manifest;
 }

@@ -20,7 +20,11 @@ export async function offeredCyclesOn(work: string, remote: string, timeoutMs: n
   const prefix = leaseRef('');
   const listed = await runGit(['ls-remote', '--refs', '--end-of-options', remote, `${prefix}*`], { cwd: work, timeoutMs });
   if (listed.code !== 0 || listed.timedOut) {
-    throw new HandoffError('remote_unreachable', `the leases on '${displayRemote(remote)}' cannot be listed: ${listed.timedOut ? 'timed out' : listed.stderr.trim()}`, 'check the network and the remote, then retry; nothing was changed');
+    throw new HandoffError(
+      'remote_unreachable',
+      `the leases on '${displayRemote(remote)}' cannot be listed: ${listed.timedOut ? 'timed out' : listed.stderr.trim()}`,
+      'check the network and the remote, then retry; nothing was changed',
+    );
   }
   const ready: string[] = [];
   const skipped: { ref: string; why: string }[] = [];

@@ -110,8 +110,14 @@ export function createTakeoverService(deps: TakeoverDeps) {
     // Only cycles of this repository (same root commit) are candidates for this checkout.
     const ready = candidates().filter((c) => c.state === wanted && receiverRoots.has(str(c.cycle.drain.steps.inspect?.summary['root_commit']) ?? ''));
     if (ready.length === 1 && ready[0] !== undefined) return ready[0];
-    if (ready.length === 0) return failure('unknown_cycle', `no cycle of this repository is ${wanted}`, 'wait for the source to reach it, see `handoff status` there');
-    return failure('ambiguous', `${ready.length} cycles are ${wanted}: ${ready.map((c) => c.cycle.id).join(', ')}`, 'name the cycle: `handoff accept CYCLE --as EXECUTOR`', { cycles: ready.map((c) => ({ cycle: c.cycle.id, workspace: c.home.root })) });
+    if (ready.length === 0)
+      return failure('unknown_cycle', `no cycle of this repository is ${wanted}`, 'wait for the source to reach it, see `handoff status` there');
+    return failure(
+      'ambiguous',
+      `${ready.length} cycles are ${wanted}: ${ready.map((c) => c.cycle.id).join(', ')}`,
+      'name the cycle: `handoff accept CYCLE --as EXECUTOR`',
+      { cycles: ready.map((c) => ({ cycle: c.cycle.id, workspace: c.home.root })) },
+    );
   }
 
   async function rootCommits(root: string): Promise<string[]> {
@@ -131,13 +137,23 @@ export function createTakeoverService(deps: TakeoverDeps) {
       const taken = state === 'TAKEOVER' || state === 'RETURN_HANDOFF_READY' || state === 'CLOSED';
       const holder = home.snapshot().context.lease.holder;
       if (taken && !(wantReturn && state === 'RETURN_HANDOFF_READY')) {
-        return refused(failure('lease_held', `cycle ${cycle.id} was already taken${holder ? ` by '${holder.executor}'` : ''} (${state})`, 'only one executor holds the lease; see `handoff status` in the source repository'));
+        return refused(
+          failure(
+            'lease_held',
+            `cycle ${cycle.id} was already taken${holder ? ` by '${holder.executor}'` : ''} (${state})`,
+            'only one executor holds the lease; see `handoff status` in the source repository',
+          ),
+        );
       }
-      return refused(failure('wrong_state', `cycle ${cycle.id} is ${state}, not ${offered}`, 'wait until the source offers it; `handoff status` there says why not'));
+      return refused(
+        failure('wrong_state', `cycle ${cycle.id} is ${state}, not ${offered}`, 'wait until the source offers it; `handoff status` there says why not'),
+      );
     }
     const paused = home.snapshot().context.paused;
     if (paused.global !== null || paused.workspace !== null) {
-      return refused(failure('paused_denied', `the source workspace is paused (${(paused.workspace ?? paused.global)?.path ?? ''})`, 'run `handoff unpause` first'));
+      return refused(
+        failure('paused_denied', `the source workspace is paused (${(paused.workspace ?? paused.global)?.path ?? ''})`, 'run `handoff unpause` first'),
+      );
     }
     const files = packageFiles(drain.leg, drain.revision);
     const record = await readManifest(join(cycleDir(home.root, cycle.id), files.manifest), drain.manifests.at(-1) ?? null);
@@ -154,8 +170,16 @@ export function createTakeoverService(deps: TakeoverDeps) {
   async function remoteSource(body: VerifyBody & { from: string }, receiverRoot: string): Promise<Refused | Source> {
     const remote = body.from;
     const remotes = (await runGit(['remote'], { cwd: receiverRoot })).stdout.split('\n').filter(Boolean);
-    if (!remotes.includes(remote)) return refused(failure('usage_error', `'${remote}' is not a remote of ${receiverRoot}`, `one of: ${remotes.join(', ') || '(none)'}`));
-    if (body.return === true) return refused(failure('usage_error', 'the return leg is accepted in the source checkout', 'its daemon follows the lease on the remote; run `handoff accept CYCLE --return` there'));
+    if (!remotes.includes(remote))
+      return refused(failure('usage_error', `'${remote}' is not a remote of ${receiverRoot}`, `one of: ${remotes.join(', ') || '(none)'}`));
+    if (body.return === true)
+      return refused(
+        failure(
+          'usage_error',
+          'the return leg is accepted in the source checkout',
+          'its daemon follows the lease on the remote; run `handoff accept CYCLE --return` there',
+        ),
+      );
     const timeoutMs = config.git_timeout_seconds * 1000;
     const cycle = body.cycle ?? (await latestOffered(receiverRoot, remote, body.latest === true, timeoutMs));
     if (typeof cycle !== 'string') return refused(cycle);
@@ -164,28 +188,56 @@ export function createTakeoverService(deps: TakeoverDeps) {
 
   /** `--from REMOTE --latest`: the one cycle the remote offers, as `--latest` picks the one ready cycle here. */
   async function latestOffered(receiverRoot: string, remote: string, latest: boolean, timeoutMs: number): Promise<string | Envelope> {
-    if (!latest) return failure('usage_error', '--from needs the cycle id, or --latest', 'the source prints it; `git ls-remote REMOTE "refs/handoff/lease/*"` lists them');
+    if (!latest)
+      return failure('usage_error', '--from needs the cycle id, or --latest', 'the source prints it; `git ls-remote REMOTE "refs/handoff/lease/*"` lists them');
     const { ready, skipped } = await offeredCyclesOn(receiverRoot, remote, timeoutMs);
     if (ready.length === 1 && ready[0] !== undefined) return ready[0];
-    const passed = skipped.length === 0 ? '' : ` (${skipped.length} unreadable lease ref${skipped.length === 1 ? '' : 's'} passed over: ${skipped.slice(0, 3).map((s) => `${s.ref}: ${s.why}`).join('; ')})`;
-    if (ready.length === 0) return failure('unknown_cycle', `'${remote}' offers no cycle${passed}`, 'wait for the source to publish its handoff (`handoff status` there), then retry');
-    return failure('ambiguous', `'${remote}' offers ${ready.length} cycles: ${ready.join(', ')}`, 'name the cycle: `handoff accept CYCLE --from REMOTE --as EXECUTOR`', { cycles: ready.map((id) => ({ cycle: id, workspace: null })) });
+    const passed =
+      skipped.length === 0
+        ? ''
+        : ` (${skipped.length} unreadable lease ref${skipped.length === 1 ? '' : 's'} passed over: ${skipped
+            .slice(0, 3)
+            .map((s) => `${s.ref}: ${s.why}`)
+            .join('; ')})`;
+    if (ready.length === 0)
+      return failure(
+        'unknown_cycle',
+        `'${remote}' offers no cycle${passed}`,
+        'wait for the source to publish its handoff (`handoff status` there), then retry',
+      );
+    return failure(
+      'ambiguous',
+      `'${remote}' offers ${ready.length} cycles: ${ready.join(', ')}`,
+      'name the cycle: `handoff accept CYCLE --from REMOTE --as EXECUTOR`',
+      { cycles: ready.map((id) => ({ cycle: id, workspace: null })) },
+    );
   }
 
   async function remoteCycle(body: VerifyBody & { cycle: string }, remote: string, receiverRoot: string, timeoutMs: number): Promise<Refused | Source> {
     const { head, record } = await readLease(receiverRoot, remote, body.cycle, timeoutMs);
-    if (record === null || head === null) return refused(failure('unknown_cycle', `'${remote}' has no lease for cycle ${body.cycle}`, 'check the cycle id and that the source pushed its records'));
+    if (record === null || head === null)
+      return refused(failure('unknown_cycle', `'${remote}' has no lease for cycle ${body.cycle}`, 'check the cycle id and that the source pushed its records'));
     if (record.state !== 'offered') {
       const who = record.holder ? ` by '${record.holder.executor}' (token ${record.holder.token})` : '';
       return refused(failure('lease_held', `cycle ${body.cycle} is ${record.state}${who} on '${remote}'`, 'only one executor holds the lease'));
     }
     const files = await readPackages(receiverRoot, remote, body.cycle, timeoutMs);
-    if (files === null) return refused(failure('corrupt_record', `'${remote}' has a lease but no package for cycle ${body.cycle}`, 'inspect refs/handoff/packages on the remote'));
+    if (files === null)
+      return refused(
+        failure('corrupt_record', `'${remote}' has a lease but no package for cycle ${body.cycle}`, 'inspect refs/handoff/packages on the remote'),
+      );
     // Proven in memory first: a package that fails is refused before a byte of it is written or used.
     proveTravellingPackage(files, { cycle: body.cycle, leg: 'out', manifest: record.manifest, remote, ref: packagesRef(body.cycle) });
     await materialize(receiverRoot, body.cycle, files);
     const manifestRecord = await readManifest(join(cycleDir(receiverRoot, body.cycle), record.manifest.path), record.manifest.sha256);
-    return { kind: 'source', home: null, cycle: importedCycle(manifestRecord.manifest, record, remote, head), record: manifestRecord, frozenTree: null, lease: { record, head, remote } };
+    return {
+      kind: 'source',
+      home: null,
+      cycle: importedCycle(manifestRecord.manifest, record, remote, head),
+      record: manifestRecord,
+      frozenTree: null,
+      lease: { record, head, remote },
+    };
   }
 
   /**
@@ -207,7 +259,12 @@ export function createTakeoverService(deps: TakeoverDeps) {
         return (wantReturn ? tree === source.frozenTree : clean) ? 'would_move' : 'refused_dirty';
       },
     });
-    return { kind: 'judged' as const, source, receiver, judgement: judgeTakeover(source.record.manifest, receiver, clock.now(), config.takeover_max_age_hours) };
+    return {
+      kind: 'judged' as const,
+      source,
+      receiver,
+      judgement: judgeTakeover(source.record.manifest, receiver, clock.now(), config.takeover_max_age_hours),
+    };
   }
 
   /**
@@ -233,9 +290,10 @@ export function createTakeoverService(deps: TakeoverDeps) {
   /** The lease is the receiver's, the tree did not come: say which token, which checkpoint, and the command that finishes the move. */
   function checkoutIncomplete(source: Source, receiverRoot: string, leg: 'out' | 'return', token: number, why: string): Envelope {
     const commit = source.record.manifest.checkpoint.commit ?? '';
-    const finish = leg === 'return'
-      ? `the commands under "Recover the source" in .session-handoff/${source.cycle.id}/return/HANDOFF.md`
-      : `\`git switch --detach ${commit}\` in ${receiverRoot}`;
+    const finish =
+      leg === 'return'
+        ? `the commands under "Recover the source" in .session-handoff/${source.cycle.id}/return/HANDOFF.md`
+        : `\`git switch --detach ${commit}\` in ${receiverRoot}`;
     return failure(
       'checkout_incomplete',
       `the lease of cycle ${source.cycle.id} is yours (token ${token}), but git could not move the work tree: ${why}`,
@@ -246,12 +304,26 @@ export function createTakeoverService(deps: TakeoverDeps) {
 
   function resultData(source: Source, judgement: ReturnType<typeof judgeTakeover>, leg: 'out' | 'return') {
     return {
-      checks: judgement.checks as readonly Check[], cycle: source.cycle.id, leg, workspace: source.home?.root ?? null, from: source.lease?.remote ?? null, manifest: source.record.path, manifest_sha256: source.record.sha256 };
+      checks: judgement.checks as readonly Check[],
+      cycle: source.cycle.id,
+      leg,
+      workspace: source.home?.root ?? null,
+      from: source.lease?.remote ?? null,
+      manifest: source.record.path,
+      manifest_sha256: source.record.sha256,
+    };
   }
 
   function judgementEnvelope(data: ReturnType<typeof resultData>, code: 'diverged' | 'stale'): Envelope {
     const failed = data.checks.filter((c) => c.status === 'failed').map((c) => `${c.name}: ${c.detail}`);
-    return failure(code, failed.join('; '), code === 'stale' ? 'ask the source for a fresh handoff (`handoff now` there)' : 'real state wins: reconcile the checkout (or use --checkout on a clean one), then verify again', data);
+    return failure(
+      code,
+      failed.join('; '),
+      code === 'stale'
+        ? 'ask the source for a fresh handoff (`handoff now` there)'
+        : 'real state wins: reconcile the checkout (or use --checkout on a clean one), then verify again',
+      data,
+    );
   }
 
   async function readLeaseRecord(root: string): Promise<LeaseRecord | null> {
@@ -266,7 +338,10 @@ export function createTakeoverService(deps: TakeoverDeps) {
   async function acceptLocal(home: Workspace, cycle: Cycle, body: AcceptBody, receiverRoot: string, leg: 'out' | 'return'): Promise<Envelope> {
     const moved = await takeRemoteLease(home.root, cycle, body.as);
     if (!moved.ok) return moved.envelope;
-    const event = leg === 'return' ? { type: 'RETURN_ACCEPTED' as const, executor: body.as, token: moved.token } : { type: 'HANDOFF_ACCEPTED' as const, executor: body.as, receiver_root: receiverRoot, token: moved.token };
+    const event =
+      leg === 'return'
+        ? { type: 'RETURN_ACCEPTED' as const, executor: body.as, token: moved.token }
+        : { type: 'HANDOFF_ACCEPTED' as const, executor: body.as, receiver_root: receiverRoot, token: moved.token };
     const { outcome, snapshot } = await registry.dispatch(home.root, event);
     if (outcome.code === 'accepted' && moved.head !== null) await registry.dispatch(home.root, { type: 'LEASE_HEAD', lease_head: moved.head });
     return outcomeEnvelope(outcome, snapshot);
@@ -281,36 +356,61 @@ export function createTakeoverService(deps: TakeoverDeps) {
     const timeoutMs = config.git_timeout_seconds * 1000;
     const written = await writeLease(receiverRoot, lease.remote, next.record, lease.head, timeoutMs);
     if (!written.ok) {
-      if (!written.rejected) return failure('remote_unreachable', `the lease could not be written to '${lease.remote}': ${written.why}`, 'retry; nothing was taken');
+      if (!written.rejected)
+        return failure('remote_unreachable', `the lease could not be written to '${lease.remote}': ${written.why}`, 'retry; nothing was taken');
       const winner = await readLease(receiverRoot, lease.remote, source.cycle.id, timeoutMs);
-      return failure('lease_held', `another executor took cycle ${source.cycle.id} first${winner.record?.holder ? `: '${winner.record.holder.executor}' (token ${winner.record.holder.token})` : ''}`, 'only one executor holds the lease');
+      return failure(
+        'lease_held',
+        `another executor took cycle ${source.cycle.id} first${winner.record?.holder ? `: '${winner.record.holder.executor}' (token ${winner.record.holder.token})` : ''}`,
+        'only one executor holds the lease',
+      );
     }
     const cycle = { ...source.cycle, remote: { name: lease.remote, lease_head: written.head } };
     await registry.open(receiverRoot);
-    const { outcome, snapshot } = await registry.dispatch(receiverRoot, { type: 'IMPORT_TAKEOVER', cycle, executor: body.as, token: next.record.holder?.token ?? 0, receiver_root: receiverRoot });
+    const { outcome, snapshot } = await registry.dispatch(receiverRoot, {
+      type: 'IMPORT_TAKEOVER',
+      cycle,
+      executor: body.as,
+      token: next.record.holder?.token ?? 0,
+      receiver_root: receiverRoot,
+    });
     return outcomeEnvelope(outcome, snapshot);
   }
 
   /** Moves the remote lease chain (when the cycle has one) before anything changes locally. */
-  async function takeRemoteLease(gitRoot: string, cycle: Cycle, executor: string): Promise<{ ok: true; token: number | null; head: string | null } | { ok: false; envelope: Envelope }> {
+  async function takeRemoteLease(
+    gitRoot: string,
+    cycle: Cycle,
+    executor: string,
+  ): Promise<{ ok: true; token: number | null; head: string | null } | { ok: false; envelope: Envelope }> {
     if (cycle.remote === null) return { ok: true, token: null, head: null };
     const timeoutMs = config.git_timeout_seconds * 1000;
     const { head, record } = await readLease(gitRoot, cycle.remote.name, cycle.id, timeoutMs);
-    if (record === null) return { ok: false, envelope: failure('wrong_state', `the remote has no lease for cycle ${cycle.id}`, 'the source has not offered it yet') };
+    if (record === null)
+      return { ok: false, envelope: failure('wrong_state', `the remote has no lease for cycle ${cycle.id}`, 'the source has not offered it yet') };
     const next = take(record, executor, new Date(clock.now()).toISOString());
     if (!next.ok) return { ok: false, envelope: failure('lease_held', next.reason, 'only one executor holds the lease') };
     const written = await writeLease(gitRoot, cycle.remote.name, next.record, head, timeoutMs);
     if (written.ok) return { ok: true, token: next.record.holder?.token ?? null, head: written.head };
-    if (!written.rejected) return { ok: false, envelope: failure('remote_unreachable', `the remote cannot be reached: ${written.why}`, 'retry; nothing was changed') };
+    if (!written.rejected)
+      return { ok: false, envelope: failure('remote_unreachable', `the remote cannot be reached: ${written.why}`, 'retry; nothing was changed') };
     const winner = await readLease(gitRoot, cycle.remote.name, cycle.id, timeoutMs);
-    return { ok: false, envelope: failure('lease_held', `another executor took cycle ${cycle.id} first${winner.record?.holder ? `: '${winner.record.holder.executor}' (token ${winner.record.holder.token})` : ''}`, 'only one executor holds the lease; see `handoff status`') };
+    return {
+      ok: false,
+      envelope: failure(
+        'lease_held',
+        `another executor took cycle ${cycle.id} first${winner.record?.holder ? `: '${winner.record.holder.executor}' (token ${winner.record.holder.token})` : ''}`,
+        'only one executor holds the lease; see `handoff status`',
+      ),
+    };
   }
 
   /** The cycle this checkout took over, and the token the holder acts with (given, or recorded at accept). */
   async function heldCycle(repo: string, given: number | undefined): Promise<Refused | { kind: 'held'; found: Candidate; token: number }> {
     const root = await deps.rootOf(repo);
     const found = receivingCycle(root);
-    if (found === undefined) return refused(failure('wrong_state', `${root} holds no taken-over cycle`, 'run it in the checkout where you ran `handoff accept`'));
+    if (found === undefined)
+      return refused(failure('wrong_state', `${root} holds no taken-over cycle`, 'run it in the checkout where you ran `handoff accept`'));
     // The journal is the truth (its receiver token); lease.json only mirrors it for people, so a crash
     // between journaling the accept and writing that file costs nothing.
     const record = await readLeaseRecord(root);
@@ -343,14 +443,16 @@ export function createTakeoverService(deps: TakeoverDeps) {
       if (judged.judgement.code !== 'verified') return judgementEnvelope(data, judged.judgement.code);
       // The lease record's directory must exist before the lease moves: a file in its way refuses the accept, not its answer.
       await mkdir(workspaceDir(receiverRoot), { recursive: true });
-      const accepted = source.home === null ? await acceptRemote(source, body, receiverRoot) : await acceptLocal(source.home, source.cycle, body, receiverRoot, leg);
+      const accepted =
+        source.home === null ? await acceptRemote(source, body, receiverRoot) : await acceptLocal(source.home, source.cycle, body, receiverRoot, leg);
       if (accepted.error) return accepted;
       const token = Number((accepted.data as { token?: number } | null)?.token);
       const lease: LeaseRecord = { cycle: source.cycle.id, home: source.home?.root ?? receiverRoot, executor: body.as, token };
       // The lease is taken and journaled: a record that cannot be written must not turn the answer into a failure.
       const note = await writeFileAtomic(join(workspaceDir(receiverRoot), LEASE_FILE), `${JSON.stringify(lease, null, 2)}\n`, 0o600).then(
         () => null,
-        (error: unknown) => `the lease record could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); pass --token ${token} to return or close`,
+        (error: unknown) =>
+          `the lease record could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); pass --token ${token} to return or close`,
       );
       if (judged.receiver.checkout === 'would_move') {
         const moved = await carryOutCheckout(source, receiverRoot, leg === 'return').then(
@@ -360,7 +462,9 @@ export function createTakeoverService(deps: TakeoverDeps) {
         // Checked before the lease moved (receiver.ts): only a cause that appeared since reaches here. The lease
         // stays granted and journaled (moving it back unrecorded would be worse); the answer says so and how to finish.
         if (moved !== null) return checkoutIncomplete(source, receiverRoot, leg, token, moved);
-        data.checks = data.checks.map((c) => (c.name === 'work_tree' ? { ...c, status: 'ok', detail: 'the work tree was moved to the checkpoint after the lease was taken' } : c));
+        data.checks = data.checks.map((c) =>
+          c.name === 'work_tree' ? { ...c, status: 'ok', detail: 'the work tree was moved to the checkpoint after the lease was taken' } : c,
+        );
       }
       return success('accepted', { ...data, token, state: (accepted.data as { state?: string }).state, executor: body.as, ...(note === null ? {} : { note }) });
     },
@@ -376,7 +480,12 @@ export function createTakeoverService(deps: TakeoverDeps) {
     },
 
     async close(body: CloseBody): Promise<Envelope> {
-      if (!body.one_way) return failure('usage_error', 'only a one-way cycle is closed by hand', 'use `handoff close --one-way`; an emergency-return cycle closes when the primary accepts the return');
+      if (!body.one_way)
+        return failure(
+          'usage_error',
+          'only a one-way cycle is closed by hand',
+          'use `handoff close --one-way`; an emergency-return cycle closes when the primary accepts the return',
+        );
       const held = await heldCycle(body.repo, body.token);
       if (held.kind === 'refused') return held.envelope;
       const { outcome, snapshot } = await registry.dispatch(held.found.home.root, { type: 'CLOSE_ONE_WAY', token: held.token });
@@ -400,10 +509,21 @@ export function createTakeoverService(deps: TakeoverDeps) {
           const revisions = await cycleRevisions(root, id);
           const current = snapshot?.context.cycle?.id === id ? stateOf(snapshot) : null;
           const abandoned = await readAbandoned(root, id);
-          cycles.push({ cycle: id, workspace: root, state: current, revisions: revisions.length, integrity: revisions.every((r) => r.integrity === 'ok') ? 'ok' : 'failed', abandoned: abandoned.length > 0 });
+          cycles.push({
+            cycle: id,
+            workspace: root,
+            state: current,
+            revisions: revisions.length,
+            integrity: revisions.every((r) => r.integrity === 'ok') ? 'ok' : 'failed',
+            abandoned: abandoned.length > 0,
+          });
         }
       }
-      return success('cycles', { cycles, total, ...(cycles.length < total ? { note: `the latest ${LIST_LATEST} of each workspace: ${total} cycles on record (\`handoff list --all\`)` } : {}) });
+      return success('cycles', {
+        cycles,
+        total,
+        ...(cycles.length < total ? { note: `the latest ${LIST_LATEST} of each workspace: ${total} cycles on record (\`handoff list --all\`)` } : {}),
+      });
     },
 
     async show(cycle: string): Promise<Envelope> {

@@ -18,7 +18,8 @@ export function foldJournal(records: readonly unknown[]): Map<string, PersistedW
       latest.set(root, whole(record, root, where, index));
     } else if (record['kind'] === 'workspace') {
       if (base === undefined) throw corrupt(where, `changes workspace ${root} before any snapshot of it`, index);
-      if (!isState(record['state']) || typeof record['set'] !== 'object' || record['set'] === null) throw corrupt(where, 'is a change without a state or fields', index);
+      if (!isState(record['state']) || typeof record['set'] !== 'object' || record['set'] === null)
+        throw corrupt(where, 'is a change without a state or fields', index);
       latest.set(root, applyDelta(base, record as unknown as WorkspaceDelta));
     } else if (record['kind'] === 'readings') {
       if (base === undefined) throw corrupt(where, `holds readings of workspace ${root} before any snapshot of it`, index);

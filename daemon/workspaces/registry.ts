@@ -1,11 +1,4 @@
-import {
-  initialSnapshot,
-  restoreSnapshot,
-  samePolicy,
-  type PauseInfo,
-  type WorkspaceEffect,
-  type WorkspaceEvent,
-} from '../../protocol/index.js';
+import { initialSnapshot, restoreSnapshot, samePolicy, type PauseInfo, type WorkspaceEffect, type WorkspaceEvent } from '../../protocol/index.js';
 import type { Config } from '../../schemas/index.js';
 import type { Logger } from '../logger.js';
 import { foldJournal } from './journal-fold.js';
@@ -57,10 +50,12 @@ export class WorkspaceRegistry {
   async flushReadings(): Promise<void> {
     const roots = [...this.unwrittenReadings];
     this.unwrittenReadings.clear();
-    await Promise.all(roots.flatMap((root) => {
-      const workspace = this.workspaces.get(root);
-      return workspace === undefined ? [] : [this.deps.append(workspace.telemetryRecord())];
-    }));
+    await Promise.all(
+      roots.flatMap((root) => {
+        const workspace = this.workspaces.get(root);
+        return workspace === undefined ? [] : [this.deps.append(workspace.telemetryRecord())];
+      }),
+    );
   }
 
   all(): Workspace[] {

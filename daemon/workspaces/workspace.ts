@@ -76,7 +76,12 @@ export class Workspace {
   private changes = 0;
   private readonly waiting = new Set<() => void>();
 
-  constructor(root: string, snapshot: WorkspaceSnapshot, based: boolean, private readonly deps: WorkspaceDeps) {
+  constructor(
+    root: string,
+    snapshot: WorkspaceSnapshot,
+    based: boolean,
+    private readonly deps: WorkspaceDeps,
+  ) {
     this.root = root;
     this.current = snapshot;
     this.latest = persist(snapshot);

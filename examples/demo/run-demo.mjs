@@ -41,7 +41,15 @@ const stateDir = join(root, 'state');
 const remote = join(root, 'remote.git');
 const laptop = join(root, 'laptop');
 const rescue = join(root, 'rescue');
-const env = { ...process.env, HANDOFF_STATE_DIR: stateDir, GIT_AUTHOR_NAME: 'demo', GIT_AUTHOR_EMAIL: 'demo@example.invalid', GIT_COMMITTER_NAME: 'demo', GIT_COMMITTER_EMAIL: 'demo@example.invalid', NO_COLOR: '1' };
+const env = {
+  ...process.env,
+  HANDOFF_STATE_DIR: stateDir,
+  GIT_AUTHOR_NAME: 'demo',
+  GIT_AUTHOR_EMAIL: 'demo@example.invalid',
+  GIT_COMMITTER_NAME: 'demo',
+  GIT_COMMITTER_EMAIL: 'demo@example.invalid',
+  NO_COLOR: '1',
+};
 delete env.HANDOFF_TEST_KILL_AFTER_STEP;
 
 const git = (cwd, ...gitArgs) => execFileSync('git', gitArgs, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
@@ -186,7 +194,10 @@ try {
   note('the index, HEAD or files, pushes that branch, reads it back from the remote, writes the package.');
 
   say('4. HANDOFF_READY — the work is recoverable from the remote; the lease is on offer');
-  await until('HANDOFF_READY', async () => (await state(laptop)) === 'HANDOFF_READY' || (await handoff(laptop, ['status', '--json'], { show: false })).json.data.blocked);
+  await until(
+    'HANDOFF_READY',
+    async () => (await state(laptop)) === 'HANDOFF_READY' || (await handoff(laptop, ['status', '--json'], { show: false })).json.data.blocked,
+  );
   const ready = (await handoff(laptop, ['status', '--json'], { show: false })).json.data;
   if (ready.blocked) throw new Error(`the drain is blocked: ${ready.blocked}`);
   expectState(ready.state, 'HANDOFF_READY');
@@ -207,7 +218,10 @@ try {
   writeFileSync(rollout, `${codexRollout(rescue)}\n`);
   await handoff(rescue, ['ingest', 'codex-rollout', '--file', rollout]);
   note('It works: it finishes the change and adds the regression test.');
-  writeFileSync(join(rescue, 'src', 'auth.test.ts'), "import { retries } from './auth';\nif (retries !== 3) throw new Error('flaky');\n// regression: the token refresh race\n");
+  writeFileSync(
+    join(rescue, 'src', 'auth.test.ts'),
+    "import { retries } from './auth';\nif (retries !== 3) throw new Error('flaky');\n// regression: the token refresh race\n",
+  );
   writeFileSync(join(rescue, 'NOTES.md'), 'Ran the auth tests ten times: green.\n');
 
   say('6. RETURN_HANDOFF_READY — the executor hands the work back (the return leg)');

@@ -61,7 +61,14 @@ async function measure(what, port, path, body, headers) {
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
     throw new Error(`${what}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts`);
   }
-  return { rps: result.requests.average, total: result.requests.total, p50: result.latency.p50, p97_5: result.latency.p97_5, p99: result.latency.p99, max: result.latency.max };
+  return {
+    rps: result.requests.average,
+    total: result.requests.total,
+    p50: result.latency.p50,
+    p97_5: result.latency.p97_5,
+    p99: result.latency.p99,
+    max: result.latency.max,
+  };
 }
 
 /** The raw cost of one small write + fsync on the state dir's file system, for scale. */
@@ -81,12 +88,16 @@ function fsyncMs(dir) {
 
 const report = createReport('api');
 console.log(`# api bench · ${machine()}`);
-console.log(`# autocannon, ${CONNECTIONS} connections, ${SECONDS} s per measurement, ${ROUNDS} round(s) alternating hello → credible → not credible, 1 s warm-up each`);
+console.log(
+  `# autocannon, ${CONNECTIONS} connections, ${SECONDS} s per measurement, ${ROUNDS} round(s) alternating hello → credible → not credible, 1 s warm-up each`,
+);
 
 const base = tempBase('api');
 const repo = join(base, 'repo');
 git(base, ['init', '-q', '-b', 'main', repo]);
-git(repo, ['commit', '-q', '--allow-empty', '-m', 'init'], { env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@l', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@l' } });
+git(repo, ['commit', '-q', '--allow-empty', '-m', 'init'], {
+  env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@l', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@l' },
+});
 const stateDir = join(base, 'state');
 const daemon = await startDaemon(stateDir);
 const hello = await startHello();
@@ -107,11 +118,25 @@ try {
   const cases = [
     { key: 'hello', what: 'bare fastify POST /hello (same JSON body)', port: hello.port, path: '/hello', body: helloBody, headers: {} },
     { key: 'credible', what: 'POST /v1/signals, credible reading (journaled + fsync)', port: daemon.port, path: '/v1/signals', body: credible, headers: auth },
-    { key: 'notCredible', what: 'POST /v1/signals, not credible (used_percent null: no journal write)', port: daemon.port, path: '/v1/signals', body: notCredible, headers: auth },
+    {
+      key: 'notCredible',
+      what: 'POST /v1/signals, not credible (used_percent null: no journal write)',
+      port: daemon.port,
+      path: '/v1/signals',
+      body: notCredible,
+      headers: auth,
+    },
   ];
   const results = Object.fromEntries(cases.map((c) => [c.key, []]));
   for (const c of cases) {
-    await autocannon({ url: `http://127.0.0.1:${c.port}${c.path}`, method: 'POST', headers: { host: `127.0.0.1:${c.port}`, 'content-type': 'application/json', ...c.headers }, body: JSON.stringify(c.body), connections: CONNECTIONS, duration: 1 });
+    await autocannon({
+      url: `http://127.0.0.1:${c.port}${c.path}`,
+      method: 'POST',
+      headers: { host: `127.0.0.1:${c.port}`, 'content-type': 'application/json', ...c.headers },
+      body: JSON.stringify(c.body),
+      connections: CONNECTIONS,
+      duration: 1,
+    });
   }
   const journal = join(stateDir, 'journal.jsonl');
   const journalBefore = statSync(journal).size;
@@ -119,7 +144,9 @@ try {
     for (const c of cases) {
       const run = await measure(c.what, c.port, c.path, c.body, c.headers);
       results[c.key].push(run);
-      console.log(`  round ${round + 1}: ${c.key.padEnd(11)} ${run.rps.toFixed(0).padStart(6)} req/s · latency p50 ${run.p50} ms, p97.5 ${run.p97_5} ms, p99 ${run.p99} ms, max ${run.max} ms`);
+      console.log(
+        `  round ${round + 1}: ${c.key.padEnd(11)} ${run.rps.toFixed(0).padStart(6)} req/s · latency p50 ${run.p50} ms, p97.5 ${run.p97_5} ms, p99 ${run.p99} ms, max ${run.max} ms`,
+      );
     }
   }
   const journalGrowth = statSync(journal).size - journalBefore;
@@ -134,7 +161,10 @@ try {
   for (const c of cases) {
     const rps = median(c.key, 'rps');
     const ratio = rps / helloRps;
-    const tail = c.key === 'hello' ? 'the baseline' : `ratio ${ratio.toFixed(2)}× (target ≥ ${TARGET}×) ${report.verdict(ratio >= TARGET, `api ${c.key} ${ratio.toFixed(2)}× < ${TARGET}×`)}`;
+    const tail =
+      c.key === 'hello'
+        ? 'the baseline'
+        : `ratio ${ratio.toFixed(2)}× (target ≥ ${TARGET}×) ${report.verdict(ratio >= TARGET, `api ${c.key} ${ratio.toFixed(2)}× < ${TARGET}×`)}`;
     report.figure(`api ${c.what}: ${range(c.key)} · ${lat(c.key)} · ${tail}`);
   }
   const fsync = fsyncMs(stateDir);

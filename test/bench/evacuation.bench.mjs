@@ -167,7 +167,8 @@ async function runDaemon(base, repo, label, env = {}) {
       throw new Error(`handoff now did not reach HANDOFF_READY (exit ${now.code}): ${now.stdout.slice(0, 2000)}${now.stderr}`);
     }
     const checkpoint = now.envelope.data?.cycle?.checkpoint;
-    if (checkpoint?.mechanism !== undefined && checkpoint.mechanism !== 'handoff_branch') throw new Error(`expected a handoff branch, got ${JSON.stringify(checkpoint)}`);
+    if (checkpoint?.mechanism !== undefined && checkpoint.mechanism !== 'handoff_branch')
+      throw new Error(`expected a handoff branch, got ${JSON.stringify(checkpoint)}`);
     // git's trace of this drain alone (the cycle's close below would add to it).
     const trace = env.HANDOFF_GIT_TRACE2_EVENT;
     const traceBytes = trace && existsSync(trace) ? statSync(trace).size : 0;
@@ -276,7 +277,9 @@ for (const files of SIZES) {
   try {
     const genStart = Date.now();
     const { repo, remote } = await generateRepo(base, files);
-    console.log(`\n## ${files} files (${MODIFIED} modified, ${UNTRACKED} untracked), bare remote on disk · generated in ${((Date.now() - genStart) / 1000).toFixed(1)} s · ${runs} runs each after 1 warm-up`);
+    console.log(
+      `\n## ${files} files (${MODIFIED} modified, ${UNTRACKED} untracked), bare remote on disk · generated in ${((Date.now() - genStart) / 1000).toFixed(1)} s · ${runs} runs each after 1 warm-up`,
+    );
 
     // A check that both produce the same recoverable state, done on the warm-up round.
     // The warm-up round also traces git (trace2) to count the processes each side starts.
@@ -319,7 +322,9 @@ for (const files of SIZES) {
       ours.push(run.wall);
       drain.push(run.drainMs);
       for (const step of DRAIN_STEPS) perStep[step].push(run.steps[step] ?? NaN);
-      console.log(`  run ${i + 1}/${runs}: floor ${ms(floor.at(-1))} ms · handoff now ${ms(run.wall)} ms (drain in the daemon ${ms(run.drainMs)} ms: ${DRAIN_STEPS.map((s) => `${s} ${run.steps[s] ?? '?'}`).join(', ')})`);
+      console.log(
+        `  run ${i + 1}/${runs}: floor ${ms(floor.at(-1))} ms · handoff now ${ms(run.wall)} ms (drain in the daemon ${ms(run.drainMs)} ms: ${DRAIN_STEPS.map((s) => `${s} ${run.steps[s] ?? '?'}`).join(', ')})`,
+      );
     }
 
     const ratio = stats(ours).median / stats(floor).median;
@@ -337,7 +342,9 @@ for (const files of SIZES) {
     );
     if (files === SIZES[0]) {
       const start = cliStart();
-      report.figure(`evacuation: CLI start without the daemon · \`handoff --version\` ${ms(start.cli)} ms median vs \`node -e 0\` ${ms(start.node)} ms (7 runs each): ${ms(start.cli - start.node)} ms of module loading in every \`handoff\` call`);
+      report.figure(
+        `evacuation: CLI start without the daemon · \`handoff --version\` ${ms(start.cli)} ms median vs \`node -e 0\` ${ms(start.node)} ms (7 runs each): ${ms(start.cli - start.node)} ms of module loading in every \`handoff\` call`,
+      );
     }
   } finally {
     if (shared !== null) await dropDaemon(shared);

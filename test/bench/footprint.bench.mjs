@@ -11,7 +11,23 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { api, BENCH_SHORT, clockTicks, cpuTicks, createReport, git, machine, ms, removeDir, requireBuild, rssKb, sleep, startDaemon, stats, tempBase } from './lib.mjs';
+import {
+  api,
+  BENCH_SHORT,
+  clockTicks,
+  cpuTicks,
+  createReport,
+  git,
+  machine,
+  ms,
+  removeDir,
+  requireBuild,
+  rssKb,
+  sleep,
+  startDaemon,
+  stats,
+  tempBase,
+} from './lib.mjs';
 
 requireBuild();
 
@@ -95,7 +111,7 @@ try {
       `footprint after ${MINUTES} min of ${RATE} readings/s (${total} readings, ${failures} not recorded): RSS ${mb(rssAfter)} MB (samples every 10 s: min ${mb(rssStats.min)}, median ${mb(rssStats.median)}, max ${mb(rssStats.max)}) (target ≤ ${RSS_TARGET_MB} MB) ${report.verdict(rssAfter / 1024 <= RSS_TARGET_MB, `RSS after the load ${mb(rssAfter)} MB`)}${rssStats.max / 1024 > RSS_TARGET_MB ? ` (but peaked at ${mb(rssStats.max)} MB between collections)` : ''} · CPU ${((100 * loadCpuMs) / (loadSeconds * 1000)).toFixed(2)} % of a core · reading latency ${ms(lat.median)} ms median, p99 ${ms(p99)} ms`,
     );
     report.figure(
-      `footprint journal: +${(growth / 1e6).toFixed(2)} MB for ${total} readings (${(growth / Math.max(1, total)).toFixed(0)} B each) → ${((growth / loadSeconds) * 86400 / 1e9).toFixed(2)} GB/day at ${RATE} readings/s (the journal is never compacted; a restart replays all of it)`,
+      `footprint journal: +${(growth / 1e6).toFixed(2)} MB for ${total} readings (${(growth / Math.max(1, total)).toFixed(0)} B each) → ${(((growth / loadSeconds) * 86400) / 1e9).toFixed(2)} GB/day at ${RATE} readings/s (the journal is never compacted; a restart replays all of it)`,
     );
     await sleep(2000);
     const cpuAfter = await idleCpu(daemon.pid);
@@ -130,7 +146,11 @@ try {
     writeFileSync(join(steadyDir, 'codex-offsets.json'), `${JSON.stringify({ version: 1, files })}\n`, { mode: 0o600 });
     const watching = await startDaemon(steadyDir, { env: { CODEX_HOME: home }, timeoutMs: 300_000 });
     try {
-      const tailing = readFileSync(join(steadyDir, 'daemon.log'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((line) => line.msg === 'tailing codex rollouts');
+      const tailing = readFileSync(join(steadyDir, 'daemon.log'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+        .find((line) => line.msg === 'tailing codex rollouts');
       await sleep(3000);
       const rss = rssKb(watching.pid);
       const cpu = await idleCpu(watching.pid);

@@ -78,7 +78,9 @@ for (const { label, node, ours, line } of results) {
   const ratio = ours.median / node.median;
   met &&= ratio <= TARGETS[label];
   console.log(`${`node -e 0 (daemon ${label})`.padEnd(24)}${fmt(node.min)} ${fmt(node.median)}${fmt(node.max)}`);
-  console.log(`${`hook, daemon ${label}`.padEnd(24)}${fmt(ours.min)} ${fmt(ours.median)}${fmt(ours.max)}   ${ratio.toFixed(2)}x (target <= ${TARGETS[label]}x)`);
+  console.log(
+    `${`hook, daemon ${label}`.padEnd(24)}${fmt(ours.min)} ${fmt(ours.median)}${fmt(ours.max)}   ${ratio.toFixed(2)}x (target <= ${TARGETS[label]}x)`,
+  );
   console.log(`${''.padEnd(24)}printed: ${line}`);
 }
 console.log(met ? 'hook: every target met' : 'hook: targets MISSED');

@@ -66,12 +66,19 @@ try {
           const { wall, rssMb } = timed(args);
           walls.push(wall);
           rss = Math.max(rss, rssMb);
-          if (mode === 'install' && !readFileSync(path, 'utf8').includes('"budget": 12345678901234567890,')) throw new Error('the install changed bytes outside its hooks');
+          if (mode === 'install' && !readFileSync(path, 'utf8').includes('"budget": 12345678901234567890,'))
+            throw new Error('the install changed bytes outside its hooks');
           removeDir(dir);
         }
         const size = (Buffer.byteLength(text) / (1024 * 1024)).toFixed(2);
-        report.figure(`${agent} ${mode === 'install' ? 'install  ' : '--dry-run'} ${size} MB settings.json: ${describeMs(walls)}, peak RSS ${rss.toFixed(0)} MB`);
-        if (mb === 2) report.verdict(stats(walls).median < TARGET_MS, `${agent} ${mode} of a 2 MB settings.json under ${TARGET_MS} ms (median ${stats(walls).median.toFixed(0)} ms)`);
+        report.figure(
+          `${agent} ${mode === 'install' ? 'install  ' : '--dry-run'} ${size} MB settings.json: ${describeMs(walls)}, peak RSS ${rss.toFixed(0)} MB`,
+        );
+        if (mb === 2)
+          report.verdict(
+            stats(walls).median < TARGET_MS,
+            `${agent} ${mode} of a 2 MB settings.json under ${TARGET_MS} ms (median ${stats(walls).median.toFixed(0)} ms)`,
+          );
       }
     }
   }
@@ -79,7 +86,10 @@ try {
   const agents = await import(new URL('../../dist/adapters/agents/index.js', import.meta.url).href);
   const big = bigSettings(2);
   const invocation = { handoff: 'handoff', stateDir: null };
-  for (const [agent, merge] of [['claude', (text) => agents.mergeClaudeSettings(text, invocation, 'settings.json').text], ['gemini', (text) => agents.mergeGeminiSettings(text, invocation, 'settings.json')]]) {
+  for (const [agent, merge] of [
+    ['claude', (text) => agents.mergeClaudeSettings(text, invocation, 'settings.json').text],
+    ['gemini', (text) => agents.mergeGeminiSettings(text, invocation, 'settings.json')],
+  ]) {
     const times = [];
     for (let i = 0; i < RUNS + 2; i += 1) {
       const start = process.hrtime.bigint();

@@ -204,7 +204,8 @@ export async function waitForState(daemon, repo, state, timeoutMs = 120_000) {
 
 async function expectCode(daemon, path, body, code) {
   const answer = await api(daemon, 'POST', path, body);
-  if (answer.body?.code !== code) throw new Error(`POST ${path} answered ${answer.status} ${answer.body?.code ?? ''}: ${JSON.stringify(answer.body?.error ?? answer.body).slice(0, 300)}`);
+  if (answer.body?.code !== code)
+    throw new Error(`POST ${path} answered ${answer.status} ${answer.body?.code ?? ''}: ${JSON.stringify(answer.body?.error ?? answer.body).slice(0, 300)}`);
   return answer.body;
 }
 
@@ -270,7 +271,9 @@ export function clockTicks() {
 export function machine() {
   const cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown CPU';
   const cores = spawnSync('nproc', { encoding: 'utf8' }).stdout.trim();
-  const load = loadavg().map((n) => n.toFixed(1)).join(' ');
+  const load = loadavg()
+    .map((n) => n.toFixed(1))
+    .join(' ');
   return `${cores} cores (nproc) · ${cpu} · Node ${process.version} · git ${git(process.cwd(), ['--version']).replace('git version ', '')} · load average now ${load}`;
 }
 

@@ -11,7 +11,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const benches = readdirSync(here).filter((name) => name.endsWith('.bench.mjs')).sort();
+const benches = readdirSync(here)
+  .filter((name) => name.endsWith('.bench.mjs'))
+  .sort();
 const args = process.argv.slice(2);
 const short = process.env.BENCH_SHORT === '1' || args.includes('--short');
 const env = { ...process.env, ...(short ? {} : { BENCH_FOOTPRINT_MINUTES: process.env.BENCH_FOOTPRINT_MINUTES ?? '1' }) };

@@ -15,7 +15,23 @@
 import { appendFileSync, cpSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { api, BENCH_SHORT, createReport, describeMs, fullCycle, git, machine, ms, removeDir, requireBuild, rssKb, runCli, startDaemon, stats, tempBase } from './lib.mjs';
+import {
+  api,
+  BENCH_SHORT,
+  createReport,
+  describeMs,
+  fullCycle,
+  git,
+  machine,
+  ms,
+  removeDir,
+  requireBuild,
+  rssKb,
+  runCli,
+  startDaemon,
+  stats,
+  tempBase,
+} from './lib.mjs';
 
 requireBuild();
 
@@ -55,7 +71,8 @@ async function measure(label, withList) {
       const times = [];
       for (let i = 0; i < CLI_RUNS; i += 1) {
         const run = runCli(stateDir, [...args, '--json', '--repo', repo]);
-        if (run.code !== 0 || run.envelope?.code !== code) throw new Error(`handoff ${args.join(' ')} failed (${run.code}): ${run.stdout.slice(0, 500)}${run.stderr}`);
+        if (run.code !== 0 || run.envelope?.code !== code)
+          throw new Error(`handoff ${args.join(' ')} failed (${run.code}): ${run.stdout.slice(0, 500)}${run.stderr}`);
         times.push(run.ms);
       }
       return times;
@@ -91,7 +108,9 @@ async function measure(label, withList) {
 /** `<label>: <what> <median> ms median (…) · ratio r× vs <one>` */
 function compare(what, key, one, many, note) {
   const ratio = stats(many[key]).median / stats(one[key]).median;
-  report.figure(`store ${what} with ${many.label}: ${describeMs(many[key])} · with ${one.label}: ${describeMs(one[key])} · ratio ${ratio.toFixed(2)}×${note ? ` · ${note}` : ''}`);
+  report.figure(
+    `store ${what} with ${many.label}: ${describeMs(many[key])} · with ${one.label}: ${describeMs(one[key])} · ratio ${ratio.toFixed(2)}×${note ? ` · ${note}` : ''}`,
+  );
 }
 
 function cycleNames(count) {
@@ -128,7 +147,9 @@ async function cyclesMode(firstMs) {
   const many = await measure(`${cycleDirs().length} cycles (synthetic: ${REAL_CYCLES} real ones copied)`, true);
 
   const perCycle = stats(cycleMs);
-  report.figure(`store: one real cycle over the API (now → HANDOFF_READY → accept → return → accept --return → CLOSED, 50-file repo, bare remote) ${ms(perCycle.median)} ms median (min ${ms(perCycle.min)}, max ${ms(perCycle.max)}, ${perCycle.n} cycles)`);
+  report.figure(
+    `store: one real cycle over the API (now → HANDOFF_READY → accept → return → accept --return → CLOSED, 50-file repo, bare remote) ${ms(perCycle.median)} ms median (min ${ms(perCycle.min)}, max ${ms(perCycle.max)}, ${perCycle.n} cycles)`,
+  );
   compare('handoff status --json', 'status', one, many);
   compare('GET /v1/status', 'statusHttp', one, many);
   compare('handoff list --json', 'list', one, many, `${many.listed} cycles listed, every manifest read and checked`);
@@ -140,7 +161,9 @@ async function cyclesMode(firstMs) {
 
 /** Fallback: a journal of readings, 1 record vs 10,000 real ones. */
 async function readingsMode(why) {
-  report.figure(`store: the cycle path does not work here (${why.slice(0, 200)}): measured with a journal of 1 vs 10,000 readings instead of 1 vs 1,000 cycles`);
+  report.figure(
+    `store: the cycle path does not work here (${why.slice(0, 200)}): measured with a journal of 1 vs 10,000 readings instead of 1 vs 1,000 cycles`,
+  );
   const reading = { repo, source: 'claude-statusline', metric: 'five_hour', used_percent: 42, resets_at: Math.floor(Date.now() / 1000) + 6 * 3600 };
   removeDir(stateDir);
   let daemon = await startDaemon(stateDir);
@@ -168,7 +191,9 @@ async function readingsMode(why) {
   compare('GET /v1/status', 'statusHttp', one, many);
   if (withList) compare('handoff list --json', 'list', one, many);
   else report.figure('store handoff list: not built yet — not measured');
-  report.figure(`store daemon start (journal replay): ${ms(one.startMs)} ms with 1 record · ${ms(many.startMs)} ms with 10,000 (${(many.bytes / 1e6).toFixed(1)} MB)`);
+  report.figure(
+    `store daemon start (journal replay): ${ms(one.startMs)} ms with 1 record · ${ms(many.startMs)} ms with 10,000 (${(many.bytes / 1e6).toFixed(1)} MB)`,
+  );
 }
 
 try {

@@ -35,7 +35,9 @@ const IDENTITY = { GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@localhost'
 
 const report = createReport('year');
 console.log(`# year-of-use bench · ${machine()}`);
-console.log(`# ${READINGS.toLocaleString('en')} readings and ${CYCLES.toLocaleString('en')} cycles (scripted drains, no git) through the registry and journal, then the real daemon`);
+console.log(
+  `# ${READINGS.toLocaleString('en')} readings and ${CYCLES.toLocaleString('en')} cycles (scripted drains, no git) through the registry and journal, then the real daemon`,
+);
 
 const base = tempBase('year');
 const repo = join(base, 'repo');
@@ -57,7 +59,11 @@ async function grow(stateDir) {
   let entropy = 0;
   const b32 = 'abcdefghijklmnopqrstuvwxyz234567';
   const meta = () => ({ at, entropy: Array.from({ length: 6 }, (_, i) => b32[(entropy >> (5 * i)) & 31]).join('') });
-  const workspaceJournal = createWorkspaceJournal(journal, { compactAfterBytes: config.journal.compact_after_bytes, snapshot: () => registry.snapshotRecords(), log: logger });
+  const workspaceJournal = createWorkspaceJournal(journal, {
+    compactAfterBytes: config.journal.compact_after_bytes,
+    snapshot: () => registry.snapshotRecords(),
+    log: logger,
+  });
   const registry = new WorkspaceRegistry({
     config,
     append: (record) => workspaceJournal.append(record),
@@ -99,7 +105,15 @@ async function grow(stateDir) {
   for (let i = 0; i < READINGS; i += 1) {
     at += STEP_MS;
     const session = Math.floor(i / READINGS_PER_SESSION);
-    const reading = { source: 'claude-statusline', metric: metrics[i % 3], used_percent: 20 + (i % 50), resets_at: null, observed_at: iso(), raw_sha256: null, executor: `session-${session}` };
+    const reading = {
+      source: 'claude-statusline',
+      metric: metrics[i % 3],
+      used_percent: 20 + (i % 50),
+      resets_at: null,
+      observed_at: iso(),
+      raw_sha256: null,
+      executor: `session-${session}`,
+    };
     await send({ type: 'READING', reading });
     if (i % FLUSH_EVERY === 0) await registry.flushReadings();
     if (i % cycleEvery === cycleEvery - 1 && cycles < CYCLES) {
@@ -131,13 +145,23 @@ async function measure(label, stateDir) {
       const times = [];
       for (let i = 0; i < CLI_RUNS; i += 1) {
         const run = runCli(stateDir, [...args, '--json', '--repo', repo]);
-        if (run.code !== 0 || run.envelope?.code !== code) throw new Error(`handoff ${args.join(' ')} failed (${run.code}): ${run.stdout.slice(0, 500)}${run.stderr}`);
+        if (run.code !== 0 || run.envelope?.code !== code)
+          throw new Error(`handoff ${args.join(' ')} failed (${run.code}): ${run.stdout.slice(0, 500)}${run.stderr}`);
         times.push(run.ms);
       }
       return times;
     };
-    const result = { label, startMs: stats(starts).median, rss, bytes: statSync(join(stateDir, 'journal.jsonl')).size, status: cli(['status'], 'status'), list: cli(['list'], 'cycles') };
-    console.log(`  ${label}: journal ${(result.bytes / 1e6).toFixed(2)} MB · start ${ms(result.startMs)} ms · RSS ${(rss / 1024).toFixed(0)} MB · status ${ms(stats(result.status).median)} ms · list ${ms(stats(result.list).median)} ms`);
+    const result = {
+      label,
+      startMs: stats(starts).median,
+      rss,
+      bytes: statSync(join(stateDir, 'journal.jsonl')).size,
+      status: cli(['status'], 'status'),
+      list: cli(['list'], 'cycles'),
+    };
+    console.log(
+      `  ${label}: journal ${(result.bytes / 1e6).toFixed(2)} MB · start ${ms(result.startMs)} ms · RSS ${(rss / 1024).toFixed(0)} MB · status ${ms(stats(result.status).median)} ms · list ${ms(stats(result.list).median)} ms`,
+    );
     return result;
   } finally {
     await daemon.stop();
@@ -156,11 +180,17 @@ try {
   );
   const year = await measure('after a year', yearDir);
   const ratio = (key) => stats(year[key]).median / stats(empty[key]).median;
-  report.figure(`year journal on disk: ${(year.bytes / 1e3).toFixed(0)} kB after a year vs ${(empty.bytes / 1e3).toFixed(1)} kB empty (bounded: compaction keeps it under max(1 MiB, 4× the live state))`);
+  report.figure(
+    `year journal on disk: ${(year.bytes / 1e3).toFixed(0)} kB after a year vs ${(empty.bytes / 1e3).toFixed(1)} kB empty (bounded: compaction keeps it under max(1 MiB, 4× the live state))`,
+  );
   report.figure(`year daemon start: ${ms(year.startMs)} ms vs ${ms(empty.startMs)} ms empty · ratio ${(year.startMs / empty.startMs).toFixed(2)}×`);
-  report.figure(`year RSS after start: ${(year.rss / 1024).toFixed(0)} MB vs ${(empty.rss / 1024).toFixed(0)} MB empty · ratio ${(year.rss / empty.rss).toFixed(2)}×`);
+  report.figure(
+    `year RSS after start: ${(year.rss / 1024).toFixed(0)} MB vs ${(empty.rss / 1024).toFixed(0)} MB empty · ratio ${(year.rss / empty.rss).toFixed(2)}×`,
+  );
   report.figure(`year handoff status --json: ${describeMs(year.status)} vs ${describeMs(empty.status)} empty · ratio ${ratio('status').toFixed(2)}×`);
-  report.figure(`year handoff list --json: ${describeMs(year.list)} vs ${describeMs(empty.list)} empty · ratio ${ratio('list').toFixed(2)}× (scripted cycles leave no package on disk: list reads only the workspace)`);
+  report.figure(
+    `year handoff list --json: ${describeMs(year.list)} vs ${describeMs(empty.list)} empty · ratio ${ratio('list').toFixed(2)}× (scripted cycles leave no package on disk: list reads only the workspace)`,
+  );
   const target = (what, ok) => report.figure(`year target: ${what}: ${report.verdict(ok, what)}`);
   target('daemon start within 1.2× of an empty state dir', year.startMs <= 1.2 * empty.startMs);
   target('RSS after start within 1.2× of an empty state dir', year.rss <= 1.2 * empty.rss);

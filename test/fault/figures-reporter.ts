@@ -78,7 +78,9 @@ function coverageTable(saved: readonly Saved[]): string[] {
     const counts = suites.map((s) => perSuite.get(s)?.edges.get(edgeKey(edge)) ?? 0);
     const total = counts.reduce((a, b) => a + b, 0);
     if (total === 0) missing.push(`${edge.from} —${edge.event}→ ${edge.to}`);
-    lines.push(`  ${pad(edge.from, 21)} ${pad(edge.event, 18)} ${pad(edge.to, 21)} ${counts.map((c) => pad(n(c), width)).join('')}${total === 0 ? 'NOT EXERCISED' : n(total)}`);
+    lines.push(
+      `  ${pad(edge.from, 21)} ${pad(edge.event, 18)} ${pad(edge.to, 21)} ${counts.map((c) => pad(n(c), width)).join('')}${total === 0 ? 'NOT EXERCISED' : n(total)}`,
+    );
   }
   const visits = STATES.map((state) => {
     const total = suites.reduce((sum, s) => sum + (perSuite.get(s)?.visits.get(state) ?? 0), 0);
@@ -86,7 +88,9 @@ function coverageTable(saved: readonly Saved[]): string[] {
     return `${state} ${n(total)}`;
   });
   lines.push(`  records per state: ${visits.join(' · ')}`);
-  const unexplained = suites.flatMap((s) => [...(perSuite.get(s)?.unexplained ?? new Map<string, number>())].map(([k, v]) => `${s}: ${k.replaceAll('|', ' ')} ×${v}`));
+  const unexplained = suites.flatMap((s) =>
+    [...(perSuite.get(s)?.unexplained ?? new Map<string, number>())].map(([k, v]) => `${s}: ${k.replaceAll('|', ' ')} ×${v}`),
+  );
   if (unexplained.length > 0) lines.push(`  UNEXPLAINED changes of state (no machine transition leads there): ${unexplained.join('; ')}`);
   lines.push(missing.length === 0 ? '  every state and transition exercised' : `  not exercised: ${missing.join('; ')}`);
   return lines;

@@ -32,7 +32,14 @@ async function call(method: 'GET' | 'POST', path: string, body?: unknown, d: Dae
   return api(d, method, path, body);
 }
 
-const status = async (repo: string, d: DaemonProcess = daemon) => (await call('GET', `/v1/status?repo=${encodeURIComponent(repo)}`, undefined, d)).body.data as { state: string; blocked: string | null; paused: unknown; cycle: { id: string } | null; lease: { holder: { executor: string } | null } };
+const status = async (repo: string, d: DaemonProcess = daemon) =>
+  (await call('GET', `/v1/status?repo=${encodeURIComponent(repo)}`, undefined, d)).body.data as {
+    state: string;
+    blocked: string | null;
+    paused: unknown;
+    cycle: { id: string } | null;
+    lease: { holder: { executor: string } | null };
+  };
 
 /** A refusal a person can act on: an Envelope, a 4xx/5xx, and a message naming the cause. */
 function expectClear(response: RawResponse, cause: RegExp, what: string): void {
@@ -245,7 +252,11 @@ describe('read-only and full file systems (tmpfs)', () => {
     await status(repo);
     remount(mnt, 'ro');
     try {
-      expectClear(await call('POST', '/v1/capsule', { repo, capsule: { objective: 'x', next_action: 'run `npm test`' } }), /read-only|EROFS/, 'capsule set on a read-only fs');
+      expectClear(
+        await call('POST', '/v1/capsule', { repo, capsule: { objective: 'x', next_action: 'run `npm test`' } }),
+        /read-only|EROFS/,
+        'capsule set on a read-only fs',
+      );
       expectClear(await call('POST', '/v1/pause', { scope: 'workspace', repo }), /read-only|EROFS/, 'pause on a read-only fs');
       const now = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], repo);
       expect(now.json.code).toBe('drain_blocked');
@@ -281,7 +292,11 @@ describe('read-only and full file systems (tmpfs)', () => {
         // Full at this granularity: try smaller pieces.
       }
     }
-    expectClear(await call('POST', '/v1/capsule', { repo, capsule: { objective: 'x'.repeat(2000), next_action: 'run `npm test`' } }), /disk is full|ENOSPC/, 'capsule set on a full disk');
+    expectClear(
+      await call('POST', '/v1/capsule', { repo, capsule: { objective: 'x'.repeat(2000), next_action: 'run `npm test`' } }),
+      /disk is full|ENOSPC/,
+      'capsule set on a full disk',
+    );
     const now = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], repo);
     expect(now.json.code).toBe('drain_blocked');
     expect(now.json.error?.message).toMatch(/ENOSPC|no space|full/i);

@@ -38,7 +38,18 @@ const otherToken = 'f'.repeat(64);
  * catching up with a PAUSE or capsule file an earlier valid request wrote — never a refused request's.
  * The files themselves are checked separately: a refusal must not touch them.
  */
-const BACKGROUND = new Set(['DRAIN_WAITED', 'DRAIN_STEP_DONE', 'DRAIN_BLOCKED', 'DRAIN_REVISION', 'CHECKPOINT_VERIFIED', 'RETURN_READY', 'LEASE_HEAD', 'REMOTE_LEASE', 'CAPSULE_SET', 'PAUSE_SET']);
+const BACKGROUND = new Set([
+  'DRAIN_WAITED',
+  'DRAIN_STEP_DONE',
+  'DRAIN_BLOCKED',
+  'DRAIN_REVISION',
+  'CHECKPOINT_VERIFIED',
+  'RETURN_READY',
+  'LEASE_HEAD',
+  'REMOTE_LEASE',
+  'CAPSULE_SET',
+  'PAUSE_SET',
+]);
 
 /** A file's identity and content version, cheaply: inode, size and change time. */
 const sha = (path: string) => {
@@ -68,7 +79,10 @@ function requestRecordsSince(size: number): string[] {
     offset = bytes.indexOf(0x0a, offset) + 1;
     index += 1;
   }
-  return records.slice(index).map((r) => r.event.type).filter((type) => !BACKGROUND.has(type));
+  return records
+    .slice(index)
+    .map((r) => r.event.type)
+    .filter((type) => !BACKGROUND.has(type));
 }
 
 beforeAll(async () => {
@@ -97,11 +111,39 @@ const LONG = 'x'.repeat(5000);
 
 const repoArb = fc.oneof(
   { weight: 12, arbitrary: fc.constantFrom('R', 'A', 'B', 'R/sub', 'R/', 'A/.') },
-  { weight: 3, arbitrary: fc.constantFrom('/', '/tmp', '/nonexistent/dir', 'relative/dir', '', '.', '..', 'R/.git', 'R/../../..', '/proc/self/cwd', '/dev/null', 'STATE', '/etc/passwd', 'R/\u0000x', LONG) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      '/',
+      '/tmp',
+      '/nonexistent/dir',
+      'relative/dir',
+      '',
+      '.',
+      '..',
+      'R/.git',
+      'R/../../..',
+      '/proc/self/cwd',
+      '/dev/null',
+      'STATE',
+      '/etc/passwd',
+      'R/\u0000x',
+      LONG,
+    ),
+  },
   { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
 );
 const cycleArb = fc.oneof(
-  fc.constantFrom('20261129T081500Z-k3f9qa', '../../../etc/passwd', '20261129T081500Z-k3f9qa/../../x', '..%2F..%2Fetc', '20261129T081500Z-K3F9QA', '20261129T081500Z-k3f9qa\n', '.session-handoff', 'NaN'),
+  fc.constantFrom(
+    '20261129T081500Z-k3f9qa',
+    '../../../etc/passwd',
+    '20261129T081500Z-k3f9qa/../../x',
+    '..%2F..%2Fetc',
+    '20261129T081500Z-K3F9QA',
+    '20261129T081500Z-k3f9qa\n',
+    '.session-handoff',
+    'NaN',
+  ),
   fc.stringMatching(/^[0-9]{8}T[0-9]{6}Z-[a-z2-7]{6}$/),
   fc.string({ maxLength: 30 }),
 );
@@ -118,40 +160,145 @@ const routes: { method: string; path: string; body: fc.Arbitrary<Record<string, 
   { method: 'GET', path: '/v1/cycles', body: null, query: fc.record({ repo: repoArb }, { requiredKeys: [] }) },
   { method: 'GET', path: '/v1/cycle', body: null, query: fc.record({ cycle: cycleArb }) },
   { method: 'GET', path: '/v1/workspaces', body: null },
-  { method: 'POST', path: '/v1/signals', body: fc.record({ repo: repoArb, source: fc.constantFrom(...SOURCES, 'guess'), metric: fc.constantFrom(...METRICS, 'vibes'), used_percent: percentArb, resets_at: fc.option(fc.integer()), observed_at: fc.option(fc.date({ noInvalidDate: true }).map((d) => d.toISOString())) }, { requiredKeys: ['repo', 'source', 'metric', 'used_percent'] }) },
-  { method: 'POST', path: '/v1/warnings', body: fc.record({ repo: repoArb, source: fc.constantFrom(...SOURCES), text: textArb, kind: fc.constantFrom('rate_limit', 'other', 'bogus') }, { requiredKeys: ['repo', 'source', 'text'] }) },
+  {
+    method: 'POST',
+    path: '/v1/signals',
+    body: fc.record(
+      {
+        repo: repoArb,
+        source: fc.constantFrom(...SOURCES, 'guess'),
+        metric: fc.constantFrom(...METRICS, 'vibes'),
+        used_percent: percentArb,
+        resets_at: fc.option(fc.integer()),
+        observed_at: fc.option(fc.date({ noInvalidDate: true }).map((d) => d.toISOString())),
+      },
+      { requiredKeys: ['repo', 'source', 'metric', 'used_percent'] },
+    ),
+  },
+  {
+    method: 'POST',
+    path: '/v1/warnings',
+    body: fc.record(
+      { repo: repoArb, source: fc.constantFrom(...SOURCES), text: textArb, kind: fc.constantFrom('rate_limit', 'other', 'bogus') },
+      { requiredKeys: ['repo', 'source', 'text'] },
+    ),
+  },
   { method: 'POST', path: '/v1/prepare', body: fc.record({ repo: repoArb, reason: textArb }, { requiredKeys: ['repo'] }) },
   { method: 'POST', path: '/v1/now', body: fc.record({ repo: repoArb, reason: textArb, wait: fc.boolean() }, { requiredKeys: ['repo'] }) },
   { method: 'POST', path: '/v1/drained', body: fc.record({ repo: repoArb }) },
   { method: 'POST', path: '/v1/resume', body: fc.record({ repo: repoArb }) },
   // The capsule is the one free-form body (any JSON object, or Markdown): weighed three times.
-  ...Array.from({ length: 3 }, () => ({ method: 'POST', path: '/v1/capsule', body: fc.record({ repo: repoArb, capsule: fc.oneof({ weight: 3, arbitrary: fc.record({ objective: textArb, next_action: textArb, decisions: fc.array(textArb, { maxLength: 3 }) }, { requiredKeys: [] }) }, textArb, fc.anything()) }) })),
-  { method: 'POST', path: '/v1/verify', body: fc.record({ repo: repoArb, cycle: cycleArb, latest: fc.boolean(), return: fc.boolean(), checkout: fc.boolean() }, { requiredKeys: ['repo'] }) },
-  { method: 'POST', path: '/v1/accept', body: fc.record({ repo: repoArb, cycle: cycleArb, latest: fc.boolean(), return: fc.boolean(), checkout: fc.boolean(), as: textArb }, { requiredKeys: ['repo', 'as'] }) },
+  ...Array.from({ length: 3 }, () => ({
+    method: 'POST',
+    path: '/v1/capsule',
+    body: fc.record({
+      repo: repoArb,
+      capsule: fc.oneof(
+        { weight: 3, arbitrary: fc.record({ objective: textArb, next_action: textArb, decisions: fc.array(textArb, { maxLength: 3 }) }, { requiredKeys: [] }) },
+        textArb,
+        fc.anything(),
+      ),
+    }),
+  })),
+  {
+    method: 'POST',
+    path: '/v1/verify',
+    body: fc.record({ repo: repoArb, cycle: cycleArb, latest: fc.boolean(), return: fc.boolean(), checkout: fc.boolean() }, { requiredKeys: ['repo'] }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/accept',
+    body: fc.record(
+      { repo: repoArb, cycle: cycleArb, latest: fc.boolean(), return: fc.boolean(), checkout: fc.boolean(), as: textArb },
+      { requiredKeys: ['repo', 'as'] },
+    ),
+  },
   { method: 'POST', path: '/v1/return', body: fc.record({ repo: repoArb, token: tokenArb, wait: fc.boolean() }, { requiredKeys: ['repo'] }) },
   { method: 'POST', path: '/v1/close', body: fc.record({ repo: repoArb, one_way: fc.boolean(), token: tokenArb }, { requiredKeys: ['repo', 'one_way'] }) },
   { method: 'POST', path: '/v1/lease/acquire', body: fc.record({ repo: repoArb, as: fc.oneof(fc.constantFrom('agent-a', 'agent-b'), textArb) }) },
   { method: 'POST', path: '/v1/lease/renew', body: fc.record({ repo: repoArb, token: tokenArb }) },
   { method: 'POST', path: '/v1/lease/release', body: fc.record({ repo: repoArb, token: tokenArb }) },
   { method: 'POST', path: '/v1/lease/break', body: fc.record({ repo: repoArb, reason: textArb }) },
-  { method: 'POST', path: '/v1/pause', body: fc.record({ scope: fc.constantFrom('workspace', 'global', 'galaxy'), repo: repoArb, reason: textArb }, { requiredKeys: ['scope'] }) },
+  {
+    method: 'POST',
+    path: '/v1/pause',
+    body: fc.record({ scope: fc.constantFrom('workspace', 'global', 'galaxy'), repo: repoArb, reason: textArb }, { requiredKeys: ['scope'] }),
+  },
   { method: 'POST', path: '/v1/unpause', body: fc.record({ scope: fc.constantFrom('workspace', 'global'), repo: repoArb }, { requiredKeys: ['scope'] }) },
   { method: 'POST', path: '/v1/dashboard/link', body: null },
   {
     method: 'POST',
     path: '/v1/ingest/claude-statusline',
-    body: fc.record({ payload: fc.oneof(fc.string(), fc.json(), fc.record({ cwd: repoArb, rate_limits: fc.anything() }).map((v) => JSON.stringify(v))), repo: repoArb, executor: textArb }, { requiredKeys: ['payload'] }),
+    body: fc.record(
+      {
+        payload: fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.record({ cwd: repoArb, rate_limits: fc.anything() }).map((v) => JSON.stringify(v)),
+        ),
+        repo: repoArb,
+        executor: textArb,
+      },
+      { requiredKeys: ['payload'] },
+    ),
   },
-  { method: 'POST', path: '/v1/ingest/codex-rollout', body: fc.record({ payload: fc.oneof(fc.string(), fc.json()), repo: repoArb }, { requiredKeys: ['payload'] }) },
-  { method: 'POST', path: '/v1/ingest/anthropic-headers', body: fc.record({ payload: fc.oneof(fc.string(), fc.constant('HTTP/1.1 429\r\nanthropic-ratelimit-unified-5h-utilization: 0.95\r\n')), repo: repoArb }, { requiredKeys: ['payload'] }) },
+  {
+    method: 'POST',
+    path: '/v1/ingest/codex-rollout',
+    body: fc.record({ payload: fc.oneof(fc.string(), fc.json()), repo: repoArb }, { requiredKeys: ['payload'] }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/ingest/anthropic-headers',
+    body: fc.record(
+      { payload: fc.oneof(fc.string(), fc.constant('HTTP/1.1 429\r\nanthropic-ratelimit-unified-5h-utilization: 0.95\r\n')), repo: repoArb },
+      { requiredKeys: ['payload'] },
+    ),
+  },
 ];
 
 /** How the JSON value or its bytes are spoiled. */
-type Spoil = 'none' | 'drop' | 'unknown' | 'swap' | 'deep-array' | 'deep-object' | 'deep-inside' | 'proto' | 'truncate' | 'oversize' | 'bad-utf8' | 'bom' | 'utf16' | 'gzip' | 'empty' | 'not-json';
+type Spoil =
+  | 'none'
+  | 'drop'
+  | 'unknown'
+  | 'swap'
+  | 'deep-array'
+  | 'deep-object'
+  | 'deep-inside'
+  | 'proto'
+  | 'truncate'
+  | 'oversize'
+  | 'bad-utf8'
+  | 'bom'
+  | 'utf16'
+  | 'gzip'
+  | 'empty'
+  | 'not-json';
 
 const spoilArb = fc.oneof(
   { weight: 8, arbitrary: fc.constant<Spoil>('none') },
-  { weight: 6, arbitrary: fc.constantFrom<Spoil>('drop', 'unknown', 'swap', 'deep-array', 'deep-object', 'deep-inside', 'deep-inside', 'proto', 'truncate', 'oversize', 'bad-utf8', 'bom', 'utf16', 'gzip', 'empty', 'not-json') },
+  {
+    weight: 6,
+    arbitrary: fc.constantFrom<Spoil>(
+      'drop',
+      'unknown',
+      'swap',
+      'deep-array',
+      'deep-object',
+      'deep-inside',
+      'deep-inside',
+      'proto',
+      'truncate',
+      'oversize',
+      'bad-utf8',
+      'bom',
+      'utf16',
+      'gzip',
+      'empty',
+      'not-json',
+    ),
+  },
 );
 
 interface Generated {
@@ -170,42 +317,57 @@ interface Generated {
   readonly extra: readonly (readonly [string, string])[];
 }
 
-const generated: fc.Arbitrary<Generated> = fc
-  .integer({ min: 0, max: routes.length - 1 })
-  .chain((route) =>
-    fc.record({
-      route: fc.constant(route),
-      body: routes[route]?.body ?? fc.constant(null),
-      query: routes[route]?.query ?? fc.constant(null),
-      spoil: spoilArb,
-      depth: fc.integer({ min: 500, max: 30_000 }),
-      swapWith: fc.anything(),
-      method: fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND', 'G3T') }),
-      target: fc.oneof(
-        { weight: 12, arbitrary: fc.constant('plain' as const) },
-        { weight: 4, arbitrary: fc.constantFrom('traversal', 'encoded', 'double-slash', 'trailing', 'upper', 'absolute', 'long', 'query-repeat', 'unicode') },
-      ),
-      host: fc.oneof({ weight: 19, arbitrary: fc.integer({ min: 0, max: 2 }) }, { weight: 1, arbitrary: fc.integer({ min: 3, max: 6 }) }),
-      auth: fc.oneof({ weight: 19, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 4 }) }),
-      contentType: fc.oneof({ weight: 17, arbitrary: fc.constant(0) }, { weight: 3, arbitrary: fc.integer({ min: 1, max: 6 }) }),
-      framing: fc.oneof({ weight: 17, arbitrary: fc.constant('length' as const) }, { weight: 3, arbitrary: fc.constantFrom('chunked', 'none', 'short-length', 'double-length') }),
-      extra: fc.array(
-        fc.oneof(
-          fc.constantFrom<[string, string]>(['X-Forwarded-Host', 'evil.example'], ['Cookie', 'session=1'], ['Expect', '100-continue'], ['Accept-Encoding', 'gzip'], ['Origin', 'http://evil.example'], ['X-Forwarded-For', '8.8.8.8']),
-          fc.tuple(fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/), fc.stringMatching(/^[ -~]{0,40}$/)),
+const generated: fc.Arbitrary<Generated> = fc.integer({ min: 0, max: routes.length - 1 }).chain((route) =>
+  fc.record({
+    route: fc.constant(route),
+    body: routes[route]?.body ?? fc.constant(null),
+    query: routes[route]?.query ?? fc.constant(null),
+    spoil: spoilArb,
+    depth: fc.integer({ min: 500, max: 30_000 }),
+    swapWith: fc.anything(),
+    method: fc.oneof(
+      { weight: 9, arbitrary: fc.constant(null) },
+      { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND', 'G3T') },
+    ),
+    target: fc.oneof(
+      { weight: 12, arbitrary: fc.constant('plain' as const) },
+      { weight: 4, arbitrary: fc.constantFrom('traversal', 'encoded', 'double-slash', 'trailing', 'upper', 'absolute', 'long', 'query-repeat', 'unicode') },
+    ),
+    host: fc.oneof({ weight: 19, arbitrary: fc.integer({ min: 0, max: 2 }) }, { weight: 1, arbitrary: fc.integer({ min: 3, max: 6 }) }),
+    auth: fc.oneof({ weight: 19, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 4 }) }),
+    contentType: fc.oneof({ weight: 17, arbitrary: fc.constant(0) }, { weight: 3, arbitrary: fc.integer({ min: 1, max: 6 }) }),
+    framing: fc.oneof(
+      { weight: 17, arbitrary: fc.constant('length' as const) },
+      { weight: 3, arbitrary: fc.constantFrom('chunked', 'none', 'short-length', 'double-length') },
+    ),
+    extra: fc.array(
+      fc.oneof(
+        fc.constantFrom<[string, string]>(
+          ['X-Forwarded-Host', 'evil.example'],
+          ['Cookie', 'session=1'],
+          ['Expect', '100-continue'],
+          ['Accept-Encoding', 'gzip'],
+          ['Origin', 'http://evil.example'],
+          ['X-Forwarded-For', '8.8.8.8'],
         ),
-        { maxLength: 3 },
+        fc.tuple(fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/), fc.stringMatching(/^[ -~]{0,40}$/)),
       ),
-    }),
-  );
+      { maxLength: 3 },
+    ),
+  }),
+);
 
 function resolvePaths(value: unknown): unknown {
   if (typeof value === 'string') {
     if (value === 'STATE') return daemon.stateDir;
-    return value.replace(/^R(?=\/|$)/, repo).replace(/^A(?=\/|$)/, pair.a).replace(/^B(?=\/|$)/, pair.b);
+    return value
+      .replace(/^R(?=\/|$)/, repo)
+      .replace(/^A(?=\/|$)/, pair.a)
+      .replace(/^B(?=\/|$)/, pair.b);
   }
   if (Array.isArray(value)) return value.map(resolvePaths);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === 'repo' || k === 'cwd' ? resolvePaths(v) : v]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === 'repo' || k === 'cwd' ? resolvePaths(v) : v]));
   return value;
 }
 
@@ -241,7 +403,10 @@ function build(g: Generated): { request: RawRequest; framingBroken: boolean; may
         // Deep nesting one level down, inside a nested object (a capsule's list, an adapter payload).
         const marker = '"\u0000deep"';
         const inner = Object.entries(value).find(([, v]) => v !== null && typeof v === 'object' && !Array.isArray(v));
-        const target = inner === undefined ? { ...value, nested: { decisions: '\u0000deep' } } : { ...value, [inner[0]]: { ...(inner[1] as object), decisions: '\u0000deep' } };
+        const target =
+          inner === undefined
+            ? { ...value, nested: { decisions: '\u0000deep' } }
+            : { ...value, [inner[0]]: { ...(inner[1] as object), decisions: '\u0000deep' } };
         text = JSON.stringify(target).replace(marker, `${'['.repeat(g.depth)}${']'.repeat(g.depth)}`);
         break;
       }
@@ -255,7 +420,10 @@ function build(g: Generated): { request: RawRequest; framingBroken: boolean; may
         text = JSON.stringify({ ...value, pad: 'p'.repeat(70_000 + g.depth) });
         break;
       case 'bad-utf8':
-        bytes = Buffer.concat([Buffer.from(JSON.stringify(value).slice(0, -1)), Buffer.from([0x2c, 0x22, 0x78, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0xff, 0xfe, 0x22, 0x7d])]);
+        bytes = Buffer.concat([
+          Buffer.from(JSON.stringify(value).slice(0, -1)),
+          Buffer.from([0x2c, 0x22, 0x78, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0xff, 0xfe, 0x22, 0x7d]),
+        ]);
         break;
       case 'bom':
         bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(value))]);
@@ -317,8 +485,20 @@ function build(g: Generated): { request: RawRequest; framingBroken: boolean; may
   const method = g.method ?? route.method;
   const host = [...hosts(), `evil.example:${daemon.port}`, `127.0.0.1:${daemon.port + 1}`, '', `localhost.:${daemon.port}`][g.host] ?? '';
   const auth = [`Bearer ${daemon.token}`, `Bearer ${otherToken}`, `Basic ${daemon.token}`, '', `Bearer ${daemon.token}x`][g.auth] ?? '';
-  const contentType = ['application/json', 'text/plain', 'application/x-www-form-urlencoded', '', 'application/json; charset=utf-16', 'multipart/form-data; boundary=zz', 'application/json-patch+json'][g.contentType] ?? '';
-  const headers: [string, string][] = [['Host', host], ['Connection', 'close']];
+  const contentType =
+    [
+      'application/json',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      '',
+      'application/json; charset=utf-16',
+      'multipart/form-data; boundary=zz',
+      'application/json-patch+json',
+    ][g.contentType] ?? '';
+  const headers: [string, string][] = [
+    ['Host', host],
+    ['Connection', 'close'],
+  ];
   if (auth !== '') headers.push(['Authorization', auth]);
   const hasBody = route.body !== null || body.length > 0;
   if (hasBody && contentType !== '') headers.push(['Content-Type', contentType]);
@@ -370,7 +550,8 @@ describe('HTTP fuzzing of the real daemon', () => {
         sent += 1;
         if (sent % 500 === 0) {
           // Keep the workspaces moving: lift pauses a generated request may have set.
-          for (const body of [{ scope: 'global' }, { scope: 'workspace', repo }, { scope: 'workspace', repo: pair.a }]) await api(daemon, 'POST', '/v1/unpause', body);
+          for (const body of [{ scope: 'global' }, { scope: 'workspace', repo }, { scope: 'workspace', repo: pair.a }])
+            await api(daemon, 'POST', '/v1/unpause', body);
           figures.requests += 3;
         }
         const size = journalSize();
@@ -386,7 +567,8 @@ describe('HTTP fuzzing of the real daemon', () => {
         if (!framingBroken) expect(answer.status, 'a well-framed request got no answer').not.toBeNull();
         expect(answer.status ?? 0, `${request.method} ${request.target.slice(0, 200)} → ${answer.body.slice(0, 400)}`).toBeLessThan(500);
         if (answer.status !== null && answer.status >= 400) {
-          if (journalSize() !== size) expect(requestRecordsSince(size), `${request.method} ${request.target.slice(0, 120)} was refused (${answer.status}) but journaled`).toEqual([]);
+          if (journalSize() !== size)
+            expect(requestRecordsSince(size), `${request.method} ${request.target.slice(0, 120)} was refused (${answer.status}) but journaled`).toEqual([]);
           expect(watchedFiles(), `${request.method} ${request.target.slice(0, 120)} was refused (${answer.status}) but changed files`).toEqual(files);
           expect(answer.body, 'never a stack trace').not.toMatch(/at .*\.js:\d+/);
           // node itself answers a request without Host (empty body); everything else is an Envelope.
@@ -405,14 +587,38 @@ describe('HTTP fuzzing of the real daemon', () => {
   });
 
   it('regressions: requests the fuzzer found are 4xx Envelopes that change nothing', async () => {
-    const base: Generated = { route: 0, body: null, query: null, spoil: 'none', depth: 500, swapWith: 0, method: null, target: 'plain', host: 0, auth: 0, contentType: 0, framing: 'length', extra: [] };
+    const base: Generated = {
+      route: 0,
+      body: null,
+      query: null,
+      spoil: 'none',
+      depth: 500,
+      swapWith: 0,
+      method: null,
+      target: 'plain',
+      host: 0,
+      auth: 0,
+      contentType: 0,
+      framing: 'length',
+      extra: [],
+    };
     const capsuleRoute = routes.findIndex((r) => r.path === '/v1/capsule' && r.method === 'POST');
     const unpauseRoute = routes.findIndex((r) => r.path === '/v1/unpause');
     // (the spoiled key is keys[depth % keys.length]: an odd depth spoils `capsule`, not `repo`)
     const cases: [string, Generated, number, RegExp][] = [
       // structuredClone overflowed its stack on a capsule nested ~2,000 levels deep: a 500.
-      ['a capsule nested 5,001 objects deep', { ...base, route: capsuleRoute, body: { repo: 'R', capsule: {} }, spoil: 'deep-object', depth: 5_001 }, 400, /capsule cannot be read/],
-      ['a capsule list nested 20,000 arrays deep', { ...base, route: capsuleRoute, body: { repo: 'R', capsule: { objective: 'x' } }, spoil: 'deep-inside', depth: 20_000 }, 400, /capsule/],
+      [
+        'a capsule nested 5,001 objects deep',
+        { ...base, route: capsuleRoute, body: { repo: 'R', capsule: {} }, spoil: 'deep-object', depth: 5_001 },
+        400,
+        /capsule cannot be read/,
+      ],
+      [
+        'a capsule list nested 20,000 arrays deep',
+        { ...base, route: capsuleRoute, body: { repo: 'R', capsule: { objective: 'x' } }, spoil: 'deep-inside', depth: 20_000 },
+        400,
+        /capsule/,
+      ],
       // node's parser refusals were answered with fastify's own body, not an Envelope.
       ['two different Content-Lengths', { ...base, route: 1, query: { repo: 'R' }, framing: 'double-length' }, 400, /refused before any route/],
       ['a request line over the header limit', { ...base, route: unpauseRoute, body: { scope: 'workspace' }, target: 'long' }, 400, /refused before any route/],
@@ -424,7 +630,11 @@ describe('HTTP fuzzing of the real daemon', () => {
       const answer = await sendRaw(daemon.port, encodeRequest(request));
       figures.requests += 1;
       expect(answer.status, `${name}: ${answer.body.slice(0, 300)}`).toBe(status);
-      expect(JSON.parse(answer.body), name).toMatchObject({ code: 'invalid_body', authority: 'none', error: { message: expect.stringMatching(message), hint: expect.any(String) } });
+      expect(JSON.parse(answer.body), name).toMatchObject({
+        code: 'invalid_body',
+        authority: 'none',
+        error: { message: expect.stringMatching(message), hint: expect.any(String) },
+      });
       if (journalSize() !== size) expect(requestRecordsSince(size), name).toEqual([]);
       expect(watchedFiles(), name).toEqual(files);
     }
@@ -495,7 +705,18 @@ describe('HTTP fuzzing of the real daemon', () => {
               combos += 1;
               figures.requests += 1;
               const where = `${method} Host=${host} Origin=${origin} Authorization=${auth?.slice(0, 12)} Content-Type=${type}`;
-              const expected = host === null ? [400, null] : !hostOk ? [403, 'forbidden_host'] : origin !== null ? [403, 'forbidden_origin'] : !authOk ? [401, 'unauthorized'] : method === 'POST' && !typeOk ? [415, 'unsupported_media_type'] : [200, method === 'POST' ? 'reading_recorded' : 'lease_shown'];
+              const expected =
+                host === null
+                  ? [400, null]
+                  : !hostOk
+                    ? [403, 'forbidden_host']
+                    : origin !== null
+                      ? [403, 'forbidden_origin']
+                      : !authOk
+                        ? [401, 'unauthorized']
+                        : method === 'POST' && !typeOk
+                          ? [415, 'unsupported_media_type']
+                          : [200, method === 'POST' ? 'reading_recorded' : 'lease_shown'];
               const code = answer.body.startsWith('{') ? (JSON.parse(answer.body) as { code: string }).code : null;
               expect([answer.status, expected[1] === null ? null : code], where).toEqual(expected);
               if (answer.status === 200) passed += 1;

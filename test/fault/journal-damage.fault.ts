@@ -80,7 +80,7 @@ beforeAll(async () => {
   }
   pristine = readFileSync(journalPath);
   lines = [];
-  for (let start = 0; start < pristine.length; ) {
+  for (let start = 0; start < pristine.length;) {
     const end = pristine.indexOf(0x0a, start) + 1;
     lines.push(pristine.subarray(start, end));
     start = end;

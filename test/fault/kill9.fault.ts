@@ -91,9 +91,17 @@ async function signals(d: DaemonProcess, roots: readonly string[]): Promise<void
         const observed_at = new Date(Date.now() - 1000 + (observedCounter++ % 1000)).toISOString();
         // Up to the PREPARE band: some readings move NORMAL ↔ PREPARE (journaled), none evacuates.
         const percent = rng.int(0, 88);
-        const got = await call(d, 'POST', '/v1/signals', { repo: root, source: 'claude-statusline', metric: rng.pick(['five_hour', 'context', 'weekly']), used_percent: percent, observed_at, executor: `s${rng.int(1, 3)}` });
+        const got = await call(d, 'POST', '/v1/signals', {
+          repo: root,
+          source: 'claude-statusline',
+          metric: rng.pick(['five_hour', 'context', 'weekly']),
+          used_percent: percent,
+          observed_at,
+          executor: `s${rng.int(1, 3)}`,
+        });
         // Only a reading that moved the machine is durable when acknowledged; others are telemetry, written coalesced.
-        if (got.body.code === 'reading_recorded' && (got.body.data as { durable?: boolean } | null)?.durable === true) acks.push({ kind: 'reading', root, observed_at, percent });
+        if (got.body.code === 'reading_recorded' && (got.body.data as { durable?: boolean } | null)?.durable === true)
+          acks.push({ kind: 'reading', root, observed_at, percent });
       }),
     );
   }
@@ -106,8 +114,10 @@ async function leaseChurn(d: DaemonProcess, root: string): Promise<void> {
     if (got.body.code === 'lease_acquired') {
       const token = Number((got.body.data as { token: number }).token);
       acks.push({ kind: 'acquire', root, executor, token });
-      if (rng.chance(0.5) && (await call(d, 'POST', '/v1/lease/renew', { repo: root, token })).body.code === 'lease_renewed') acks.push({ kind: 'renew', root, token });
-      if (rng.chance(0.7) && (await call(d, 'POST', '/v1/lease/release', { repo: root, token })).body.code === 'lease_released') acks.push({ kind: 'release', root, token });
+      if (rng.chance(0.5) && (await call(d, 'POST', '/v1/lease/renew', { repo: root, token })).body.code === 'lease_renewed')
+        acks.push({ kind: 'renew', root, token });
+      if (rng.chance(0.7) && (await call(d, 'POST', '/v1/lease/release', { repo: root, token })).body.code === 'lease_released')
+        acks.push({ kind: 'release', root, token });
     } else if (rng.chance(0.3)) {
       const reason = `kill9 break ${reasonCounter++}`;
       if ((await call(d, 'POST', '/v1/lease/break', { repo: root, reason })).body.code === 'lease_broken') acks.push({ kind: 'break', root, reason });
@@ -165,7 +175,12 @@ async function flow(d: DaemonProcess, pair: Pair): Promise<void> {
 // ------------------------------------------------------------------------------------------------
 // What must hold after every restart.
 
-type JournalRecord = { root: string; state: string; event: Record<string, unknown> & { type: string }; context: { lease: Status['lease'] & { offered: boolean }; cycle: Status['cycle'] } };
+type JournalRecord = {
+  root: string;
+  state: string;
+  event: Record<string, unknown> & { type: string };
+  context: { lease: Status['lease'] & { offered: boolean }; cycle: Status['cycle'] };
+};
 
 /** Each acknowledged write's identity, and the same identities read off the journal: a set lookup per ack. */
 function ackKey(ack: Ack): string {
@@ -267,7 +282,10 @@ async function verifyRecovery(d: DaemonProcess, stateDir: string, pairs: readonl
   const later = (readJournal(journalPath).records as JournalRecord[]).slice(records.length);
   for (const [root, s] of served) {
     const since = [last.get(root) as JournalRecord, ...later.filter((r) => r.root === root)];
-    expect(since.map((r) => r.state), `${root} serves a journaled state after restart`).toContain(s.state);
+    expect(
+      since.map((r) => r.state),
+      `${root} serves a journaled state after restart`,
+    ).toContain(s.state);
     const match = since.find((r) => r.state === s.state && r.context.lease.last_token === s.lease.last_token);
     expect(match, `${root}: the lease served after restart is a journaled one (${JSON.stringify(s.lease)})`).toBeDefined();
   }
@@ -278,7 +296,8 @@ async function verifyRecovery(d: DaemonProcess, stateDir: string, pairs: readonl
     bump(figures, 'manifests_checked', manifests.length);
     const s = await status(d, pair.a);
     const known = new Set(manifests.map((m) => m.sha256));
-    for (const sha of [...(s.cycle?.drain.manifests ?? []), ...(s.cycle?.return_drain?.manifests ?? [])]) expect(known.has(sha), `a journaled manifest sha ${sha} is on disk`).toBe(true);
+    for (const sha of [...(s.cycle?.drain.manifests ?? []), ...(s.cycle?.return_drain?.manifests ?? [])])
+      expect(known.has(sha), `a journaled manifest sha ${sha} is on disk`).toBe(true);
     if (s.state === 'HANDOFF_READY' && s.cycle !== null) {
       // Recoverable for real: the remote has the checkpoint under the handoff branch.
       const commit = s.cycle.checkpoint?.commit ?? '';
@@ -295,67 +314,75 @@ afterAll(() => {
 });
 
 describe('kill -9 at random moments', () => {
-  it(`${KILLS} kills during signals, lease changes, evacuations, accepts and returns; every restart recovers all acknowledged writes (seed ${SEED})`, { timeout: 3_600_000 }, async () => {
-    const stateDir = tempDir('kill9');
-    const { chmodSync } = await import('node:fs');
-    chmodSync(stateDir, 0o700);
-    // Acknowledged writes are checked as events in the journal: no compaction may fold them away here
-    // (compaction's own crash safety is tested in test/unit/store/journal.test.ts and bounded-state.test.ts).
-    writeFileSync(join(stateDir, 'config.json'), JSON.stringify({ git_timeout_seconds: 20, journal: { compact_after_bytes: 1_073_741_824 } }));
-    const pairs: Pair[] = [twoClones(), twoClones()];
-    const churn = tempRepo();
-    const roots = [...pairs.flatMap((p) => [p.a, p.b]), churn];
-    let pending = false;
-    while (figures.kills < KILLS) {
-      const killStep: DrainStep | null = rng.chance(0.25) ? rng.pick(DRAIN_STEPS) : null;
-      const journalPath = join(stateDir, 'journal.jsonl');
-      const torn = readJournal(journalPath).tornBytes > 0;
-      const logPath = join(stateDir, 'daemon.log');
-      const logBefore = existsSync(logPath) ? readFileSync(logPath).length : 0;
-      const t0 = Date.now();
-      const d = await startDaemon(stateDir, killStep === null ? {} : { HANDOFF_TEST_KILL_AFTER_STEP: killStep });
-      bump(figures, 'start_ms', Date.now() - t0);
-      figures.runs += 1;
-      try {
-        if (torn) {
-          // Cut and reported: this life's log says so.
-          bump(figures, 'torn_tails_cut');
-          expect(readFileSync(logPath).subarray(logBefore).toString('utf8')).toMatch(/torn last record/);
+  it(
+    `${KILLS} kills during signals, lease changes, evacuations, accepts and returns; every restart recovers all acknowledged writes (seed ${SEED})`,
+    { timeout: 3_600_000 },
+    async () => {
+      const stateDir = tempDir('kill9');
+      const { chmodSync } = await import('node:fs');
+      chmodSync(stateDir, 0o700);
+      // Acknowledged writes are checked as events in the journal: no compaction may fold them away here
+      // (compaction's own crash safety is tested in test/unit/store/journal.test.ts and bounded-state.test.ts).
+      writeFileSync(join(stateDir, 'config.json'), JSON.stringify({ git_timeout_seconds: 20, journal: { compact_after_bytes: 1_073_741_824 } }));
+      const pairs: Pair[] = [twoClones(), twoClones()];
+      const churn = tempRepo();
+      const roots = [...pairs.flatMap((p) => [p.a, p.b]), churn];
+      let pending = false;
+      while (figures.kills < KILLS) {
+        const killStep: DrainStep | null = rng.chance(0.25) ? rng.pick(DRAIN_STEPS) : null;
+        const journalPath = join(stateDir, 'journal.jsonl');
+        const torn = readJournal(journalPath).tornBytes > 0;
+        const logPath = join(stateDir, 'daemon.log');
+        const logBefore = existsSync(logPath) ? readFileSync(logPath).length : 0;
+        const t0 = Date.now();
+        const d = await startDaemon(stateDir, killStep === null ? {} : { HANDOFF_TEST_KILL_AFTER_STEP: killStep });
+        bump(figures, 'start_ms', Date.now() - t0);
+        figures.runs += 1;
+        try {
+          if (torn) {
+            // Cut and reported: this life's log says so.
+            bump(figures, 'torn_tails_cut');
+            expect(readFileSync(logPath).subarray(logBefore).toString('utf8')).toMatch(/torn last record/);
+          }
+          const t1 = Date.now();
+          if (pending) await verifyRecovery(d, stateDir, pairs, roots, killStep === null);
+          bump(figures, 'verify_ms', Date.now() - t1);
+          pending = true;
+          const pair = rng.pick(pairs);
+          const delay = rng.pick([rng.int(0, 60), rng.int(20, 400), rng.int(100, 1500)]);
+          const timer = setTimeout(() => d.child.kill('SIGKILL'), delay);
+          const load = [flow(d, pair), signals(d, [pair.a, churn]), leaseChurn(d, churn)];
+          const settled = await Promise.allSettled(load);
+          clearTimeout(timer);
+          for (const result of settled) if (result.status === 'rejected' && !(result.reason instanceof DaemonGone)) throw result.reason;
+        } catch (error) {
+          // A daemon that died from its kill step during the checks is one more kill; anything else is a failure.
+          if (!(error instanceof DaemonGone)) {
+            d.child.kill('SIGKILL');
+            throw new Error(`${(error as Error).message}\n(seed ${SEED}; daemon stderr: ${d.stderr().slice(-2000)})`, { cause: error });
+          }
         }
-        const t1 = Date.now();
-        if (pending) await verifyRecovery(d, stateDir, pairs, roots, killStep === null);
-        bump(figures, 'verify_ms', Date.now() - t1);
-        pending = true;
-        const pair = rng.pick(pairs);
-        const delay = rng.pick([rng.int(0, 60), rng.int(20, 400), rng.int(100, 1500)]);
-        const timer = setTimeout(() => d.child.kill('SIGKILL'), delay);
-        const load = [flow(d, pair), signals(d, [pair.a, churn]), leaseChurn(d, churn)];
-        const settled = await Promise.allSettled(load);
-        clearTimeout(timer);
-        for (const result of settled) if (result.status === 'rejected' && !(result.reason instanceof DaemonGone)) throw result.reason;
-      } catch (error) {
-        // A daemon that died from its kill step during the checks is one more kill; anything else is a failure.
-        if (!(error instanceof DaemonGone)) {
-          d.child.kill('SIGKILL');
-          throw new Error(`${(error as Error).message}\n(seed ${SEED}; daemon stderr: ${d.stderr().slice(-2000)})`, { cause: error });
-        }
+        if (alive(d)) d.child.kill('SIGKILL');
+        await exited(d.child);
+        expect(d.child.signalCode, `the daemon died of something else: ${d.stderr().slice(-1000)}`).toBe('SIGKILL');
+        figures.kills += 1;
+        if (killStep !== null) bump(figures, 'kills_after_a_step');
       }
-      if (alive(d)) d.child.kill('SIGKILL');
-      await exited(d.child);
-      expect(d.child.signalCode, `the daemon died of something else: ${d.stderr().slice(-1000)}`).toBe('SIGKILL');
-      figures.kills += 1;
-      if (killStep !== null) bump(figures, 'kills_after_a_step');
-    }
-    // The last word: a daemon without a fault point recovers everything and finishes every drain.
-    const final = await startDaemon(stateDir);
-    try {
-      await verifyRecovery(final, stateDir, pairs, roots, true);
-    } finally {
-      await final.stop();
-    }
-    bump(figures, 'acknowledged_writes', acks.length);
-    transitions.addJournal(join(stateDir, 'journal.jsonl'));
-    expect(existsSync(join(stateDir, 'journal.jsonl'))).toBe(true);
-    expect(createHash('sha256').update(readFileSync(join(stateDir, 'journal.jsonl'))).digest('hex')).toMatch(/^[0-9a-f]{64}$/);
-  });
+      // The last word: a daemon without a fault point recovers everything and finishes every drain.
+      const final = await startDaemon(stateDir);
+      try {
+        await verifyRecovery(final, stateDir, pairs, roots, true);
+      } finally {
+        await final.stop();
+      }
+      bump(figures, 'acknowledged_writes', acks.length);
+      transitions.addJournal(join(stateDir, 'journal.jsonl'));
+      expect(existsSync(join(stateDir, 'journal.jsonl'))).toBe(true);
+      expect(
+        createHash('sha256')
+          .update(readFileSync(join(stateDir, 'journal.jsonl')))
+          .digest('hex'),
+      ).toMatch(/^[0-9a-f]{64}$/);
+    },
+  );
 });

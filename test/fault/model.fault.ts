@@ -139,12 +139,19 @@ function settle(m: Model, now: number): void {
     if (m.state === 'NORMAL' && lvl === 'evacuate') startCycle(m, now, false);
     else if (m.state === 'NORMAL' && lvl === 'prepare') m.state = 'PREPARE';
     else if (m.state === 'PREPARE' && lvl === 'evacuate') startCycle(m, now, false);
-    else if (m.state === 'PREPARE' && m.reading !== null && lvl === 'none' && now - m.reading.at <= FRESH_S * 1000 && m.reading.p < 75 && (m.prepareAt === null || m.reading.at > m.prepareAt) && (m.cancelAt === null || m.reading.at > m.cancelAt)) {
+    else if (
+      m.state === 'PREPARE' &&
+      m.reading !== null &&
+      lvl === 'none' &&
+      now - m.reading.at <= FRESH_S * 1000 &&
+      m.reading.p < 75 &&
+      (m.prepareAt === null || m.reading.at > m.prepareAt) &&
+      (m.cancelAt === null || m.reading.at > m.cancelAt)
+    ) {
       // A manual PREPARE relaxes only on a reading observed after it was asked for.
       m.state = 'NORMAL';
       m.prepareAt = null;
-    }
-    else return;
+    } else return;
   }
 }
 
@@ -480,7 +487,11 @@ function request(op: Op, m: Model, r: Real): { method: string; url: string; body
     case 'resume':
       return { method: 'POST', url: `/v1/${op.kind}`, body: { repo: op.from === 'a' ? a : b } };
     case 'accept':
-      return { method: 'POST', url: '/v1/accept', body: { repo: b, as: op.who, ...(op.how === 'latest' ? { latest: true } : { cycle: op.how === 'bogus' ? BOGUS_CYCLE : cycleId }) } };
+      return {
+        method: 'POST',
+        url: '/v1/accept',
+        body: { repo: b, as: op.who, ...(op.how === 'latest' ? { latest: true } : { cycle: op.how === 'bogus' ? BOGUS_CYCLE : cycleId }) },
+      };
     case 'acceptReturn':
       return { method: 'POST', url: '/v1/accept', body: { repo: a, as: op.who, return: true, cycle: cycleId } };
     case 'return':
@@ -511,7 +522,9 @@ function checkAgreement(m: Model, r: Real, where: string): void {
   const { context } = snapshot;
   const state = stateOf(snapshot);
   expect(state, where).toBe(m.state);
-  expect(context.lease.holder === null ? null : { executor: context.lease.holder.executor, token: context.lease.holder.token }, `${where}: holder`).toEqual(m.holder);
+  expect(context.lease.holder === null ? null : { executor: context.lease.holder.executor, token: context.lease.holder.token }, `${where}: holder`).toEqual(
+    m.holder,
+  );
   expect(context.lease.last_token, `${where}: last_token`).toBe(m.lastToken);
   expect(context.lease.offered, `${where}: offered`).toBe(m.offered);
   expect(context.blocked !== null, `${where}: blocked (${context.blocked})`).toBe(m.blocked);
@@ -519,12 +532,18 @@ function checkAgreement(m: Model, r: Real, where: string): void {
   expect(context.cycle?.id ?? null, `${where}: cycle`).toBe(m.cycle === null ? null : m.cycle.id);
   expect(context.cycle?.return_drain != null, `${where}: return drain`).toBe(m.cycle?.ret != null);
   // Readiness only with a verified checkpoint whose package is on disk as the journal recorded it.
-  for (const [ready, leg] of [['HANDOFF_READY', 'out'], ['RETURN_HANDOFF_READY', 'return']] as const) {
+  for (const [ready, leg] of [
+    ['HANDOFF_READY', 'out'],
+    ['RETURN_HANDOFF_READY', 'return'],
+  ] as const) {
     if (state !== ready) continue;
     const cycle = context.cycle;
     const drain = leg === 'out' ? cycle?.drain : cycle?.return_drain;
     expect((leg === 'out' ? cycle?.checkpoint : cycle?.return_checkpoint)?.verified, `${where}: ${ready} with a verified checkpoint`).toBe(true);
-    expect(DRAIN_STEPS.every((s) => drain?.steps[s] !== undefined), `${where}: ${ready} after every drain step`).toBe(true);
+    expect(
+      DRAIN_STEPS.every((s) => drain?.steps[s] !== undefined),
+      `${where}: ${ready} after every drain step`,
+    ).toBe(true);
     const files = packageFiles(leg, drain?.revision ?? 1);
     const bytes = readFileSync(join(r.scene.a, '.session-handoff', cycle?.id ?? '', files.manifest));
     expect(sha256(bytes), `${where}: manifest hash`).toBe(drain?.manifests.at(-1));
@@ -577,7 +596,10 @@ class Step implements fc.AsyncCommand<Model, Real> {
       expect((await r.c.inject('GET', `/v1/status?repo=${encodeURIComponent(r.scene.a)}`)).status).toBe(200);
       const after = homeSnapshot(r);
       if (before !== null && journaled) {
-        expect({ state: stateOf(after as WorkspaceSnapshot), ...strip(after as WorkspaceSnapshot) }, 'restored as acknowledged').toEqual({ state: stateOf(before), ...strip(before) });
+        expect({ state: stateOf(after as WorkspaceSnapshot), ...strip(after as WorkspaceSnapshot) }, 'restored as acknowledged').toEqual({
+          state: stateOf(before),
+          ...strip(before),
+        });
       }
       checkAgreement(m, r, where);
       return;
@@ -594,7 +616,11 @@ class Step implements fc.AsyncCommand<Model, Real> {
           expect(got.kind, `${where}: the drain has nothing to do`).toBe('none');
           break;
         }
-        expect(got.kind === 'event' ? [got.event, got.outcome.code, got.outcome.changed] : got, `${where}: drain action ${i + 1}`).toEqual([want.event, want.code, want.changed]);
+        expect(got.kind === 'event' ? [got.event, got.outcome.code, got.outcome.changed] : got, `${where}: drain action ${i + 1}`).toEqual([
+          want.event,
+          want.code,
+          want.changed,
+        ]);
         expect(journalSize(r) > size, `${where}: drain action ${i + 1} journaled`).toBe(want.changed);
         checkAgreement(m, r, `${where}, drain action ${i + 1}`);
         if (!want.changed) break;
@@ -675,7 +701,6 @@ async function probeTokens(m: Model, r: Real): Promise<void> {
   expect(honoured).toBe(m.holder === null ? 0 : 1);
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Liveness: from wherever a history left the workspace, the documented ways out lead home
 
@@ -755,15 +780,20 @@ async function walkOut(m: Model, r: Real, world: WalkWorld): Promise<void> {
   let view = await statusOf(r);
   startSituations.add(view.situation);
   // What people read under "next" is the first way of the data.
-  const shown = renderStatus(view, { color: false, nowMs: r.clock.now() }).split('\n').find((line) => line.startsWith('next '));
+  const shown = renderStatus(view, { color: false, nowMs: r.clock.now() })
+    .split('\n')
+    .find((line) => line.startsWith('next '));
   expect(shown, `status prints next: ${JSON.stringify(view.next)}`).toBe(`next      ${view.next[0]?.why ?? ''}`);
   const fail = (why: string): never => {
-    throw new Error(`no way out (${JSON.stringify(world)}): ${why}\n  walked: ${trail.join(' → ') || '(nothing)'}\n  state: ${JSON.stringify({ state: view.state, situation: view.situation, blocked: view.blocked, paused: view.paused, lease: view.lease, cycle: view.cycle?.id ?? null, next: view.next })}`);
+    throw new Error(
+      `no way out (${JSON.stringify(world)}): ${why}\n  walked: ${trail.join(' → ') || '(nothing)'}\n  state: ${JSON.stringify({ state: view.state, situation: view.situation, blocked: view.blocked, paused: view.paused, lease: view.lease, cycle: view.cycle?.id ?? null, next: view.next })}`,
+    );
   };
   for (let i = 0; i < MAX_WAY_OUT && !GOALS.has(view.situation); i += 1) {
     const from = view.situation;
     for (const step of view.next) {
-      if (!waysOut.some((row) => row.where === from && row.command === tableCommand(step.verb))) fail(`status offers ${tableCommand(step.verb)} from ${from}, which docs/concepts.md's Ways out table does not list`);
+      if (!waysOut.some((row) => row.where === from && row.command === tableCommand(step.verb)))
+        fail(`status offers ${tableCommand(step.verb)} from ${from}, which docs/concepts.md's Ways out table does not list`);
     }
     const candidates = view.next.map((step) => ({ step, op: opOf(step, view, m, world, lostTokens) })).filter(({ step }) => !tried.has(`${from}|${step.verb}`));
     const chosen = candidates.find(({ op }) => op !== null) ?? candidates.find(({ step }) => step.verb === 'capsule set');
@@ -777,7 +807,8 @@ async function walkOut(m: Model, r: Real, world: WalkWorld): Promise<void> {
     view = await statusOf(r);
     trail.push(`${from} —${tableCommand(step.verb)}→ ${view.situation}`);
     const row = waysOut.find((w) => w.where === from && w.command === tableCommand(step.verb));
-    if (row?.leadsTo != null && !row.leadsTo.includes(view.situation)) fail(`${tableCommand(step.verb)} from ${from} led to ${view.situation}; the table says ${row.leadsTo.join(' or ')}`);
+    if (row?.leadsTo != null && !row.leadsTo.includes(view.situation))
+      fail(`${tableCommand(step.verb)} from ${from} led to ${view.situation}; the table says ${row.leadsTo.join(' or ')}`);
     rowsUsed.add(`${from}|${tableCommand(step.verb)}`);
   }
   if (!GOALS.has(view.situation)) fail(`not back to NORMAL or CLOSED after ${MAX_WAY_OUT} steps`);
@@ -857,7 +888,21 @@ async function runSequence(cmds: Iterable<fc.AsyncCommand<Model, Real>>, profile
   const real: Real = { c: await compose({ stateDir, clock, drain, ...repoHelpers }), stateDir, clock, drain, scene };
   // The source workspace exists from the start (opening one writes nothing), so every refusal can be compared.
   expect((await real.c.inject('GET', `/v1/status?repo=${encodeURIComponent(scene.a)}`)).status).toBe(200);
-  const model: Model = { state: 'NORMAL', holder: null, lastToken: 0, offered: false, paused: false, blocked: false, reading: null, prepareAt: null, cancelAt: null, cycle: null, profile, issued: [], cycleIds: [] };
+  const model: Model = {
+    state: 'NORMAL',
+    holder: null,
+    lastToken: 0,
+    offered: false,
+    paused: false,
+    blocked: false,
+    reading: null,
+    prepareAt: null,
+    cancelAt: null,
+    cycle: null,
+    profile,
+    issued: [],
+    cycleIds: [],
+  };
   try {
     await fc.asyncModelRun(() => ({ model, real }), cmds);
     if (world !== null) await walkOut(model, real, world);
@@ -889,7 +934,12 @@ const PREFIXES: (() => Op[])[] = [
   () => [],
   readyCycle,
   () => [...readyCycle(), { kind: 'accept', who: 'bob', how: 'id' }],
-  () => [...readyCycle(), { kind: 'accept', who: 'bob', how: 'id' }, { kind: 'return', pick: 'record', wait: false }, { kind: 'drain', actions: 8, failAt: null, unverified: false, timeout: false }],
+  () => [
+    ...readyCycle(),
+    { kind: 'accept', who: 'bob', how: 'id' },
+    { kind: 'return', pick: 'record', wait: false },
+    { kind: 'drain', actions: 8, failAt: null, unverified: false, timeout: false },
+  ],
 ];
 
 describe('the lease and the machine against a reference model, through the HTTP API', () => {
@@ -925,23 +975,44 @@ describe('the lease and the machine against a reference model, through the HTTP 
     });
 
     it('a one-way close is refused while paused (finding 3: it was accepted)', async () => {
-      await runSequence(seq(...readyCycle(), { kind: 'accept', who: 'bob', how: 'id' }, { kind: 'pause' }, { kind: 'close', pick: 'record' }, { kind: 'unpause' }, { kind: 'close', pick: 'record' }), 'one-way');
+      await runSequence(
+        seq(
+          ...readyCycle(),
+          { kind: 'accept', who: 'bob', how: 'id' },
+          { kind: 'pause' },
+          { kind: 'close', pick: 'record' },
+          { kind: 'unpause' },
+          { kind: 'close', pick: 'record' },
+        ),
+        'one-way',
+      );
     });
 
     it('a return that fails for good: cancel it, then the holder closes the cycle one-way (found by the liveness walk)', async () => {
       await runSequence(
-        seq(...readyCycle(), { kind: 'accept', who: 'bob', how: 'id' }, { kind: 'return', pick: 'record', wait: false }, { kind: 'drain', actions: 8, failAt: 'publish', unverified: false, timeout: false }),
+        seq(
+          ...readyCycle(),
+          { kind: 'accept', who: 'bob', how: 'id' },
+          { kind: 'return', pick: 'record', wait: false },
+          { kind: 'drain', actions: 8, failAt: 'publish', unverified: false, timeout: false },
+        ),
         'emergency-return',
         { hostile: true, lost: false },
       );
     });
 
     it('a lost receiver: the lease broken, taken by another, the return carried on under the new token', async () => {
-      await runSequence(seq(...readyCycle(), { kind: 'accept', who: 'bob', how: 'id' }, { kind: 'return', pick: 'record', wait: true }), 'emergency-return', { hostile: false, lost: true });
+      await runSequence(seq(...readyCycle(), { kind: 'accept', who: 'bob', how: 'id' }, { kind: 'return', pick: 'record', wait: true }), 'emergency-return', {
+        hostile: false,
+        lost: true,
+      });
     });
 
     it('`handoff drained` in TAKEOVER without a return leg is wrong_state, not a replay of the accept (200 accepted + a journal record)', async () => {
-      await runSequence(seq(...readyCycle(), { kind: 'accept', who: 'bob', how: 'id' }, { kind: 'drained', from: 'a' }, { kind: 'drained', from: 'b' }, { kind: 'restart' }), 'emergency-return');
+      await runSequence(
+        seq(...readyCycle(), { kind: 'accept', who: 'bob', how: 'id' }, { kind: 'drained', from: 'a' }, { kind: 'drained', from: 'b' }, { kind: 'restart' }),
+        'emergency-return',
+      );
     });
 
     it('the lease is not handed out while the kill switch is on (paused_denied, as docs/http-api.md says)', async () => {
@@ -962,7 +1033,16 @@ describe('the lease and the machine against a reference model, through the HTTP 
         ),
         'emergency-return',
       );
-      await runSequence(seq(...readyCycle(), { kind: 'accept', who: 'bob', how: 'id' }, { kind: 'close', pick: 'stale' }, { kind: 'close', pick: 'record' }, { kind: 'now', wait: false }), 'one-way');
+      await runSequence(
+        seq(
+          ...readyCycle(),
+          { kind: 'accept', who: 'bob', how: 'id' },
+          { kind: 'close', pick: 'stale' },
+          { kind: 'close', pick: 'record' },
+          { kind: 'now', wait: false },
+        ),
+        'one-way',
+      );
     });
   });
 });

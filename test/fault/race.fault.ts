@@ -39,7 +39,15 @@ async function call(method: 'GET' | 'POST', path: string, body?: unknown, d: Dae
 const codes = (responses: RawResponse[]) => responses.map((r) => r.body.code).sort();
 const count = (responses: RawResponse[], code: string) => responses.filter((r) => r.body.code === code).length;
 
-async function stateOf(repo: string, d: DaemonProcess = daemon): Promise<{ state: string; blocked: string | null; cycle: { id: string } | null; lease: { holder: { executor: string; token: number } | null; last_token: number } }> {
+async function stateOf(
+  repo: string,
+  d: DaemonProcess = daemon,
+): Promise<{
+  state: string;
+  blocked: string | null;
+  cycle: { id: string } | null;
+  lease: { holder: { executor: string; token: number } | null; last_token: number };
+}> {
   return (await call('GET', `/v1/status?repo=${encodeURIComponent(repo)}`, undefined, d)).body.data as never;
 }
 
@@ -92,18 +100,26 @@ describe('races over loopback HTTP: exactly one winner every round', () => {
       lastToken = token;
       // Free it again by a race too: all clients release or renew with the tokens they know; only the holder's counts.
       const freers = Array.from({ length: CLIENTS }, (_, i) =>
-        call('POST', i % 2 === 0 ? '/v1/lease/release' : '/v1/lease/renew', { repo: rng.pick(spellings), token: i < 2 ? token : Math.max(1, token - rng.int(1, 5)) }),
+        call('POST', i % 2 === 0 ? '/v1/lease/release' : '/v1/lease/renew', {
+          repo: rng.pick(spellings),
+          token: i < 2 ? token : Math.max(1, token - rng.int(1, 5)),
+        }),
       );
       const freed = await Promise.all(freers);
       expect(count(freed, 'stale_token'), codes(freed).join(',')).toBe(CLIENTS - count(freed, 'lease_released') - count(freed, 'lease_renewed'));
       expect(count(freed, 'lease_released')).toBeLessThanOrEqual(1);
-      if (count(freed, 'lease_released') === 0) expect((await call('POST', '/v1/lease/break', { repo, reason: `round ${round}` })).body.code).toBe('lease_broken');
+      if (count(freed, 'lease_released') === 0)
+        expect((await call('POST', '/v1/lease/break', { repo, reason: `round ${round}` })).body.code).toBe('lease_broken');
       const lease = (await stateOf(repo)).lease;
       expect(lease).toMatchObject({ holder: null, last_token: token });
       figures.runs += 1;
     }
     // The journal has one acquire per round, never two holders at once.
-    const records = readJournal(join(daemon.stateDir, 'journal.jsonl')).records as { root: string; event: { type: string }; context: { lease: { holder: unknown } } }[];
+    const records = readJournal(join(daemon.stateDir, 'journal.jsonl')).records as {
+      root: string;
+      event: { type: string };
+      context: { lease: { holder: unknown } };
+    }[];
     const mine = records.filter((r) => r.root === repo);
     expect(mine.filter((r) => r.event.type === 'LEASE_ACQUIRE')).toHaveLength(LEASE_ROUNDS);
     let held = false;
@@ -149,13 +165,22 @@ describe('races over loopback HTTP: exactly one winner every round', () => {
 
       // The holder's return, started by several of its clients at once: one starts it.
       const returns = await Promise.all(Array.from({ length: 4 }, () => call('POST', '/v1/return', { repo: winnerRepo, wait: false, token })));
-      expect(returns.filter((r) => (r.body.data as { changed?: boolean } | null)?.changed === true), codes(returns).join(',')).toHaveLength(1);
+      expect(
+        returns.filter((r) => (r.body.data as { changed?: boolean } | null)?.changed === true),
+        codes(returns).join(','),
+      ).toHaveLength(1);
       await until(a, 'RETURN_HANDOFF_READY');
-      const back = await Promise.all(Array.from({ length: 6 }, (_, i) => call('POST', '/v1/accept', { repo: a, cycle, return: true, as: `primary-${i}`, checkout: true })));
+      const back = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => call('POST', '/v1/accept', { repo: a, cycle, return: true, as: `primary-${i}`, checkout: true })),
+      );
       expect(count(back, 'accepted'), codes(back).join(',')).toBe(1);
       expect((await stateOf(a)).state).toBe('CLOSED');
       figures.runs += 1;
-      const records = readJournal(join(daemon.stateDir, 'journal.jsonl')).records as { root: string; event: { type: string }; context: { cycle: { id: string } | null } }[];
+      const records = readJournal(join(daemon.stateDir, 'journal.jsonl')).records as {
+        root: string;
+        event: { type: string };
+        context: { cycle: { id: string } | null };
+      }[];
       const ofCycle = records.filter((r) => r.root === a && r.context.cycle?.id === cycle);
       expect(ofCycle.filter((r) => r.event.type === 'HANDOFF_ACCEPTED')).toHaveLength(1);
       expect(ofCycle.filter((r) => r.event.type === 'RETURN_START')).toHaveLength(1);
@@ -182,7 +207,10 @@ describe('races over loopback HTTP: exactly one winner every round', () => {
       return dir;
     };
     // Per machine, the checkout that races from it: the source machine races locally too.
-    const racers = [{ d: machines[0] as DaemonProcess, repo: clone('local'), from: undefined }, ...machines.slice(1).map((d, i) => ({ d, repo: clone(`remote${i}`), from: 'origin' }))];
+    const racers = [
+      { d: machines[0] as DaemonProcess, repo: clone('local'), from: undefined },
+      ...machines.slice(1).map((d, i) => ({ d, repo: clone(`remote${i}`), from: 'origin' })),
+    ];
     let lastToken = 0;
     for (let round = 0; round < MACHINE_ROUNDS; round += 1) {
       writeFileSync(join(a, 'f.txt'), `machine round ${round}\n`);
@@ -197,7 +225,16 @@ describe('races over loopback HTTP: exactly one winner every round', () => {
       const closed = [];
       for (const r of remoteRacers) if ((await stateOf(r.repo, r.d)).state === 'CLOSED') closed.push(r);
       const racing = round === MACHINE_ROUNDS - 1 ? racers : round === 2 && closed.length > 0 ? closed : remoteRacers;
-      const answers = await Promise.all(racing.map((r) => call('POST', '/v1/accept', { repo: r.repo, cycle, as: `machine-${racers.indexOf(r)}`, checkout: true, ...(r.from === undefined ? {} : { from: r.from }) }, r.d)));
+      const answers = await Promise.all(
+        racing.map((r) =>
+          call(
+            'POST',
+            '/v1/accept',
+            { repo: r.repo, cycle, as: `machine-${racers.indexOf(r)}`, checkout: true, ...(r.from === undefined ? {} : { from: r.from }) },
+            r.d,
+          ),
+        ),
+      );
       expect(count(answers, 'accepted'), `round ${round}: ${codes(answers).join(',')} ${answers.map((x) => x.body.error?.message ?? '').join(' | ')}`).toBe(1);
       for (const answer of answers) expect(['accepted', 'lease_held'], answer.text.slice(0, 300)).toContain(answer.body.code);
       const winner = racing[answers.findIndex((x) => x.body.code === 'accepted')] as (typeof racers)[number];
@@ -226,7 +263,10 @@ describe('races over loopback HTTP: exactly one winner every round', () => {
       const commit = git(a, 'commit-tree', tree, '-m', `lease ${round}`);
       git(a, 'push', '-q', '--force', 'origin', `${commit}:${ref}`);
       const fetched = await Promise.all(Array.from({ length: 12 }, () => fetchRecordsRef(b, 'origin', ref, 30_000)));
-      expect(fetched.filter((f) => !f.ok), JSON.stringify(fetched.find((f) => !f.ok))).toEqual([]);
+      expect(
+        fetched.filter((f) => !f.ok),
+        JSON.stringify(fetched.find((f) => !f.ok)),
+      ).toEqual([]);
       expect(git(b, 'rev-parse', ref)).toBe(commit);
       figures.runs += 1;
     }

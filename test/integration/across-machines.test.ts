@@ -46,7 +46,10 @@ describe('the package and the lease travel through the git remote', () => {
     writeFileSync(join(a, 'f.txt'), 'one\ntwo\n');
     const now = await on(machineA, ['now', '--no-wait'], a);
     const cycle = (now.json.data?.['cycle'] as { id: string }).id;
-    expect(git(remote, 'for-each-ref', '--format=%(refname)', 'refs/handoff/').split('\n')).toEqual([`refs/handoff/lease/${cycle}`, `refs/handoff/packages/${cycle}`]);
+    expect(git(remote, 'for-each-ref', '--format=%(refname)', 'refs/handoff/').split('\n')).toEqual([
+      `refs/handoff/lease/${cycle}`,
+      `refs/handoff/packages/${cycle}`,
+    ]);
 
     // B's daemon has never heard of the cycle.
     expect((await on(machineB, ['accept', cycle, '--as', 'laptop-b'], b)).json.code).toBe('unknown_cycle');
@@ -57,7 +60,11 @@ describe('the package and the lease travel through the git remote', () => {
     expect(existsSync(join(b, '.session-handoff', cycle, 'manifest.json'))).toBe(true);
 
     const statusA = await on(machineA, ['status'], a);
-    expect(statusA.json.data).toMatchObject({ state: 'TAKEOVER', lease: { holder: { executor: 'laptop-b', token: 2 } }, lease_sync: { remote: 'origin', error: null } });
+    expect(statusA.json.data).toMatchObject({
+      state: 'TAKEOVER',
+      lease: { holder: { executor: 'laptop-b', token: 2 } },
+      lease_sync: { remote: 'origin', error: null },
+    });
     expect((await on(machineA, ['lease', 'renew', '--token', primaryToken], a)).code).toBe(77);
     expect((await on(machineA, ['lease', 'release', '--token', primaryToken], a)).code).toBe(77);
 

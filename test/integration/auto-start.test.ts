@@ -17,11 +17,21 @@ function userEnv(): NodeJS.ProcessEnv {
 
 function run(stateDir: string, args: readonly string[], cwd: string): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, '--state-dir', stateDir, ...args, '--json'], { cwd, env: userEnv(), encoding: 'utf8', timeout: 40_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      // An empty stdout (a killed run) fails the test's assertions with the stderr, not the whole file.
-      resolve({ code, stdout, stderr, json: stdout === '' ? { code: `no output: ${stderr}`, data: null, authority: '' } : (JSON.parse(stdout) as CliResult['json']) });
-    });
+    execFile(
+      process.execPath,
+      [CLI, '--state-dir', stateDir, ...args, '--json'],
+      { cwd, env: userEnv(), encoding: 'utf8', timeout: 40_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        // An empty stdout (a killed run) fails the test's assertions with the stderr, not the whole file.
+        resolve({
+          code,
+          stdout,
+          stderr,
+          json: stdout === '' ? { code: `no output: ${stderr}`, data: null, authority: '' } : (JSON.parse(stdout) as CliResult['json']),
+        });
+      },
+    );
   });
 }
 
@@ -67,13 +77,15 @@ describe('the daemon starts when a command needs it and none answers', () => {
     expect(status.stderr).toMatch(/no daemon answered for .*; started one/);
     const [pid] = daemonsOf(dir);
     expect((status.json.data?.['daemon'] as { pid: number }).pid).toBe(pid);
-    expect(readFileSync(join(dir, 'autostart.log'), 'utf8')).toMatch(/started by pid \d+ because no daemon answered\n.*handoff daemon listening on 127\.0\.0\.1:\d+ \(pid \d+/);
+    expect(readFileSync(join(dir, 'autostart.log'), 'utf8')).toMatch(
+      /started by pid \d+ because no daemon answered\n.*handoff daemon listening on 127\.0\.0\.1:\d+ \(pid \d+/,
+    );
     // The next command finds it: nothing more is started.
     expect((await run(dir, ['status'], repo)).stderr).toBe('');
     expect(daemonsOf(dir)).toEqual([pid]);
   });
 
-  it('after a crash, with a squatter on the dead daemon\'s port: the command starts a new daemon and the squatter receives nothing', async () => {
+  it("after a crash, with a squatter on the dead daemon's port: the command starts a new daemon and the squatter receives nothing", async () => {
     const repo = twoClones().a;
     const dir = stateDir();
     const crashed = await startDaemon(dir);
@@ -106,7 +118,9 @@ describe('the daemon starts when a command needs it and none answers', () => {
     for (let i = 0; i < 100 && daemonsOf(dir).length > 1; i += 1) await sleep(50);
     expect(daemonsOf(dir)).toEqual([...pids]);
     const log = readFileSync(join(dir, 'autostart.log'), 'utf8');
-    console.log(`auto-start: ${log.match(/started by pid/g)?.length ?? 0} starts for 4 concurrent commands, ${log.match(/already serves/g)?.length ?? 0} refused by the instance guard`);
+    console.log(
+      `auto-start: ${log.match(/started by pid/g)?.length ?? 0} starts for 4 concurrent commands, ${log.match(/already serves/g)?.length ?? 0} refused by the instance guard`,
+    );
   });
 
   it('`auto_start: false` in the config: nothing is started, and the hint says why and how', async () => {
@@ -129,7 +143,11 @@ describe('the daemon starts when a command needs it and none answers', () => {
   it('the SessionStart hook starts the daemon and the session is recorded by it', async () => {
     const repo = twoClones().a;
     const dir = stateDir();
-    const hook = spawn(process.execPath, [CLI, 'hook', 'claude-session-start', '--state-dir', dir], { cwd: repo, env: userEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const hook = spawn(process.execPath, [CLI, 'hook', 'claude-session-start', '--state-dir', dir], {
+      cwd: repo,
+      env: userEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stderr = '';
     hook.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     hook.stdin.end(JSON.stringify({ hook_event_name: 'SessionStart', session_id: 's-1', cwd: repo }));
@@ -143,7 +161,11 @@ describe('the daemon starts when a command needs it and none answers', () => {
   it('the SessionStart hook with `auto_start: false`: the daemon it starts reads the config and stops, and the hook says where to look', async () => {
     const repo = twoClones().a;
     const dir = stateDir({ auto_start: false });
-    const hook = spawn(process.execPath, [CLI, 'hook', 'claude-session-start', '--state-dir', dir], { cwd: repo, env: userEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const hook = spawn(process.execPath, [CLI, 'hook', 'claude-session-start', '--state-dir', dir], {
+      cwd: repo,
+      env: userEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stderr = '';
     hook.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     hook.stdin.end(JSON.stringify({ hook_event_name: 'SessionStart', session_id: 's-1', cwd: repo }));
@@ -156,10 +178,16 @@ describe('the daemon starts when a command needs it and none answers', () => {
   it('the status line says the daemon is down at once and starts one in the background, at most once per interval', async () => {
     const repo = twoClones().a;
     const dir = stateDir();
-    const line = () => new Promise<string>((resolve) => {
-      const hook = execFile(process.execPath, [CLI, 'hook', 'claude-statusline', '--state-dir', dir], { cwd: repo, env: userEnv(), encoding: 'utf8' }, (_error, stdout) => resolve(stdout));
-      hook.stdin?.end(JSON.stringify({ session_id: 's-1', cwd: repo, model: { id: 'claude' } }));
-    });
+    const line = () =>
+      new Promise<string>((resolve) => {
+        const hook = execFile(
+          process.execPath,
+          [CLI, 'hook', 'claude-statusline', '--state-dir', dir],
+          { cwd: repo, env: userEnv(), encoding: 'utf8' },
+          (_error, stdout) => resolve(stdout),
+        );
+        hook.stdin?.end(JSON.stringify({ session_id: 's-1', cwd: repo, model: { id: 'claude' } }));
+      });
     expect(await line()).toBe('handoff: daemon down\n');
     // The next refresh: still down (the daemon is starting), or already answered by it.
     expect(await line()).toMatch(/^handoff(: daemon down| NORMAL)\n$/);

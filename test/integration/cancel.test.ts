@@ -25,7 +25,9 @@ describe('handoff cancel: the documented way out of a drain blocked for good (fi
     const blocked = (await cli(daemon.stateDir, ['status', '--json'], repo.root)).json.data as { cycle: { id: string }; next: { command: string }[] };
     const cycle = blocked.cycle.id;
     // Status names the way out next to `handoff resume`.
-    expect(blocked.next.map((n) => n.command)).toEqual(expect.arrayContaining([expect.stringMatching(/^handoff resume/), expect.stringMatching(/^handoff cancel/)]));
+    expect(blocked.next.map((n) => n.command)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^handoff resume/), expect.stringMatching(/^handoff cancel/)]),
+    );
 
     // Paused too: cancelling is a way out, not a move forward.
     await cli(daemon.stateDir, ['pause', '--json'], repo.root);

@@ -64,14 +64,22 @@ describe('the capsule the agent writes', () => {
     const fromJson = await evacuateWith(JSON.stringify(JSON_CAPSULE), true);
     expect(fromMarkdown.manifest.capsule).toEqual(fromJson.manifest.capsule);
     expect(fromMarkdown.manifest.capsule_quality).toEqual({ score: 6, max: 6, missing: [] });
-    expect(fromMarkdown.handoff).toMatch(/## Next action\n\n_Written by the source agent, unverified:_\n\n```text\n[^\n]+\n```\n\nCapsule quality, scored by the daemon: \*\*6\/6\*\*\.\n/);
+    expect(fromMarkdown.handoff).toMatch(
+      /## Next action\n\n_Written by the source agent, unverified:_\n\n```text\n[^\n]+\n```\n\nCapsule quality, scored by the daemon: \*\*6\/6\*\*\.\n/,
+    );
     expect(fromMarkdown.status?.['capsule_quality']).toEqual({ score: 6, max: 6, missing: [] });
   });
 
   it('a capsule written before the stage that asked for it, with a vague next action, says what is missing', async () => {
     const { manifest, handoff } = await evacuateWith(JSON.stringify({ ...JSON_CAPSULE, next_action: 'keep going' }), false);
-    expect(manifest.capsule_quality).toEqual({ score: 4, max: 6, missing: ['next action vague (name a file, command or test)', 'capsule older than the stage that asked for it'] });
-    expect(handoff).toContain('Capsule quality, scored by the daemon: **4/6**. What keeps it down:\n\n```text\nnext action vague (name a file, command or test)\ncapsule older than the stage that asked for it\n```');
+    expect(manifest.capsule_quality).toEqual({
+      score: 4,
+      max: 6,
+      missing: ['next action vague (name a file, command or test)', 'capsule older than the stage that asked for it'],
+    });
+    expect(handoff).toContain(
+      'Capsule quality, scored by the daemon: **4/6**. What keeps it down:\n\n```text\nnext action vague (name a file, command or test)\ncapsule older than the stage that asked for it\n```',
+    );
   });
 
   it('handoff capsule template prints every heading, and a filled template is accepted', async () => {

@@ -30,14 +30,17 @@ function walk(dir: string): string[] {
 function page(path: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const host = `127.0.0.1:${daemon.port}`;
-    const req = request({ host: '127.0.0.1', port: daemon.port, path, setHost: false, headers: { host, cookie, origin: `http://${host}`, 'sec-fetch-site': 'same-origin' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        if (res.headers['set-cookie']?.[0]) cookie = res.headers['set-cookie'][0].split(';')[0] ?? '';
-        resolve(Buffer.concat(chunks).toString('utf8'));
-      });
-    });
+    const req = request(
+      { host: '127.0.0.1', port: daemon.port, path, setHost: false, headers: { host, cookie, origin: `http://${host}`, 'sec-fetch-site': 'same-origin' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          if (res.headers['set-cookie']?.[0]) cookie = res.headers['set-cookie'][0].split(';')[0] ?? '';
+          resolve(Buffer.concat(chunks).toString('utf8'));
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -97,35 +100,44 @@ const printable = fc.string({ unit: fc.constantFrom(...Array.from({ length: 95 }
 const secret = fc.tuple(marker, printable, marker).map(([open, middle, close]) => ({ value: `${open}${middle}${close}`, open, close }));
 
 describe('credentials never leave the remote configuration', () => {
-  it(`in ${RUNS} real evacuations, no password or query token reaches an artifact, a log, status, the dashboard or the remote`, async () => {
-    const outcomes: Record<string, number> = {};
-    await fc.assert(
-      fc.asyncProperty(secret, secret, fc.constantFrom<Form>('url', 'pushurl', 'insteadOf', 'unreachable'), async (password, token, form) => {
-        const { root, bare } = repository(form, password.value, token.value);
-        const now = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], root);
-        outcomes[`${form}: ${now.json.code}`] = (outcomes[`${form}: ${now.json.code}`] ?? 0) + 1;
-        if (form === 'url' || form === 'pushurl') expect(now.json.code).toBe('handoff_ready');
-        const status = await cli(daemon.stateDir, ['status', '--json'], root);
-        const cycle = (status.json.data?.['cycle'] as { id?: string } | null)?.id ?? '';
-        const artifacts: [string, string][] = [
-          ['handoff now', now.stdout + now.stderr],
-          ['handoff status', status.stdout + status.stderr],
-          ['handoff status (human)', (await cli(daemon.stateDir, ['status'], root)).stdout],
-          ['dashboard overview', await page('/dashboard/api/overview')],
-          ['dashboard cycle', await page(`/dashboard/api/cycle?workspace=${encodeURIComponent(root)}&cycle=${cycle}`)],
-          ['daemon output', daemon.stderr()],
-          ['remote objects', execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], { cwd: bare, maxBuffer: 256 * 1024 * 1024 }).toString('latin1')],
-          ...walk(join(root, '.session-handoff')).map((path): [string, string] => [path, readFileSync(path, 'latin1')]),
-          ...walk(daemon.stateDir).filter((path) => statSync(path).size < 64 * 1024 * 1024).map((path): [string, string] => [path, readFileSync(path, 'latin1')]),
-        ];
-        for (const s of [password, token]) {
-          for (const shown of [s.value, encodeURIComponent(s.value), s.open, s.close]) {
-            for (const [where, text] of artifacts) expect(text.includes(shown), `${shown} in ${where} (${form})`).toBe(false);
+  it(
+    `in ${RUNS} real evacuations, no password or query token reaches an artifact, a log, status, the dashboard or the remote`,
+    async () => {
+      const outcomes: Record<string, number> = {};
+      await fc.assert(
+        fc.asyncProperty(secret, secret, fc.constantFrom<Form>('url', 'pushurl', 'insteadOf', 'unreachable'), async (password, token, form) => {
+          const { root, bare } = repository(form, password.value, token.value);
+          const now = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], root);
+          outcomes[`${form}: ${now.json.code}`] = (outcomes[`${form}: ${now.json.code}`] ?? 0) + 1;
+          if (form === 'url' || form === 'pushurl') expect(now.json.code).toBe('handoff_ready');
+          const status = await cli(daemon.stateDir, ['status', '--json'], root);
+          const cycle = (status.json.data?.['cycle'] as { id?: string } | null)?.id ?? '';
+          const artifacts: [string, string][] = [
+            ['handoff now', now.stdout + now.stderr],
+            ['handoff status', status.stdout + status.stderr],
+            ['handoff status (human)', (await cli(daemon.stateDir, ['status'], root)).stdout],
+            ['dashboard overview', await page('/dashboard/api/overview')],
+            ['dashboard cycle', await page(`/dashboard/api/cycle?workspace=${encodeURIComponent(root)}&cycle=${cycle}`)],
+            ['daemon output', daemon.stderr()],
+            [
+              'remote objects',
+              execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], { cwd: bare, maxBuffer: 256 * 1024 * 1024 }).toString('latin1'),
+            ],
+            ...walk(join(root, '.session-handoff')).map((path): [string, string] => [path, readFileSync(path, 'latin1')]),
+            ...walk(daemon.stateDir)
+              .filter((path) => statSync(path).size < 64 * 1024 * 1024)
+              .map((path): [string, string] => [path, readFileSync(path, 'latin1')]),
+          ];
+          for (const s of [password, token]) {
+            for (const shown of [s.value, encodeURIComponent(s.value), s.open, s.close]) {
+              for (const [where, text] of artifacts) expect(text.includes(shown), `${shown} in ${where} (${form})`).toBe(false);
+            }
           }
-        }
-      }),
-      { numRuns: RUNS },
-    );
-    console.log(`credential runs: ${JSON.stringify(outcomes)}`);
-  }, 60_000 + RUNS * 20_000);
+        }),
+        { numRuns: RUNS },
+      );
+      console.log(`credential runs: ${JSON.stringify(outcomes)}`);
+    },
+    60_000 + RUNS * 20_000,
+  );
 });

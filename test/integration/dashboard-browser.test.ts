@@ -12,7 +12,17 @@ import { git, tempRepo } from '../support/git.js';
 const CHROMIUM = process.env['HANDOFF_CHROMIUM'] ?? '/usr/bin/chromium';
 /** Screenshots land here (ignored by git): look at them after a run. */
 export const OUTPUT_DIR = fileURLToPath(new URL('../../test-results/dashboard/', import.meta.url));
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 
 // In CI the browser must be there; on a developer machine without it the test says so and skips.
 const available = existsSync(CHROMIUM);
@@ -23,7 +33,22 @@ let browser: Browser;
 let repo: string;
 
 const signal = (percent: number, metric = 'five_hour') =>
-  cli(daemon.stateDir, ['signal', '--source', 'claude-statusline', '--metric', metric, '--used-percent', String(percent), '--resets-at', String(Math.floor(Date.now() / 1000) + 3 * 3600), '--json'], repo);
+  cli(
+    daemon.stateDir,
+    [
+      'signal',
+      '--source',
+      'claude-statusline',
+      '--metric',
+      metric,
+      '--used-percent',
+      String(percent),
+      '--resets-at',
+      String(Math.floor(Date.now() / 1000) + 3 * 3600),
+      '--json',
+    ],
+    repo,
+  );
 
 async function link(): Promise<string> {
   const open = await cli(daemon.stateDir, ['open', '--no-browser', '--json'], repo);
@@ -37,7 +62,15 @@ describe.skipIf(!available)('the dashboard in headless Chromium (acceptance 1 an
     repo = tempRepo();
     // A quarter of an hour of history, oldest first (a reading older than one on record is refused).
     const resets = Math.floor(Date.now() / 1000) + 3 * 3600;
-    const history: [number, string, number][] = [[9, 'five_hour', 52], [9, 'context', 22], [7, 'five_hour', 61], [6, 'context', 30], [5, 'five_hour', 68], [3, 'context', 41], [2, 'five_hour', 74]];
+    const history: [number, string, number][] = [
+      [9, 'five_hour', 52],
+      [9, 'context', 22],
+      [7, 'five_hour', 61],
+      [6, 'context', 30],
+      [5, 'five_hour', 68],
+      [3, 'context', 41],
+      [2, 'five_hour', 74],
+    ];
     for (const [minutesAgo, metric, used_percent] of history) {
       const observed_at = new Date(Date.now() - minutesAgo * 60_000).toISOString();
       const answer = await api(daemon, 'POST', '/v1/signals', { repo, source: 'claude-statusline', metric, used_percent, resets_at: resets, observed_at });
@@ -90,7 +123,13 @@ describe.skipIf(!available)('the dashboard in headless Chromium (acceptance 1 an
   it('shows a cycle’s HANDOFF.md as text, whatever the agent wrote, and a blocked drain in plain words', async () => {
     const ready = tempRepo();
     const capsule = join(ready, 'capsule.json');
-    writeFileSync(capsule, JSON.stringify({ objective: 'Fix <img src=x onerror="document.title=\'pwned\'"> the parser', next_action: 'Run <script>document.title="pwned"</script> the tests' }));
+    writeFileSync(
+      capsule,
+      JSON.stringify({
+        objective: 'Fix <img src=x onerror="document.title=\'pwned\'"> the parser',
+        next_action: 'Run <script>document.title="pwned"</script> the tests',
+      }),
+    );
     await cli(daemon.stateDir, ['capsule', 'set', '--file', capsule, '--json'], ready);
     const now = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], ready);
     expect(now.json.code).toBe('handoff_ready');
@@ -107,7 +146,9 @@ describe.skipIf(!available)('the dashboard in headless Chromium (acceptance 1 an
     await page.goto(await link());
     const stuckCard = page.locator(`article[data-root="${stuck}"]`);
     await expect.poll(() => stuckCard.getAttribute('data-state')).toBe('EVACUATE');
-    expect(await stuckCard.locator('p.blocked').textContent()).toMatch(/^The evacuation stopped at “push the handoff branch and check the remote has it” \(publish\): .+Nothing of yours was changed\./);
+    expect(await stuckCard.locator('p.blocked').textContent()).toMatch(
+      /^The evacuation stopped at “push the handoff branch and check the remote has it” \(publish\): .+Nothing of yours was changed\./,
+    );
     expect(await stuckCard.locator('.step.blocked').textContent()).toMatch(/publish/);
 
     const card = page.locator(`article[data-root="${ready}"]`);
@@ -129,7 +170,9 @@ describe.skipIf(!available)('the dashboard in headless Chromium (acceptance 1 an
     const page = await signedIn.newPage();
     await page.goto(url);
     const cookies = await signedIn.cookies();
-    expect(cookies).toEqual([expect.objectContaining({ name: `handoff_dashboard_${daemon.port}`, domain: '127.0.0.1', path: '/dashboard', httpOnly: true, sameSite: 'Strict' })]);
+    expect(cookies).toEqual([
+      expect.objectContaining({ name: `handoff_dashboard_${daemon.port}`, domain: '127.0.0.1', path: '/dashboard', httpOnly: true, sameSite: 'Strict' }),
+    ]);
     // localhost is another origin: the cookie is not sent there.
     const elsewhere = await page.goto(`http://localhost:${daemon.port}/dashboard/`);
     expect(elsewhere?.status()).toBe(401);

@@ -101,7 +101,9 @@ describe('handoff open and the one-time link', () => {
     const { execFile } = await import('node:child_process');
     const { CLI } = await import('../support/daemon.js');
     const out = await new Promise<string>((resolve) =>
-      execFile(process.execPath, [CLI, '--state-dir', daemon.stateDir, 'open'], { cwd: repo, env: { ...process.env, BROWSER: fake } }, (_e, stdout) => resolve(stdout)),
+      execFile(process.execPath, [CLI, '--state-dir', daemon.stateDir, 'open'], { cwd: repo, env: { ...process.env, BROWSER: fake } }, (_e, stdout) =>
+        resolve(stdout),
+      ),
     );
     expect(out).toMatch(/opened the dashboard in your browser/);
     const { readFileSync, existsSync } = await import('node:fs');
@@ -141,7 +143,9 @@ describe('the page refuses what is not its own browser session (acceptance 2)', 
   ];
   for (const path of ['/dashboard/', '/dashboard/api/overview', '/dashboard/events', '/dashboard/app.js']) {
     it.each(refusals)(`${path}: %s → %s %s`, async (_name, headers, status, code) => {
-      const resolved = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v.replace('PORT', String(daemon.port)).replace('handoff_dashboard_0', `handoff_dashboard_${daemon.port}`)]));
+      const resolved = Object.fromEntries(
+        Object.entries(headers).map(([k, v]) => [k, v.replace('PORT', String(daemon.port)).replace('handoff_dashboard_0', `handoff_dashboard_${daemon.port}`)]),
+      );
       const response = await page(path, resolved);
       expect(response.status).toBe(status);
       expect(response.body.code).toBe(code);
@@ -163,7 +167,9 @@ describe('what the dashboard shows', () => {
   it('GET /v1/workspaces: each workspace with its status, plain words, timeline and cycles', async () => {
     const answer = await api(daemon, 'GET', '/v1/workspaces');
     expect(answer.body.code).toBe('workspaces');
-    const data = answer.body.data as { workspaces: { root: string; status: { state: string }; words: { headline: string }; history: { metric: string; points: { percent: number }[] }[] }[] };
+    const data = answer.body.data as {
+      workspaces: { root: string; status: { state: string }; words: { headline: string }; history: { metric: string; points: { percent: number }[] }[] }[];
+    };
     const card = data.workspaces.find((w) => w.root === repo);
     expect(card?.status.state).toBe('NORMAL');
     expect(card?.words.headline).toMatch(/five_hour at 42 %/);
@@ -204,7 +210,9 @@ describe('what the dashboard shows', () => {
     expect(html?.integrity).toBe('ok');
     expect(html?.handoff_html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
     // The agent's words are a code block under the unverified label, never markup.
-    expect(html?.handoff_html).toContain('<p><em>Written by the source agent, unverified:</em></p>\n<pre class="language-text"><code>read `&lt;b&gt;bold&lt;/b&gt;`</code></pre>');
+    expect(html?.handoff_html).toContain(
+      '<p><em>Written by the source agent, unverified:</em></p>\n<pre class="language-text"><code>read `&lt;b&gt;bold&lt;/b&gt;`</code></pre>',
+    );
     expect(html?.handoff_html).not.toMatch(/<script|<img/);
 
     expect((await page(`/dashboard/api/cycle?workspace=${encodeURIComponent('/etc')}&cycle=${cycle}`)).body.code).toBe('not_a_repository');
@@ -212,11 +220,17 @@ describe('what the dashboard shows', () => {
     expect((await page(`/dashboard/api/cycle?workspace=${encodeURIComponent(hostile)}&cycle=..%2F..%2Fetc`)).body.code).toBe('invalid_body');
   });
 
-  it('injection: a capsule of headings, fences, authority lines, HTML and escapes in every field shows the daemon\'s headings only, the agent\'s text as code', async () => {
+  it("injection: a capsule of headings, fences, authority lines, HTML and escapes in every field shows the daemon's headings only, the agent's text as code", async () => {
     const hostile = tempRepo();
     const list = [EVERYTHING];
     const capsule = {
-      objective: EVERYTHING, next_action: EVERYTHING, acceptance_criteria: list, decisions: list, do_not_repeat: list, risks: list, first_files: list,
+      objective: EVERYTHING,
+      next_action: EVERYTHING,
+      acceptance_criteria: list,
+      decisions: list,
+      do_not_repeat: list,
+      risks: list,
+      first_files: list,
       work: { completed: list, in_progress: list, remaining: list, blocked: list, deferred: list },
     };
     const file = join(tempDir('capsule'), 'capsule.json');
@@ -228,7 +242,23 @@ describe('what the dashboard shows', () => {
     const shown = await page(`/dashboard/api/cycle?workspace=${encodeURIComponent(hostile)}&cycle=${cycle}`);
     const html = (shown.body.data as { revisions: { handoff_html: string }[] }).revisions[0]?.handoff_html ?? '';
     expect([...html.matchAll(/<h1>(.*?)<\/h1>/g)].map((m) => m[1])).toEqual([`Handoff ${cycle} (out leg, revision 1)`]);
-    expect([...html.matchAll(/<h2>(.*?)<\/h2>/g)].map((m) => m[1])).toEqual(['Next action', 'Recover the source', 'Files to read first', 'Objective', 'Acceptance criteria', 'Work', 'Decisions', 'Do not repeat', 'Rejected approaches', 'Do not change silently', 'Validations', 'Risks', 'Assumptions', 'Repository (observed by the daemon)', 'Why this handoff']);
+    expect([...html.matchAll(/<h2>(.*?)<\/h2>/g)].map((m) => m[1])).toEqual([
+      'Next action',
+      'Recover the source',
+      'Files to read first',
+      'Objective',
+      'Acceptance criteria',
+      'Work',
+      'Decisions',
+      'Do not repeat',
+      'Rejected approaches',
+      'Do not change silently',
+      'Validations',
+      'Risks',
+      'Assumptions',
+      'Repository (observed by the daemon)',
+      'Why this handoff',
+    ]);
     expect(html.match(/<p>Authority:/g)).toHaveLength(1);
     expect(html).not.toMatch(/<script|<div|<a |<img|<h3/);
     expect(html).not.toMatch(UNPRINTABLE);
@@ -263,41 +293,44 @@ interface StreamEvent {
 /** A minimal EventSource over node:http, with the session cookie. */
 function openStream(): Promise<{ next(): Promise<StreamEvent>; close(): void }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: daemon.port, path: '/dashboard/events', headers: { host: host(), cookie, accept: 'text/event-stream' } }, (res: IncomingMessage) => {
-      if (res.statusCode !== 200) return reject(new Error(`events answered ${res.statusCode}`));
-      expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
-      const queue: StreamEvent[] = [];
-      const waiting: ((event: StreamEvent) => void)[] = [];
-      let buffer = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => {
-        buffer += chunk;
-        for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event === undefined || data === undefined) continue;
-          const parsed = { event, data: JSON.parse(data) as unknown };
-          const take = waiting.shift();
-          if (take) take(parsed);
-          else queue.push(parsed);
-        }
-      });
-      resolve({
-        next: () => {
-          const ready = queue.shift();
-          if (ready) return Promise.resolve(ready);
-          return new Promise((take, fail) => {
-            const timer = setTimeout(() => fail(new Error('no event within 10 s')), 10_000);
-            waiting.push((event) => {
-              clearTimeout(timer);
-              take(event);
+    const req = request(
+      { host: '127.0.0.1', port: daemon.port, path: '/dashboard/events', headers: { host: host(), cookie, accept: 'text/event-stream' } },
+      (res: IncomingMessage) => {
+        if (res.statusCode !== 200) return reject(new Error(`events answered ${res.statusCode}`));
+        expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+        const queue: StreamEvent[] = [];
+        const waiting: ((event: StreamEvent) => void)[] = [];
+        let buffer = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => {
+          buffer += chunk;
+          for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const event = /^event: (.*)$/m.exec(block)?.[1];
+            const data = /^data: (.*)$/m.exec(block)?.[1];
+            if (event === undefined || data === undefined) continue;
+            const parsed = { event, data: JSON.parse(data) as unknown };
+            const take = waiting.shift();
+            if (take) take(parsed);
+            else queue.push(parsed);
+          }
+        });
+        resolve({
+          next: () => {
+            const ready = queue.shift();
+            if (ready) return Promise.resolve(ready);
+            return new Promise((take, fail) => {
+              const timer = setTimeout(() => fail(new Error('no event within 10 s')), 10_000);
+              waiting.push((event) => {
+                clearTimeout(timer);
+                take(event);
+              });
             });
-          });
-        },
-        close: () => req.destroy(),
-      });
-    });
+          },
+          close: () => req.destroy(),
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });

@@ -32,7 +32,8 @@ describe('npm run demo (acceptance 3)', () => {
 
     const cycle = /cycle (\d{8}T\d{6}Z-[a-z2-7]{6});/.exec(result.stdout)?.[1] ?? '';
     const laptop = join(dir, 'laptop');
-    for (const file of ['HANDOFF.md', 'manifest.json', 'return/HANDOFF.md', 'return/manifest.json']) expect(existsSync(join(laptop, '.session-handoff', cycle, file))).toBe(true);
+    for (const file of ['HANDOFF.md', 'manifest.json', 'return/HANDOFF.md', 'return/manifest.json'])
+      expect(existsSync(join(laptop, '.session-handoff', cycle, file))).toBe(true);
     expect(result.stdout).toContain(join(laptop, '.session-handoff', cycle, 'HANDOFF.md'));
     // Both legs' checkpoints are on the bare remote; the user's branch there was never moved.
     const refs = git(join(dir, 'remote.git'), 'for-each-ref', '--format=%(refname)').split('\n');
@@ -47,6 +48,7 @@ describe('npm run demo (acceptance 3)', () => {
       ['claude-statusline.json', 'claude-statusline/subscriber-v2.1.2xx.json'],
       ['codex-rollout.jsonl', 'codex/rollout-2026-08-20T09-00-00-019d0a8b-f6b9-7f61-b6c9-2050a0dbfbcd.jsonl'],
     ];
-    for (const [copy, original] of pairs) expect(readFileSync(new URL(copy ?? '', PAYLOADS), 'utf8')).toBe(readFileSync(new URL(original ?? '', SHARED), 'utf8'));
+    for (const [copy, original] of pairs)
+      expect(readFileSync(new URL(copy ?? '', PAYLOADS), 'utf8')).toBe(readFileSync(new URL(original ?? '', SHARED), 'utf8'));
   });
 });

@@ -21,7 +21,13 @@ describe('the drain wait and the capsule file', () => {
   it('without `handoff drained` the drain goes on after the timeout, and says why it stopped waiting', async () => {
     const { root } = busyRepo();
     // An agent session at work in the repository: its status line reported a moment ago.
-    const seen = await api(daemon, 'POST', '/v1/signals', { repo: root, source: 'claude-statusline', metric: 'context', used_percent: 30, executor: 'session-1' });
+    const seen = await api(daemon, 'POST', '/v1/signals', {
+      repo: root,
+      source: 'claude-statusline',
+      metric: 'context',
+      used_percent: 30,
+      executor: 'session-1',
+    });
     expect(seen.body.code).toBe('reading_recorded');
     const now = await cli(daemon.stateDir, ['now', '--json'], root);
     expect(now.json.code).toBe('handoff_ready');
@@ -31,7 +37,9 @@ describe('the drain wait and the capsule file', () => {
   it('with no agent session seen working there is nobody to wait for: the drain starts at once and says so', async () => {
     const { root } = busyRepo();
     // An operator's own signal names no session: it is not an agent at work.
-    expect((await cli(daemon.stateDir, ['signal', '--source', 'claude-statusline', '--metric', 'five_hour', '--used-percent', '40', '--json'], root)).json.code).toBe('reading_recorded');
+    expect(
+      (await cli(daemon.stateDir, ['signal', '--source', 'claude-statusline', '--metric', 'five_hour', '--used-percent', '40', '--json'], root)).json.code,
+    ).toBe('reading_recorded');
     const now = await cli(daemon.stateDir, ['now', '--json'], root);
     expect(now.json.code).toBe('handoff_ready');
     expect(now.json.data?.['cycle']).toMatchObject({ drain: { no_wait: false, waited: { why: 'no_agent' } } });

@@ -35,7 +35,11 @@ const cases: [string, Setup, RegExp][] = [
   ['a push rejected by a pre-receive hook', ({ remote }) => hook(remote, 'pre-receive', 'echo "policy: no handoff branches" >&2; exit 1'), /rejected the push/],
   // The daemon runs no hook of the user's repository; the remote's own hooks still run.
   ['a remote whose pre-receive hook hangs', ({ remote }) => hook(remote, 'pre-receive', 'sleep 600'), /timed out after 3 s/],
-  ['a remote that asks for credentials', ({ root }) => git(root, 'remote', 'set-url', 'origin', `http://127.0.0.1:${authPort}/team/repo.git`), /asks for credentials and the daemon never prompts/],
+  [
+    'a remote that asks for credentials',
+    ({ root }) => git(root, 'remote', 'set-url', 'origin', `http://127.0.0.1:${authPort}/team/repo.git`),
+    /asks for credentials and the daemon never prompts/,
+  ],
   ['an unreachable remote URL', ({ root }) => git(root, 'remote', 'set-url', 'origin', 'http://127.0.0.1:9/nowhere.git'), /unreachable/],
 ];
 

@@ -22,10 +22,12 @@ function everyFile(dir: string, out: string[] = []): string[] {
 }
 
 function leaks(dirs: string[]): string[] {
-  return dirs.flatMap((dir) => everyFile(dir)).filter((file) => {
-    const text = readFileSync(file, 'latin1');
-    return [URL_TOKEN, ENV_TOKEN, OUTPUT_PASSWORD].some((secret) => text.includes(secret));
-  });
+  return dirs
+    .flatMap((dir) => everyFile(dir))
+    .filter((file) => {
+      const text = readFileSync(file, 'latin1');
+      return [URL_TOKEN, ENV_TOKEN, OUTPUT_PASSWORD].some((secret) => text.includes(secret));
+    });
 }
 
 describe('no secret is ever written', () => {
@@ -70,7 +72,8 @@ describe('no secret is ever written', () => {
 });
 
 /** Every object of a repository, raw: what a clone of it could ever read. */
-const allObjects = (repo: string): string => execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], { cwd: repo, encoding: 'latin1', maxBuffer: 256 * 1024 * 1024 });
+const allObjects = (repo: string): string =>
+  execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], { cwd: repo, encoding: 'latin1', maxBuffer: 256 * 1024 * 1024 });
 
 const pieces = (secrets: PlantedSecrets): string[] => [secrets.awsSecret, secrets.githubToken, secrets.keyBody.slice(20, 80)];
 
@@ -132,7 +135,8 @@ describe('secrets never leave silently', () => {
       ]);
       const headings = handoff.split('\n').filter((line) => line.startsWith('## '));
       expect(headings.slice(0, 2)).toEqual(['## Withheld: files that hold a secret', '## Next action']);
-      for (const path of ['.env', 'config.ts', 'id_ed25519']) expect(handoff).toContain(`mkdir -p .session-handoff && printf '%s\\n' '${path}' >> .session-handoff/allow-secrets`);
+      for (const path of ['.env', 'config.ts', 'id_ed25519'])
+        expect(handoff).toContain(`mkdir -p .session-handoff && printf '%s\\n' '${path}' >> .session-handoff/allow-secrets`);
       for (const secret of pieces(secrets)) expect(handoff + JSON.stringify(manifest)).not.toContain(secret);
     } finally {
       await daemon.stop();

@@ -54,8 +54,16 @@ describe('handoff now on a busy repository with a bare remote', () => {
     // Only the daemon's namespaces are new: the checkpoint branch and the travelling records.
     const daemonRef = (r: string) => r.startsWith('refs/heads/handoff/') || r.startsWith('refs/handoff/');
     expect(remoteRefs().filter((r) => !daemonRef(r))).toEqual(remoteBefore);
-    expect(remoteRefs().filter((r) => r.startsWith('refs/handoff/')).map((r) => r.split(' ')[0])).toEqual([`refs/handoff/lease/${cycle}`, `refs/handoff/packages/${cycle}`]);
-    expect(remoteRefs().filter((r) => r.startsWith('refs/heads/handoff/')).map((r) => r.split(' ')[0])).toEqual([`refs/heads/handoff/${cycle}`]);
+    expect(
+      remoteRefs()
+        .filter((r) => r.startsWith('refs/handoff/'))
+        .map((r) => r.split(' ')[0]),
+    ).toEqual([`refs/handoff/lease/${cycle}`, `refs/handoff/packages/${cycle}`]);
+    expect(
+      remoteRefs()
+        .filter((r) => r.startsWith('refs/heads/handoff/'))
+        .map((r) => r.split(' ')[0]),
+    ).toEqual([`refs/heads/handoff/${cycle}`]);
 
     const commit = git(remote, 'rev-parse', `refs/heads/handoff/${cycle}`);
     const blobs = workTreeBlobs(root);
@@ -159,7 +167,7 @@ describe('handoff now on a busy repository with a bare remote', () => {
     hook(remote, 'pre-receive', `[ -f '${root}/.git/edited' ] || { echo late >> '${root}/notes.md'; touch '${root}/.git/edited'; }`);
     const now = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], root);
     expect(now.json.code).toBe('handoff_ready');
-    const cycle = (now.json.data?.['cycle'] as { id: string; drain: { revision: number } });
+    const cycle = now.json.data?.['cycle'] as { id: string; drain: { revision: number } };
     expect(cycle.drain.revision).toBe(2);
     const first = readPackage(root, cycle.id);
     const second = readPackage(root, cycle.id, 'manifest.2.json');

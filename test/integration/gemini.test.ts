@@ -11,12 +11,22 @@ import { piped, statuslinePayload } from './ingest-support.js';
  * CLI runs them (the command through a shell, its JSON payload on stdin) against a real daemon.
  */
 async function install(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
-  const run = await piped(['install', 'gemini', ...args], '', { cwd: options.cwd, env: { HOME: tempDir('home'), HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '', GEMINI_CLI_HOME: '', ...options.env } });
-  type Json = { code: string; data: { files: { path: string; action: string; backup: string | null; diff: string }[]; notes: string[] } | null; error?: { message: string } };
+  const run = await piped(['install', 'gemini', ...args], '', {
+    cwd: options.cwd,
+    env: { HOME: tempDir('home'), HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '', GEMINI_CLI_HOME: '', ...options.env },
+  });
+  type Json = {
+    code: string;
+    data: { files: { path: string; action: string; backup: string | null; diff: string }[]; notes: string[] } | null;
+    error?: { message: string };
+  };
   return { ...run, json: (args.includes('--json') ? JSON.parse(run.stdout) : {}) as Json };
 }
 
-type Settings = { hooks: Record<string, { matcher?: string; hooks: { name: string; type: string; command: string; timeout: number }[] }[]> } & Record<string, unknown>;
+type Settings = { hooks: Record<string, { matcher?: string; hooks: { name: string; type: string; command: string; timeout: number }[] }[]> } & Record<
+  string,
+  unknown
+>;
 
 /** A BeforeTool payload as Gemini CLI writes it to a hook's stdin (hooks reference: base fields + tool_name, tool_input). */
 function beforeTool(repo: string, session: string, tool: string, file = 'src/index.ts'): string {
@@ -47,19 +57,30 @@ describe('handoff install gemini', () => {
     const names = readdirSync(repo).sort();
     const dry = await install(['--settings', settings, '--dry-run', '--json']);
     expect(dry.code).toBe(0);
-    expect(dry.json.data?.files.map((file) => [file.path, file.action])).toEqual([[settings, 'updated'], [gemini, 'updated']]);
+    expect(dry.json.data?.files.map((file) => [file.path, file.action])).toEqual([
+      [settings, 'updated'],
+      [gemini, 'updated'],
+    ]);
     expect(dry.json.data?.files[0]?.diff).toMatch(/^\+ {8}"matcher": "\^\(write_file\|replace\)\$",$/m);
     expect(readFileSync(settings, 'utf8')).toBe(userSettings);
     expect(readdirSync(repo).sort()).toEqual(names);
     expect(readdirSync(join(repo, '.gemini'))).toEqual(['settings.json']);
 
     const first = await install(['--settings', settings, '--json']);
-    expect(first.json.data?.files.map((file) => [file.path, file.action])).toEqual([[settings, 'updated'], [gemini, 'updated']]);
+    expect(first.json.data?.files.map((file) => [file.path, file.action])).toEqual([
+      [settings, 'updated'],
+      [gemini, 'updated'],
+    ]);
     const text = readFileSync(settings, 'utf8');
     expect(text.startsWith('{\n  // mine\n  "general": { "vimMode": true },\n  "budget": 12345678901234567890,\n  "hooks": {\n')).toBe(true);
     const parsed = JSON.parse(text.replace('  // mine\n', '')) as Settings;
     expect(Object.keys(parsed.hooks)).toEqual(['BeforeTool', 'SessionStart', 'BeforeAgent', 'AfterTool']);
-    expect(parsed.hooks['BeforeTool']?.[0]?.hooks[0]).toMatchObject({ name: 'session-handoff-guard', type: 'command', command: 'handoff hook gemini-guard', timeout: 5000 });
+    expect(parsed.hooks['BeforeTool']?.[0]?.hooks[0]).toMatchObject({
+      name: 'session-handoff-guard',
+      type: 'command',
+      command: 'handoff hook gemini-guard',
+      timeout: 5000,
+    });
     const md = readFileSync(gemini, 'utf8');
     expect(md.startsWith('# Project rules\n\nUse pnpm.\n\n<!-- session-handoff:begin')).toBe(true);
     expect(md).toContain('handoff drained');
@@ -128,7 +149,9 @@ describe('the installed Gemini CLI hooks against a real daemon', () => {
     const repo = tempRepo();
     expect(run('BeforeAgent', repo, base(repo, 'g1', 'BeforeAgent', { prompt: 'go on' })).stdout).toBe('');
     await cli(daemon.stateDir, ['prepare', '--reason', 'test', '--json'], repo);
-    const notice = JSON.parse(run('BeforeAgent', repo, base(repo, 'g1', 'BeforeAgent', { prompt: 'go on' })).stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    const notice = JSON.parse(run('BeforeAgent', repo, base(repo, 'g1', 'BeforeAgent', { prompt: 'go on' })).stdout) as {
+      hookSpecificOutput: { hookEventName: string; additionalContext: string };
+    };
     expect(notice.hookSpecificOutput.hookEventName).toBe('BeforeAgent');
     expect(notice.hookSpecificOutput.additionalContext).toMatch(/is in PREPARE/);
     const afterTool = base(repo, 'g1', 'AfterTool', { tool_name: 'read_file', tool_input: {}, tool_response: { llmContent: 'x' } });

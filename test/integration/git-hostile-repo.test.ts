@@ -49,7 +49,8 @@ describe('a hostile or unusual repository', () => {
   it('hooks and the fsmonitor never run; the clean filter does, and the snapshot is what git add records', async () => {
     const { root, remote } = busyRepo();
     const markers = tempDir('markers');
-    for (const name of ['pre-push', 'reference-transaction', 'post-index-change', 'pre-commit', 'post-checkout', 'pre-auto-gc']) hook(join(root, '.git'), name, `touch '${markers}/${name}'`);
+    for (const name of ['pre-push', 'reference-transaction', 'post-index-change', 'pre-commit', 'post-checkout', 'pre-auto-gc'])
+      hook(join(root, '.git'), name, `touch '${markers}/${name}'`);
     const fsmonitor = join(tempDir('fsmonitor'), 'fsmonitor.sh');
     writeFileSync(fsmonitor, `#!/bin/sh\ntouch '${markers}/fsmonitor'\nexit 1\n`);
     chmodSync(fsmonitor, 0o755);

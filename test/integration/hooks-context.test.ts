@@ -23,8 +23,18 @@ type Event = 'UserPromptSubmit' | 'PostToolUse';
 
 /** One hook call as Claude Code makes it: the payload on stdin, the command from settings.json. */
 function payload(repo: string, session: string, event: Event | string): string {
-  const base = { session_id: session, transcript_path: `/home/dev/.claude/projects/x/${session}.jsonl`, cwd: repo, permission_mode: 'default', hook_event_name: event };
-  return JSON.stringify(event === 'PostToolUse' ? { ...base, tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_response: { stdout: 'ok' } } : { ...base, prompt: 'go on' });
+  const base = {
+    session_id: session,
+    transcript_path: `/home/dev/.claude/projects/x/${session}.jsonl`,
+    cwd: repo,
+    permission_mode: 'default',
+    hook_event_name: event,
+  };
+  return JSON.stringify(
+    event === 'PostToolUse'
+      ? { ...base, tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_response: { stdout: 'ok' } }
+      : { ...base, prompt: 'go on' },
+  );
 }
 
 /** The additionalContext the hook gave, or null when it printed nothing; every call exits 0. */
@@ -72,7 +82,9 @@ describe('handoff hook claude-context: one notice per stage per session', () => 
 
     // EVACUATE that waits for `handoff drained`, as when a hook reports 93 %: the session's own status line
     // reported a moment ago, so the drain has an agent at work to wait for.
-    expect((await api(daemon, 'POST', '/v1/signals', { repo, source: 'claude-statusline', metric: 'context', used_percent: 85, executor: session })).body.code).toBe('reading_recorded');
+    expect(
+      (await api(daemon, 'POST', '/v1/signals', { repo, source: 'claude-statusline', metric: 'context', used_percent: 85, executor: session })).body.code,
+    ).toBe('reading_recorded');
     expect((await api(daemon, 'POST', '/v1/now', { repo, reason: 'test' })).body.code).toBe('evacuation_started');
     const evacuate = await hook(repo, session, P);
     expect(kind(evacuate)).toBe('EVACUATE');
@@ -87,7 +99,8 @@ describe('handoff hook claude-context: one notice per stage per session', () => 
 
   it('a capsule refreshed after the notice gets no reminder; a PREPARE entered again is told again', async () => {
     const repo = tempRepo();
-    const signal = (percent: number) => cli(stateDir, ['signal', '--source', 'claude-statusline', '--metric', 'five_hour', '--used-percent', String(percent), '--json'], repo);
+    const signal = (percent: number) =>
+      cli(stateDir, ['signal', '--source', 'claude-statusline', '--metric', 'five_hour', '--used-percent', String(percent), '--json'], repo);
     await signal(85);
     expect(await state(repo)).toBe('PREPARE');
     expect(await sequence(repo, 's-a', [U, P])).toEqual(['PREPARE', null]);
@@ -117,7 +130,9 @@ describe('handoff hook claude-context: one notice per stage per session', () => 
     const repo = tempRepo();
     await cli(stateDir, ['prepare', '--json'], repo);
     expect(await sequence(repo, 'compacting', [U, U])).toEqual(['PREPARE', null]);
-    const start = fixtureText('claude-hooks/SessionStart.compact.json').replaceAll('/home/dev/acme-api', repo).replace(/"session_id":"[^"]+"/, '"session_id":"compacting"');
+    const start = fixtureText('claude-hooks/SessionStart.compact.json')
+      .replaceAll('/home/dev/acme-api', repo)
+      .replace(/"session_id":"[^"]+"/, '"session_id":"compacting"');
     const run = await piped(['hook', 'claude-session-start', '--state-dir', stateDir], start);
     expect([run.code, run.stdout]).toEqual([0, '']);
     expect(await sequence(repo, 'compacting', [U, U])).toEqual(['PREPARE', null]);

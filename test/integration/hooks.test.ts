@@ -27,7 +27,13 @@ const evacuate = async (repo: string) => {
 const nobody = () => join(tempDir('nobody'), 'state');
 
 function toolCall(repo: string, session: string, tool: string, file = 'src/index.ts'): string {
-  return JSON.stringify({ session_id: session, cwd: repo, hook_event_name: 'PreToolUse', tool_name: tool, tool_input: { file_path: join(repo, file), content: 'x' } });
+  return JSON.stringify({
+    session_id: session,
+    cwd: repo,
+    hook_event_name: 'PreToolUse',
+    tool_name: tool,
+    tool_input: { file_path: join(repo, file), content: 'x' },
+  });
 }
 
 describe('handoff hook claude-statusline', () => {
@@ -77,7 +83,7 @@ describe('handoff hook claude-statusline', () => {
     }
   });
 
-  it('chains the user\'s previous status line: same stdin, its line first', async () => {
+  it("chains the user's previous status line: same stdin, its line first", async () => {
     const repo = tempRepo();
     const previous = `node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log('mine:'+JSON.parse(s).session_id.slice(0,8)))"`;
     const run = await hook('claude-statusline', statuslinePayload(repo, 20), '--chain', previous);
@@ -99,13 +105,19 @@ describe('handoff hook claude-guard', () => {
     for (const tool of ['Edit', 'Write']) {
       const run = await hook('claude-guard', toolCall(repo, 'other-session', tool));
       expect(run.code).toBe(0);
-      const decision = JSON.parse(run.stdout) as { hookSpecificOutput: { hookEventName: string; permissionDecision: string; permissionDecisionReason: string } };
+      const decision = JSON.parse(run.stdout) as {
+        hookSpecificOutput: { hookEventName: string; permissionDecision: string; permissionDecisionReason: string };
+      };
       expect(decision.hookSpecificOutput).toMatchObject({ hookEventName: 'PreToolUse', permissionDecision: 'deny' });
-      expect(decision.hookSpecificOutput.permissionDecisionReason).toMatch(/is in EVACUATE: .*This session \(other-session\) does not hold its lease \(the lease is held by 'holder-session'\)/);
+      expect(decision.hookSpecificOutput.permissionDecisionReason).toMatch(
+        /is in EVACUATE: .*This session \(other-session\) does not hold its lease \(the lease is held by 'holder-session'\)/,
+      );
       expect(decision.hookSpecificOutput.permissionDecisionReason).toMatch(/handoff drained/);
     }
     // A file in a directory that does not exist yet still belongs to the repository.
-    expect(JSON.parse((await hook('claude-guard', toolCall(repo, 'other-session', 'Write', 'new/dir/file.ts'))).stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny' } });
+    expect(JSON.parse((await hook('claude-guard', toolCall(repo, 'other-session', 'Write', 'new/dir/file.ts'))).stdout)).toMatchObject({
+      hookSpecificOutput: { permissionDecision: 'deny' },
+    });
     expect((await hook('claude-guard', toolCall(repo, 'holder-session', 'Edit'))).stdout).toBe('{}\n');
     // Reading and the shell stay open: the agent must still run `handoff drained`.
     expect((await hook('claude-guard', toolCall(repo, 'other-session', 'Read'))).stdout).toBe('{}\n');
@@ -121,7 +133,7 @@ describe('handoff hook claude-guard', () => {
     }
   });
 
-  it('judges the repository of the file, not of the session\'s cwd', async () => {
+  it("judges the repository of the file, not of the session's cwd", async () => {
     const evacuating = tempRepo();
     const elsewhere = tempRepo();
     await evacuate(evacuating);

@@ -89,7 +89,11 @@ function publish(edit: { manifest?: (m: Json) => void; lease?: (l: Json) => void
   return cycle;
 }
 
-const userRefs = (repo: string) => git(repo, 'for-each-ref', '--format=%(refname) %(objectname)').split('\n').filter((line) => !line.startsWith('refs/handoff/')).join('\n');
+const userRefs = (repo: string) =>
+  git(repo, 'for-each-ref', '--format=%(refname) %(objectname)')
+    .split('\n')
+    .filter((line) => !line.startsWith('refs/handoff/'))
+    .join('\n');
 const hasObject = (repo: string, sha: string) => {
   try {
     git(repo, 'cat-file', '-e', `${sha}^{commit}`);
@@ -111,7 +115,13 @@ beforeAll(async () => {
   const manifestText = readFileSync(join(a, '.session-handoff', cycle, 'manifest.json'), 'utf8');
   const manifest = JSON.parse(manifestText) as Json;
   const lease = JSON.parse(bare(['show', `refs/handoff/lease/${cycle}:lease.json`])) as Json;
-  baseline = { cycle, manifest, handoff: readFileSync(join(a, '.session-handoff', cycle, 'HANDOFF.md'), 'utf8'), lease, commit: (manifest['checkpoint'] as Json)['commit'] as string };
+  baseline = {
+    cycle,
+    manifest,
+    handoff: readFileSync(join(a, '.session-handoff', cycle, 'HANDOFF.md'), 'utf8'),
+    lease,
+    commit: (manifest['checkpoint'] as Json)['commit'] as string,
+  };
 }, 60_000);
 
 afterAll(async () => {
@@ -164,25 +174,28 @@ describe('records read from a remote are untrusted input', () => {
     ...leaseCases.map(([field, what, value]) => ({ record: 'lease', field, what, edit: { lease: (l: Json) => setPath(l, field, value) } })),
   ];
 
-  it.each(cases.map((c, i) => [`${c.record}.${c.field}`, c.what, i] as const))('%s set to %s is refused (74, named), runs and fetches nothing', async (_name, _what, index) => {
-    const item = cases[index];
-    if (item === undefined) throw new Error('no case');
-    const cycle = publish(item.edit);
-    const refsBefore = userRefs(b);
-    const command = index % 2 === 0 ? ['verify', cycle, '--from', 'origin'] : ['accept', cycle, '--from', 'origin', '--as', 'laptop-b'];
-    const result = await cli(receiver.stateDir, [...command, '--json'], b);
-    expect(result.json.code).toBe('corrupt_record');
-    expect(result.code).toBe(74);
-    const named = item.field.replace(/\.artifacts$/, '.artifacts.0');
-    const message = result.json.error?.message ?? '';
-    expect(message).toContain(`${item.record}.${named.split('.')[0] ?? ''}`);
-    expect(message).toContain(named.split('.').at(-1) ?? '');
-    expect(message.length).toBeLessThan(2000);
-    expect(existsSync(canary)).toBe(false);
-    expect(hasObject(b, baseline.commit)).toBe(false);
-    expect(userRefs(b)).toBe(refsBefore);
-    expect(existsSync(join(b, '.session-handoff', cycle))).toBe(false);
-  });
+  it.each(cases.map((c, i) => [`${c.record}.${c.field}`, c.what, i] as const))(
+    '%s set to %s is refused (74, named), runs and fetches nothing',
+    async (_name, _what, index) => {
+      const item = cases[index];
+      if (item === undefined) throw new Error('no case');
+      const cycle = publish(item.edit);
+      const refsBefore = userRefs(b);
+      const command = index % 2 === 0 ? ['verify', cycle, '--from', 'origin'] : ['accept', cycle, '--from', 'origin', '--as', 'laptop-b'];
+      const result = await cli(receiver.stateDir, [...command, '--json'], b);
+      expect(result.json.code).toBe('corrupt_record');
+      expect(result.code).toBe(74);
+      const named = item.field.replace(/\.artifacts$/, '.artifacts.0');
+      const message = result.json.error?.message ?? '';
+      expect(message).toContain(`${item.record}.${named.split('.')[0] ?? ''}`);
+      expect(message).toContain(named.split('.').at(-1) ?? '');
+      expect(message.length).toBeLessThan(2000);
+      expect(existsSync(canary)).toBe(false);
+      expect(hasObject(b, baseline.commit)).toBe(false);
+      expect(userRefs(b)).toBe(refsBefore);
+      expect(existsSync(join(b, '.session-handoff', cycle))).toBe(false);
+    },
+  );
 
   it('a return package crafted on the remote is refused by the source, which stays in TAKEOVER and writes nothing', async () => {
     const accepted = await cli(receiver.stateDir, ['accept', baseline.cycle, '--from', 'origin', '--as', 'laptop-b', '--checkout', '--json'], control);
@@ -195,7 +208,12 @@ describe('records read from a remote are untrusted input', () => {
     setPath(returnManifest, 'checkpoint.ref', OPTION);
     const text = `${JSON.stringify(returnManifest, null, 2)}\n`;
     const packages = bare(['rev-parse', `refs/handoff/packages/${baseline.cycle}`]);
-    const files = { [`${baseline.cycle}/manifest.json`]: bare(['show', `${packages}:${baseline.cycle}/manifest.json`]) + '\n', [`${baseline.cycle}/HANDOFF.md`]: baseline.handoff, [`${baseline.cycle}/return/manifest.json`]: text, [`${baseline.cycle}/return/HANDOFF.md`]: baseline.handoff };
+    const files = {
+      [`${baseline.cycle}/manifest.json`]: bare(['show', `${packages}:${baseline.cycle}/manifest.json`]) + '\n',
+      [`${baseline.cycle}/HANDOFF.md`]: baseline.handoff,
+      [`${baseline.cycle}/return/manifest.json`]: text,
+      [`${baseline.cycle}/return/HANDOFF.md`]: baseline.handoff,
+    };
     bare(['update-ref', `refs/handoff/packages/${baseline.cycle}`, craftCommit(files, packages)]);
     const offer = { ...record, state: 'return_offered', manifest: { path: 'return/manifest.json', sha256: sha256(text) } };
     bare(['update-ref', `refs/handoff/lease/${baseline.cycle}`, craftCommit({ 'lease.json': `${JSON.stringify(offer, null, 2)}\n` }, taken)]);

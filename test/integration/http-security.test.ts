@@ -24,7 +24,13 @@ async function snapshot() {
 }
 
 describe('refusals leave state unchanged and the daemon alive', () => {
-  const cases: [string, () => Promise<{ status: number; body: { code: string; authority: string; error?: { message: string; hint: string } } }>, number, string, RegExp?][] = [
+  const cases: [
+    string,
+    () => Promise<{ status: number; body: { code: string; authority: string; error?: { message: string; hint: string } } }>,
+    number,
+    string,
+    RegExp?,
+  ][] = [
     ['no token', () => api(daemon, 'POST', '/v1/signals', signal(), { authorization: '' }), 401, 'unauthorized'],
     ['a wrong token', () => api(daemon, 'POST', '/v1/signals', signal(), { authorization: `Bearer ${'0'.repeat(64)}` }), 401, 'unauthorized'],
     ['a token of another scheme', () => api(daemon, 'POST', '/v1/signals', signal(), { authorization: `Basic ${daemon.token}` }), 401, 'unauthorized'],
@@ -34,16 +40,50 @@ describe('refusals leave state unchanged and the daemon alive', () => {
     ['a 1 MiB body', () => api(daemon, 'POST', '/v1/signals', { ...signal(), pad: 'x'.repeat(1024 * 1024) }), 413, 'body_too_large'],
     [
       'malformed JSON',
-      () => rawRequest(daemon.port, { method: 'POST', path: '/v1/signals', body: '{"repo":', headers: { host: `127.0.0.1:${daemon.port}`, authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' } }),
+      () =>
+        rawRequest(daemon.port, {
+          method: 'POST',
+          path: '/v1/signals',
+          body: '{"repo":',
+          headers: { host: `127.0.0.1:${daemon.port}`, authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+        }),
       400,
       'malformed_json',
     ],
-    ['a schema violation', () => api(daemon, 'POST', '/v1/signals', { ...signal(), used_percent: 'lots' }), 400, 'invalid_body', /used_percent must be number or null/],
+    [
+      'a schema violation',
+      () => api(daemon, 'POST', '/v1/signals', { ...signal(), used_percent: 'lots' }),
+      400,
+      'invalid_body',
+      /used_percent must be number or null/,
+    ],
     ['an unknown field', () => api(daemon, 'POST', '/v1/signals', { ...signal(), estimate: true }), 400, 'invalid_body', /unknown field 'estimate'/],
     ['a missing field', () => api(daemon, 'POST', '/v1/lease/release', { repo }), 400, 'invalid_body', /missing 'token'/],
-    ['a non-JSON content type', () => rawRequest(daemon.port, { method: 'POST', path: '/v1/signals', body: 'x=1', headers: { host: `127.0.0.1:${daemon.port}`, authorization: `Bearer ${daemon.token}`, 'content-type': 'text/plain' } }), 415, 'unsupported_media_type'],
+    [
+      'a non-JSON content type',
+      () =>
+        rawRequest(daemon.port, {
+          method: 'POST',
+          path: '/v1/signals',
+          body: 'x=1',
+          headers: { host: `127.0.0.1:${daemon.port}`, authorization: `Bearer ${daemon.token}`, 'content-type': 'text/plain' },
+        }),
+      415,
+      'unsupported_media_type',
+    ],
     ['an unknown route', () => api(daemon, 'GET', '/v1/../../etc/passwd'), 404, 'not_found'],
-    ['a prototype-poisoning body', () => rawRequest(daemon.port, { method: 'POST', path: '/v1/signals', body: `{"repo":"${repo}","__proto__":{"x":1}}`, headers: { host: `127.0.0.1:${daemon.port}`, authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' } }), 400, 'malformed_json'],
+    [
+      'a prototype-poisoning body',
+      () =>
+        rawRequest(daemon.port, {
+          method: 'POST',
+          path: '/v1/signals',
+          body: `{"repo":"${repo}","__proto__":{"x":1}}`,
+          headers: { host: `127.0.0.1:${daemon.port}`, authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+        }),
+      400,
+      'malformed_json',
+    ],
   ];
 
   it.each(cases)('%s → %s %s', async (_name, send, status, code, message) => {

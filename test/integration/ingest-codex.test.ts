@@ -7,7 +7,16 @@ import { codexModelTokenCount, codexSessionMeta, codexTokenCount } from './inges
 
 interface Status {
   state: string;
-  readings: { metric: string; used_percent: number; source: string; executor: string | null; observed_at: string; credible: boolean; limit?: { id: string; name: string | null }; not_credible: string | null }[];
+  readings: {
+    metric: string;
+    used_percent: number;
+    source: string;
+    executor: string | null;
+    observed_at: string;
+    credible: boolean;
+    limit?: { id: string; name: string | null };
+    not_credible: string | null;
+  }[];
   daemon: { codex_tail: { state: string; codex_home: string } | null };
 }
 
@@ -63,7 +72,8 @@ describe('the Codex rollout tail', () => {
       // The next line after the restart is read, routed by the session_meta cwd seen before the restart.
       appendFileSync(file, `${codexTokenCount(93, 61)}\n`);
       await until('the weekly reading after the restart', async () =>
-        (await status(daemon, repo)).readings.some((r) => r.metric === 'weekly' && r.used_percent === 61) ? true : undefined);
+        (await status(daemon, repo)).readings.some((r) => r.metric === 'weekly' && r.used_percent === 61) ? true : undefined,
+      );
       await until('the weekly reading in the journal', async () => (journalHas(stateDir, '"used_percent":61') ? true : undefined));
     } finally {
       await daemon.stop();
@@ -115,14 +125,17 @@ describe('the Codex rollout tail', () => {
     const daemon = await startDaemon(undefined, { CODEX_HOME: home });
     try {
       // One write, so the tail sends it as one batch.
-      writeFileSync(join(day, 'rollout-bad-middle.jsonl'), [
-        codexSessionMeta(repo, 'bad-middle'),
-        codexTokenCount(40, 20),
-        '{"timestamp": "2026-11-29T10:00:00Z", "type": "event_msg", "payload": {"type": "token_count", "rate_limits": ',
-        JSON.stringify({ timestamp: 'yesterday', type: 'event_msg', payload: { type: 'token_count', rate_limits: null } }),
-        codexTokenCount(41, 86),
-        '',
-      ].join('\n'));
+      writeFileSync(
+        join(day, 'rollout-bad-middle.jsonl'),
+        [
+          codexSessionMeta(repo, 'bad-middle'),
+          codexTokenCount(40, 20),
+          '{"timestamp": "2026-11-29T10:00:00Z", "type": "event_msg", "payload": {"type": "token_count", "rate_limits": ',
+          JSON.stringify({ timestamp: 'yesterday', type: 'event_msg', payload: { type: 'token_count', rate_limits: null } }),
+          codexTokenCount(41, 86),
+          '',
+        ].join('\n'),
+      );
       await stateBecomes(daemon, repo, 'PREPARE');
       const weekly = (await status(daemon, repo)).readings.find((r) => r.metric === 'weekly');
       expect(weekly).toMatchObject({ used_percent: 86, executor: 'bad-middle' });
@@ -149,12 +162,17 @@ describe('the Codex rollout tail', () => {
       expect(now.state).toBe('PREPARE');
       expect(now.readings.find((r) => r.metric === 'weekly' && r.limit === undefined)).toMatchObject({ used_percent: 84, credible: true });
       expect(now.readings.find((r) => r.limit?.id === 'codex_bengalfox')).toMatchObject({
-        used_percent: 3, credible: false, limit: { name: 'GPT-5.3-Codex-Spark' }, not_credible: expect.stringMatching(/per-model limit family GPT-5\.3-Codex-Spark/) as string,
+        used_percent: 3,
+        credible: false,
+        limit: { name: 'GPT-5.3-Codex-Spark' },
+        not_credible: expect.stringMatching(/per-model limit family GPT-5\.3-Codex-Spark/) as string,
       });
       // Another session's file: its Spark family at 97 % does not evacuate; the account's line does.
       const two = join(day, 'rollout-families-two.jsonl');
       writeFileSync(two, `${codexSessionMeta(repo, 'families-two')}\n${codexModelTokenCount(97)}\n`);
-      await until('the second Spark reading', async () => ((await status(daemon, repo)).readings.some((r) => r.limit !== undefined && r.used_percent === 97) ? true : undefined));
+      await until('the second Spark reading', async () =>
+        (await status(daemon, repo)).readings.some((r) => r.limit !== undefined && r.used_percent === 97) ? true : undefined,
+      );
       now = await status(daemon, repo);
       expect(now.state).toBe('PREPARE');
       const human = await cli(daemon.stateDir, ['status'], repo);

@@ -13,10 +13,15 @@ export interface Piped {
 export function piped(args: readonly string[], input: string, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Piped> {
   const start = Date.now();
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [CLI, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env }, encoding: 'utf8', timeout: 20_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr, ms: Date.now() - start });
-    });
+    const child = execFile(
+      process.execPath,
+      [CLI, ...args],
+      { cwd: options.cwd, env: { ...process.env, ...options.env }, encoding: 'utf8', timeout: 20_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr, ms: Date.now() - start });
+      },
+    );
     child.stdin?.end(input);
   });
 }
@@ -33,11 +38,7 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
  * The subscriber status line fixture, moved to `repo` and to now: its reset epochs lie in the past,
  * and a live daemon judges readings by its own clock.
  */
-export function statuslinePayload(
-  repo: string,
-  fiveHour: number | null,
-  extra: { session?: string; context?: number | null; now?: number } = {},
-): string {
+export function statuslinePayload(repo: string, fiveHour: number | null, extra: { session?: string; context?: number | null; now?: number } = {}): string {
   const now = extra.now ?? nowSeconds();
   const payload = JSON.parse(fixtureText('claude-statusline/subscriber-v2.1.2xx.json')) as {
     cwd: string;
@@ -75,7 +76,11 @@ export function codexTokenCount(fiveHour: number, weekly: number, at: Date = new
 }
 
 export function codexSessionMeta(cwd: string, id: string): string {
-  return JSON.stringify({ timestamp: new Date().toISOString(), type: 'session_meta', payload: { id, timestamp: new Date().toISOString(), cwd, originator: 'codex_cli_rs', cli_version: '0.159.0' } });
+  return JSON.stringify({
+    timestamp: new Date().toISOString(),
+    type: 'session_meta',
+    payload: { id, timestamp: new Date().toISOString(), cwd, originator: 'codex_cli_rs', cli_version: '0.159.0' },
+  });
 }
 
 /** A per-model family's token_count line, as current Codex writes next to the account's (`limit_id` "codex"). */

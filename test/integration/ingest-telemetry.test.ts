@@ -76,7 +76,12 @@ describe('Gemini CLI telemetry', () => {
 describe('one bad field, one bad line', () => {
   it('a status line with one mistyped field: the hook still prints what it read, and 91 % counts', async () => {
     const repo = tempRepo();
-    const payload = JSON.stringify({ cwd: repo, session_id: 'bad-field', context_window: { used_percentage: '9x' }, rate_limits: { five_hour: { used_percentage: 91, resets_at: Math.floor(Date.now() / 1000) + 3600 } } });
+    const payload = JSON.stringify({
+      cwd: repo,
+      session_id: 'bad-field',
+      context_window: { used_percentage: '9x' },
+      rate_limits: { five_hour: { used_percentage: 91, resets_at: Math.floor(Date.now() / 1000) + 3600 } },
+    });
     const run = await piped(['hook', 'claude-statusline', '--state-dir', daemon.stateDir], payload);
     expect(run.stdout).toBe('handoff EVACUATE · 5h 91%\n');
     expect(await state(repo)).toBe('EVACUATE');
@@ -86,7 +91,10 @@ describe('one bad field, one bad line', () => {
     const repo = tempRepo();
     const { envelope } = await ingest('codex-rollout', corpus('codex/rollout-legacy-2025-07.jsonl'), ['--repo', repo]);
     expect(envelope.code).toBe('ingested');
-    expect(envelope.data.unknown.map((u) => u.reason)).toEqual([expect.stringMatching(/^an older Codex format with no usage data/), expect.stringMatching(/^an older Codex format/)]);
+    expect(envelope.data.unknown.map((u) => u.reason)).toEqual([
+      expect.stringMatching(/^an older Codex format with no usage data/),
+      expect.stringMatching(/^an older Codex format/),
+    ]);
     const alone = await ingest('codex-rollout', corpus('codex/rollout-legacy-2025-07.jsonl'));
     expect(alone.envelope.error?.message).toMatch(/holds nothing to record: an older Codex format with no usage data/);
   });

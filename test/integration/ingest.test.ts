@@ -42,7 +42,11 @@ describe('handoff ingest against a real daemon', () => {
     expect(code).toBe(0);
     expect(envelope.code).toBe('ingested');
     expect(envelope.data).toMatchObject({ workspace: repo, state: 'EVACUATE', route: { by: 'payload', session_id: '3f0c9a52-7d1e-4b6a-9c2e-5a1b8f0d4e21' } });
-    expect(envelope.data.recorded.map((r) => [r.metric, r.used_percent])).toEqual([['context', 59], ['five_hour', 93], ['seven_day', 41.2]]);
+    expect(envelope.data.recorded.map((r) => [r.metric, r.used_percent])).toEqual([
+      ['context', 59],
+      ['five_hour', 93],
+      ['seven_day', 41.2],
+    ]);
     // Provenance: the exact payload bytes and the session that reported them.
     const { createHash } = await import('node:crypto');
     expect(envelope.data.recorded[0]?.raw_sha256).toBe(createHash('sha256').update(payload).digest('hex'));
@@ -76,7 +80,7 @@ describe('handoff ingest against a real daemon', () => {
     expect(changed.envelope.data.unchanged.map((r) => r.metric)).toEqual(['context', 'seven_day']);
   });
 
-  it('an unparsable payload is refused with the adapter\'s message (65) and changes nothing', async () => {
+  it("an unparsable payload is refused with the adapter's message (65) and changes nothing", async () => {
     const repo = tempRepo();
     const { code, envelope } = await ingest('claude-statusline', '{"cwd": "', '--repo', repo);
     expect(code).toBe(65);
@@ -85,7 +89,10 @@ describe('handoff ingest against a real daemon', () => {
     // A wrong type costs only its own metric, never the payload: it is unknown, with the reason.
     const wrongType = await ingest('claude-statusline', JSON.stringify({ cwd: repo, rate_limits: { five_hour: { used_percentage: 'ninety-three' } } }));
     expect(wrongType.code).toBe(0);
-    expect(wrongType.envelope.data.unknown).toContainEqual({ metric: 'five_hour', reason: 'rate_limits.five_hour.used_percentage is not a number ("ninety-three")' });
+    expect(wrongType.envelope.data.unknown).toContainEqual({
+      metric: 'five_hour',
+      reason: 'rate_limits.five_hour.used_percentage is not a number ("ninety-three")',
+    });
     expect((await cli(daemon.stateDir, ['status', '--json'], repo)).json.data).toMatchObject({ state: 'NORMAL', readings: [] });
   });
 
@@ -101,7 +108,10 @@ describe('handoff ingest against a real daemon', () => {
     expect(routed.code).toBe(0);
     expect(routed.envelope.data.route.by).toBe('repo');
     // The fixture's reset times lie in the past: observed, but not counted, and said why.
-    expect(routed.envelope.data.not_credible.map((n) => [n.reading.metric, n.reason])).toEqual([['requests', 'window_reset_passed'], ['tokens', 'window_reset_passed']]);
+    expect(routed.envelope.data.not_credible.map((n) => [n.reading.metric, n.reason])).toEqual([
+      ['requests', 'window_reset_passed'],
+      ['tokens', 'window_reset_passed'],
+    ]);
   });
 
   it('an unknown adapter is refused (65) with the list of adapters', async () => {
@@ -115,7 +125,11 @@ describe('handoff ingest against a real daemon', () => {
     const repo = tempRepo();
     const payload = fixtureText('claude-hooks/StopFailure.rate_limit.json').replaceAll('/home/dev/acme-api', repo);
     const { envelope } = await ingest('claude-hook', payload);
-    expect(envelope.data).toMatchObject({ state: 'EVACUATE', warnings: [{ warning: { kind: 'rate_limit' }, code: 'warning_recorded' }], events: [{ name: 'StopFailure' }] });
+    expect(envelope.data).toMatchObject({
+      state: 'EVACUATE',
+      warnings: [{ warning: { kind: 'rate_limit' }, code: 'warning_recorded' }],
+      events: [{ name: 'StopFailure' }],
+    });
   });
 
   it('a Codex zero placeholder in a later payload does not clear real pressure', async () => {
@@ -125,7 +139,10 @@ describe('handoff ingest against a real daemon', () => {
     expect(first.envelope.data.state).toBe('PREPARE');
     // 0 % with shifted resets, before the earlier window's reset, from the same session.
     const zero = await ingest('codex-rollout', `${codexSessionMeta(repo, session)}\n${codexTokenCount(0, 0, new Date(), 7200)}\n`);
-    expect(zero.envelope.data.not_credible.map((n) => [n.reading.metric, n.reason])).toEqual([['five_hour', 'zero_placeholder'], ['weekly', 'zero_placeholder']]);
+    expect(zero.envelope.data.not_credible.map((n) => [n.reading.metric, n.reason])).toEqual([
+      ['five_hour', 'zero_placeholder'],
+      ['weekly', 'zero_placeholder'],
+    ]);
     expect(zero.envelope.data.state).toBe('PREPARE');
     const status = await cli(daemon.stateDir, ['status', '--json'], repo);
     expect(status.json.data).toMatchObject({ state: 'PREPARE', pressure: { percent: 85, metric: 'five_hour' } });
@@ -143,7 +160,10 @@ describe('handoff ingest against a real daemon', () => {
     expect(code).toBe(0);
     expect(envelope.data.chunks).toBeGreaterThan(1);
     expect(envelope.data).toMatchObject({ workspace: repo, state: 'EVACUATE' });
-    expect(envelope.data.recorded.map((r) => [r.metric, r.used_percent, r.executor])).toEqual([['five_hour', 93, session], ['weekly', 40, session]]);
+    expect(envelope.data.recorded.map((r) => [r.metric, r.used_percent, r.executor])).toEqual([
+      ['five_hour', 93, session],
+      ['weekly', 40, session],
+    ]);
   });
 
   it('the HTTP route validates its body and answers with the Envelope', async () => {

@@ -12,7 +12,11 @@ import { tempDir, tempRepo } from '../support/git.js';
  * commands carry no --state-dir), the agents' config dirs from the env.
  */
 function install(args: readonly string[], env: NodeJS.ProcessEnv, cwd?: string) {
-  const out = execFileSync(process.execPath, [CLI, 'install', ...args, '--json'], { cwd, env: { ...process.env, HOME: tempDir('home'), HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '', ...env }, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [CLI, 'install', ...args, '--json'], {
+    cwd,
+    env: { ...process.env, HOME: tempDir('home'), HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '', ...env },
+    encoding: 'utf8',
+  });
   return JSON.parse(out) as { data: { files: { path: string; action: string; backup: string | null }[] } };
 }
 
@@ -103,7 +107,16 @@ describe('the slash command and the AGENTS.md blocks', () => {
   });
 
   it('the block explains each stage and receiving a handoff', () => {
-    for (const part of ['**PREPARE**', '**EVACUATE**', 'HANDOFF_READY', 'Receiving a handoff', '`handoff drained`', '`handoff capsule set --file FILE`', '`handoff accept <cycle> --as <session-id>`', '`handoff return`']) {
+    for (const part of [
+      '**PREPARE**',
+      '**EVACUATE**',
+      'HANDOFF_READY',
+      'Receiving a handoff',
+      '`handoff drained`',
+      '`handoff capsule set --file FILE`',
+      '`handoff accept <cycle> --as <session-id>`',
+      '`handoff return`',
+    ]) {
       expect(AGENT_INSTRUCTIONS).toContain(part);
     }
     for (const part of ['`handoff capsule template`', 'handoff capsule set <<', 'Next action', '$ARGUMENTS']) expect(CAPSULE_COMMAND).toContain(part);
@@ -112,19 +125,35 @@ describe('the slash command and the AGENTS.md blocks', () => {
   it('name only real commands: every `handoff …` line in them runs with --help', async () => {
     const installed = [CAPSULE_COMMAND, AGENT_INSTRUCTIONS];
     const commands = [...new Set(installed.flatMap(handoffCommands))];
-    expect(commands).toEqual(expect.arrayContaining(['handoff capsule template', 'handoff capsule set', 'handoff drained', 'handoff accept <cycle> --as <session-id>', 'handoff verify <cycle>']));
+    expect(commands).toEqual(
+      expect.arrayContaining([
+        'handoff capsule template',
+        'handoff capsule set',
+        'handoff drained',
+        'handoff accept <cycle> --as <session-id>',
+        'handoff verify <cycle>',
+      ]),
+    );
     await expectRealCommands(commands);
   });
 
   it('the check itself refuses made-up commands', async () => {
-    for (const made of ['handoff nonsense', 'handoff capsule refresh', 'handoff lease grab --as me']) await expect(expectRealCommands([made]), made).rejects.toThrow();
+    for (const made of ['handoff nonsense', 'handoff capsule refresh', 'handoff lease grab --as me'])
+      await expect(expectRealCommands([made]), made).rejects.toThrow();
   });
 
   it('so do the stage notices the hooks inject', async () => {
     const facts = (kind: ContextKind): ContextFacts => ({
       workspace: '/repo',
       session: 's-1',
-      view: { state: kind === 'evacuate' ? 'EVACUATE' : kind === 'frozen' ? 'HANDOFF_READY' : 'PREPARE', stage: 'x', returning: false, paused: false, holder: null, capsuleFresh: false },
+      view: {
+        state: kind === 'evacuate' ? 'EVACUATE' : kind === 'frozen' ? 'HANDOFF_READY' : 'PREPARE',
+        stage: 'x',
+        returning: false,
+        paused: false,
+        holder: null,
+        capsuleFresh: false,
+      },
       cycle: '20261129T081500Z-k3f9qa',
       pressure: null,
       quality: { score: 0, max: 6, missing: ['no capsule'] },

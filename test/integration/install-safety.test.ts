@@ -11,8 +11,15 @@ import { piped } from './ingest-support.js';
  * install writes changed together or not at all. Runs the built CLI; no daemon needed.
  */
 async function install(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
-  const run = await piped(['install', ...args], '', { cwd: options.cwd, env: { HOME: tempDir('home'), HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '', ...options.env } });
-  type Json = { code: string; data: { files: { path: string; action: string; backup: string | null }[]; notes: string[] } | null; error?: { message: string; hint: string } };
+  const run = await piped(['install', ...args], '', {
+    cwd: options.cwd,
+    env: { HOME: tempDir('home'), HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '', ...options.env },
+  });
+  type Json = {
+    code: string;
+    data: { files: { path: string; action: string; backup: string | null }[]; notes: string[] } | null;
+    error?: { message: string; hint: string };
+  };
   return { ...run, json: (args.includes('--json') ? JSON.parse(run.stdout) : {}) as Json };
 }
 
@@ -52,7 +59,9 @@ describe('a link planted in a repository is refused, and nothing is copied', () 
     for (const extra of [[], ['--dry-run']]) {
       const run = await install(['cline', '--json', ...extra], { cwd: repo });
       expect(run.code).toBe(65);
-      expect(run.json.error?.message).toBe(`${link} is a symbolic link inside the repository ${repo}; handoff install never writes through a link in a repository`);
+      expect(run.json.error?.message).toBe(
+        `${link} is a symbolic link inside the repository ${repo}; handoff install never writes through a link in a repository`,
+      );
       expect(run.stdout + run.stderr).not.toContain('OPENSSH');
       const human = await install(['cline', ...extra], { cwd: repo });
       expect(human.code).toBe(65);
@@ -74,7 +83,7 @@ describe('a link planted in a repository is refused, and nothing is copied', () 
     expect(readdirSync(outside)).toEqual([]);
   });
 
-  it('claude --settings: a repository\'s .claude linking elsewhere is refused too, for every file of the install', async () => {
+  it("claude --settings: a repository's .claude linking elsewhere is refused too, for every file of the install", async () => {
     const repo = tempRepo();
     const outside = tempDir('outside');
     writeFileSync(join(outside, 'settings.json'), '{}\n');
@@ -139,7 +148,9 @@ describe('all or nothing', () => {
     const before = snapshot(dir);
     const run = await install(['claude', '--settings', path, '--json']);
     expect(run.code).not.toBe(0);
-    expect(run.json.error?.message).toMatch(new RegExp(`^could not write ${join(dir, 'commands', 'handoff-capsule.md')} \\(.+\\); every file was left as it was$`));
+    expect(run.json.error?.message).toMatch(
+      new RegExp(`^could not write ${join(dir, 'commands', 'handoff-capsule.md')} \\(.+\\); every file was left as it was$`),
+    );
     expect(snapshot(dir)).toEqual(before);
   });
   it('when a file fails to go in place after another one did, the one already replaced gets its bytes back', async () => {
@@ -158,7 +169,10 @@ describe('all or nothing', () => {
         { path: created, text: 'ours\n', before: null, backup: null },
         { path: blocked, text: 'ours\n', before: null, backup: null },
       ])
-      .then(() => null, (error: unknown) => error as Error);
+      .then(
+        () => null,
+        (error: unknown) => error as Error,
+      );
     expect(failure?.message).toMatch(new RegExp(`^could not write ${blocked} \\(.+\\); every file was left as it was$`));
     expect(snapshot(dir)).toEqual(before);
     expect(lstatSync(first).mode & 0o777).toBe(0o640);
@@ -169,7 +183,8 @@ describe('byte for byte', () => {
   it('a settings.json with comments, 12345678901234567890, 1.0 and odd layout keeps every byte outside our hooks', async () => {
     const dir = tempDir('claude');
     const path = join(dir, 'settings.json');
-    const original = '// by hand\n{ "model": "opus",   "budget": 12345678901234567890,\n  "ratio": 1.0,\n  "statusLine": { "type": "command", "command": "mine.sh", "padding": 1 },\n  "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "bye" } ] } ] } /* end */\n}\n';
+    const original =
+      '// by hand\n{ "model": "opus",   "budget": 12345678901234567890,\n  "ratio": 1.0,\n  "statusLine": { "type": "command", "command": "mine.sh", "padding": 1 },\n  "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "bye" } ] } ] } /* end */\n}\n';
     writeFileSync(path, original);
     const run = await install(['claude', '--settings', path, '--json']);
     expect(run.code).toBe(0);

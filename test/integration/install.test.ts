@@ -12,7 +12,14 @@ import { piped, statuslinePayload } from './ingest-support.js';
  */
 async function install(args: string[], cwd?: string) {
   const run = await piped(['install', ...args], '', { cwd, env: { HOME: tempDir('home'), HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '' } });
-  return { ...run, json: (args.includes('--json') ? JSON.parse(run.stdout) : {}) as { code: string; data: Record<string, unknown> | null; error?: { message: string; hint: string } } };
+  return {
+    ...run,
+    json: (args.includes('--json') ? JSON.parse(run.stdout) : {}) as {
+      code: string;
+      data: Record<string, unknown> | null;
+      error?: { message: string; hint: string };
+    },
+  };
 }
 
 const USER_SETTINGS = {
@@ -37,7 +44,17 @@ describe('handoff install claude', () => {
     const first = await install(['claude', '--settings', path, '--json']);
     expect(first.code).toBe(0);
     const command = join(path, '..', 'commands', 'handoff-capsule.md');
-    expect(first.json).toMatchObject({ code: 'ok', data: { agent: 'claude', dry_run: false, files: [{ path, action: 'updated' }, { path: command, action: 'created', backup: null }] } });
+    expect(first.json).toMatchObject({
+      code: 'ok',
+      data: {
+        agent: 'claude',
+        dry_run: false,
+        files: [
+          { path, action: 'updated' },
+          { path: command, action: 'created', backup: null },
+        ],
+      },
+    });
     const backup = (first.json.data?.['files'] as { backup: string }[])[0]?.backup ?? '';
     expect(readFileSync(backup, 'utf8')).toBe(original);
     expect(statSync(backup).mode & 0o777).toBe(0o600);
@@ -55,7 +72,14 @@ describe('handoff install claude', () => {
 
     const after = readFileSync(path, 'utf8');
     const second = await install(['claude', '--settings', path, '--json']);
-    expect(second.json).toMatchObject({ data: { files: [{ action: 'unchanged', backup: null }, { path: command, action: 'unchanged', backup: null }] } });
+    expect(second.json).toMatchObject({
+      data: {
+        files: [
+          { action: 'unchanged', backup: null },
+          { path: command, action: 'unchanged', backup: null },
+        ],
+      },
+    });
     expect(readFileSync(path, 'utf8')).toBe(after);
     expect(readdirSync(join(path, '..')).filter((name) => name.includes('handoff-backup'))).toHaveLength(1);
   });
@@ -87,8 +111,18 @@ describe('handoff install claude', () => {
 
   it('defaults to $CLAUDE_CONFIG_DIR/settings.json, creating it', () => {
     const config = tempDir('claude-config');
-    const run = execFileSync(process.execPath, [CLI, '--state-dir', tempDir('s'), 'install', 'claude', '--json'], { env: { ...process.env, CLAUDE_CONFIG_DIR: config }, encoding: 'utf8' });
-    expect(JSON.parse(run)).toMatchObject({ data: { files: [{ path: join(config, 'settings.json'), action: 'created', backup: null }, { path: join(config, 'commands', 'handoff-capsule.md'), action: 'created' }] } });
+    const run = execFileSync(process.execPath, [CLI, '--state-dir', tempDir('s'), 'install', 'claude', '--json'], {
+      env: { ...process.env, CLAUDE_CONFIG_DIR: config },
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(run)).toMatchObject({
+      data: {
+        files: [
+          { path: join(config, 'settings.json'), action: 'created', backup: null },
+          { path: join(config, 'commands', 'handoff-capsule.md'), action: 'created' },
+        ],
+      },
+    });
   });
 
   it('the installed commands work: the status line runs the chained command and reports to the daemon', async () => {
@@ -110,14 +144,22 @@ describe('handoff install claude', () => {
 });
 
 describe('handoff install codex, opencode and cline', () => {
-  it('codex: a marked block in $CODEX_HOME/AGENTS.md after the user\'s text; twice = once', async () => {
+  it("codex: a marked block in $CODEX_HOME/AGENTS.md after the user's text; twice = once", async () => {
     const home = tempDir('codex-home');
     const agents = join(home, 'AGENTS.md');
     writeFileSync(agents, '# My rules\n\nAlways run the tests.\n');
     const env = { ...process.env, CODEX_HOME: home };
     const stateDir = tempDir('s');
-    const run = (...extra: string[]) => execFileSync(process.execPath, [CLI, '--state-dir', stateDir, 'install', 'codex', '--json', ...extra], { env, encoding: 'utf8' });
-    expect(JSON.parse(run())).toMatchObject({ data: { files: [{ path: agents, action: 'updated' }, { path: join(home, 'hooks.json'), action: 'created' }] } });
+    const run = (...extra: string[]) =>
+      execFileSync(process.execPath, [CLI, '--state-dir', stateDir, 'install', 'codex', '--json', ...extra], { env, encoding: 'utf8' });
+    expect(JSON.parse(run())).toMatchObject({
+      data: {
+        files: [
+          { path: agents, action: 'updated' },
+          { path: join(home, 'hooks.json'), action: 'created' },
+        ],
+      },
+    });
     const text = readFileSync(agents, 'utf8');
     expect(text.startsWith('# My rules\n\nAlways run the tests.\n\n<!-- session-handoff:begin')).toBe(true);
     expect(text).toContain('handoff drained');
@@ -134,7 +176,7 @@ describe('handoff install codex, opencode and cline', () => {
     expect(readFileSync(path, 'utf8')).toBe(text);
   });
 
-  it('cline: a rules file of ours in the repository\'s .clinerules/, next to the user\'s rules', async () => {
+  it("cline: a rules file of ours in the repository's .clinerules/, next to the user's rules", async () => {
     const repo = tempRepo();
     mkdirSync(join(repo, '.clinerules'));
     writeFileSync(join(repo, '.clinerules', 'style.md'), 'Use tabs.\n');
@@ -148,7 +190,7 @@ describe('handoff install codex, opencode and cline', () => {
     expect(readFileSync(ours, 'utf8')).toBe(text);
   });
 
-  it('cline: a single .clinerules file gets the block, the user\'s rules kept', async () => {
+  it("cline: a single .clinerules file gets the block, the user's rules kept", async () => {
     const repo = tempRepo();
     writeFileSync(join(repo, '.clinerules'), 'Never touch migrations.\n');
     await install(['cline', '--json'], repo);

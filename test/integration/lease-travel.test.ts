@@ -68,7 +68,10 @@ describe('a lease that travelled moves only on the remote', () => {
     // The truth is one: the remote record did not move, and each machine names the same holder.
     expect(git(remote, 'rev-parse', ref)).toBe(head);
     expect(record()).toMatchObject({ state: 'taken', holder: { executor: 'laptop-b', token } });
-    for (const [machine, repo] of [[machineA, a], [machineB, b]] as const) {
+    for (const [machine, repo] of [
+      [machineA, a],
+      [machineB, b],
+    ] as const) {
       expect((await on(machine, ['status'], repo)).json.data).toMatchObject({ lease: { holder: { executor: 'laptop-b', token } } });
     }
     // The holder's token still works for what the remote records: the return.

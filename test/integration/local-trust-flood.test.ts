@@ -90,7 +90,9 @@ describe('the daemon outlives abuse', () => {
       expect((await cli(daemon.stateDir, ['status', '--json'], repo)).json.code).toBe('status');
       const baseline = openDescriptors(daemon.pid);
       const processes = Math.ceil(CONNECTIONS / PER_PROCESS);
-      const flooding = Promise.all(Array.from({ length: processes }, (_, i) => flood(daemon.port, Math.min(PER_PROCESS, CONNECTIONS - i * PER_PROCESS), 3_000)));
+      const flooding = Promise.all(
+        Array.from({ length: processes }, (_, i) => flood(daemon.port, Math.min(PER_PROCESS, CONNECTIONS - i * PER_PROCESS), 3_000)),
+      );
       let done = false;
       void flooding.finally(() => (done = true));
 
@@ -134,24 +136,28 @@ describe('the daemon outlives abuse', () => {
   }, 180_000);
 
   // prlimit lowers the limit of the running daemon: at start node needs more descriptors than it keeps.
-  it.skipIf(!existsSync('/usr/bin/prlimit'))('out of descriptors, the daemon refuses connections instead of crashing, and serves again after', async () => {
-    const daemon = await startDaemon();
-    // Fewer descriptors than the port's connection limit: accept() itself fails with EMFILE.
-    const limit = openDescriptors(daemon.pid) + 40;
-    execFileSync('/usr/bin/prlimit', ['--pid', String(daemon.pid), `--nofile=${limit}:${limit}`]);
-    const repo = tempRepo();
-    try {
-      const report = await flood(daemon.port, 1_000, 2_000);
-      expect(report.why).toBe('held');
-      expect(isProcessAlive(daemon.pid)).toBe(true);
-      expect(daemon.child.exitCode).toBeNull();
-      // libuv answers EMFILE on accept by closing the pending connections (its reserve-descriptor trick);
-      // when even that fails node emits 'error' on the server, which listeners.ts logs instead of crashing.
-      expect(report.closedByPeer).toBeGreaterThan(0);
-      console.log(`descriptor limit ${limit}: flood of 1000 → ${report.opened} opened, ${report.closedByPeer} closed by the daemon; daemon alive`);
-      expect((await cli(daemon.stateDir, ['status', '--json'], repo)).json.code).toBe('status');
-    } finally {
-      await daemon.stop();
-    }
-  }, 120_000);
+  it.skipIf(!existsSync('/usr/bin/prlimit'))(
+    'out of descriptors, the daemon refuses connections instead of crashing, and serves again after',
+    async () => {
+      const daemon = await startDaemon();
+      // Fewer descriptors than the port's connection limit: accept() itself fails with EMFILE.
+      const limit = openDescriptors(daemon.pid) + 40;
+      execFileSync('/usr/bin/prlimit', ['--pid', String(daemon.pid), `--nofile=${limit}:${limit}`]);
+      const repo = tempRepo();
+      try {
+        const report = await flood(daemon.port, 1_000, 2_000);
+        expect(report.why).toBe('held');
+        expect(isProcessAlive(daemon.pid)).toBe(true);
+        expect(daemon.child.exitCode).toBeNull();
+        // libuv answers EMFILE on accept by closing the pending connections (its reserve-descriptor trick);
+        // when even that fails node emits 'error' on the server, which listeners.ts logs instead of crashing.
+        expect(report.closedByPeer).toBeGreaterThan(0);
+        console.log(`descriptor limit ${limit}: flood of 1000 → ${report.opened} opened, ${report.closedByPeer} closed by the daemon; daemon alive`);
+        expect((await cli(daemon.stateDir, ['status', '--json'], repo)).json.code).toBe('status');
+      } finally {
+        await daemon.stop();
+      }
+    },
+    120_000,
+  );
 });

@@ -30,7 +30,8 @@ async function squat(port: number): Promise<{ received(): string; connections():
   };
 }
 
-const guardCall = (repo: string) => JSON.stringify({ session_id: 's', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: join(repo, 'README.md') } });
+const guardCall = (repo: string) =>
+  JSON.stringify({ session_id: 's', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: join(repo, 'README.md') } });
 
 /** `handoff status`, the status-line hook and the guard, as the owner runs them. */
 async function ownerCalls(stateDir: string, repo: string) {
@@ -95,7 +96,10 @@ describe('the token reaches only the daemon', () => {
       expect(lstatSync(second.stateDir).mode & 0o777).toBe(0o700);
       expect((await cli(second.stateDir, ['status', '--json'], tempRepo())).json.code).toBe('status');
       // What a thief copied from the earlier run opens nothing now.
-      const stale = await rawRequest(second.port, { path: '/v1/status', headers: { host: `127.0.0.1:${second.port}`, authorization: `Bearer ${first.token}` } });
+      const stale = await rawRequest(second.port, {
+        path: '/v1/status',
+        headers: { host: `127.0.0.1:${second.port}`, authorization: `Bearer ${first.token}` },
+      });
       expect([stale.status, stale.body.code]).toEqual([401, 'unauthorized']);
     } finally {
       await second.stop();
@@ -146,7 +150,12 @@ describe('the token reaches only the daemon', () => {
       // A browser page cannot use it, and every other route still wants the token.
       const fromPage = await api(daemon, 'POST', '/v1/hello', { nonce }, { origin: 'http://evil.example' });
       expect(fromPage.body.code).toBe('forbidden_origin');
-      const short = await rawRequest(daemon.port, { method: 'POST', path: '/v1/hello', headers: { host: `127.0.0.1:${daemon.port}`, 'content-type': 'application/json' }, body: '{"nonce":"short"}' });
+      const short = await rawRequest(daemon.port, {
+        method: 'POST',
+        path: '/v1/hello',
+        headers: { host: `127.0.0.1:${daemon.port}`, 'content-type': 'application/json' },
+        body: '{"nonce":"short"}',
+      });
       expect(short.body.code).toBe('invalid_body');
       const noToken = await rawRequest(daemon.port, { path: '/v1/status', headers: { host: `127.0.0.1:${daemon.port}` } });
       expect(noToken.body.code).toBe('unauthorized');
@@ -157,7 +166,7 @@ describe('the token reaches only the daemon', () => {
 });
 
 describe('the CLI checks the state dir and the token file as the daemon does', () => {
-  it('refuses a group-readable token with the daemon\'s exit code and hint; the hooks treat it as no daemon', async () => {
+  it("refuses a group-readable token with the daemon's exit code and hint; the hooks treat it as no daemon", async () => {
     const daemon = await startDaemon();
     const repo = tempRepo();
     const tokenPath = join(daemon.stateDir, 'token');
@@ -238,9 +247,20 @@ describe('the limits are the documented ones (docs/http-api.md, Limits)', () => 
 
   it('on the loopback port and on the socket', async () => {
     const unused = {} as never;
-    const app = buildServer({ service: unused, takeover: unused, ingest: unused, token: 'a'.repeat(64), port: () => 0, logger: pino({ enabled: false }), bodyLimit: 65_536 });
+    const app = buildServer({
+      service: unused,
+      takeover: unused,
+      ingest: unused,
+      token: 'a'.repeat(64),
+      port: () => 0,
+      logger: pino({ enabled: false }),
+      bodyLimit: 65_536,
+    });
     try {
-      for (const [server, maxConnections] of [[app.server, 128], [app.localSocket, 512]] as const) {
+      for (const [server, maxConnections] of [
+        [app.server, 128],
+        [app.localSocket, 512],
+      ] as const) {
         expect({
           maxConnections: server.maxConnections,
           headersTimeout: server.headersTimeout,

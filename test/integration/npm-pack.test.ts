@@ -26,33 +26,46 @@ interface Run {
 
 function run(file: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(file, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, encoding: 'utf8', timeout: options.timeoutMs ?? 30_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      file,
+      args,
+      { cwd: options.cwd, env: { ...process.env, ...options.env }, encoding: 'utf8', timeout: options.timeoutMs ?? 30_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
 let handoff = '';
 let installed = '';
 
-beforeAll(async () => {
-  const work = tempDir('pack');
-  const started = Date.now();
-  const packed = await run('npm', ['pack', '--pack-destination', work, '--json', '--loglevel=error'], { cwd: ROOT, timeoutMs: INSTALL_TIMEOUT_MS });
-  expect(packed.code, packed.stderr).toBe(0);
-  const [{ filename, files }] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
-  const tarball = join(work, filename);
-  const prefix = join(work, 'prefix');
-  const install = (mode: '--offline' | '--prefer-offline') =>
-    run('npm', ['install', '--global', '--prefix', prefix, tarball, mode, '--no-audit', '--no-fund', '--loglevel=error'], { cwd: work, timeoutMs: INSTALL_TIMEOUT_MS });
-  let mode: '--offline' | '--prefer-offline' = '--offline';
-  let result = await install(mode);
-  if (result.code !== 0 && /ENOTCACHED/.test(result.stderr)) result = await install((mode = '--prefer-offline'));
-  expect(result.code, result.stderr).toBe(0);
-  handoff = join(prefix, 'bin', 'handoff');
-  installed = join(prefix, 'lib', 'node_modules', pkg.name);
-  console.log(`npm pack: ${files.length} files, ${(readFileSync(tarball).length / 1024).toFixed(0)} KiB; installed with ${mode} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-}, INSTALL_TIMEOUT_MS * 2 + 10_000);
+beforeAll(
+  async () => {
+    const work = tempDir('pack');
+    const started = Date.now();
+    const packed = await run('npm', ['pack', '--pack-destination', work, '--json', '--loglevel=error'], { cwd: ROOT, timeoutMs: INSTALL_TIMEOUT_MS });
+    expect(packed.code, packed.stderr).toBe(0);
+    const [{ filename, files }] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
+    const tarball = join(work, filename);
+    const prefix = join(work, 'prefix');
+    const install = (mode: '--offline' | '--prefer-offline') =>
+      run('npm', ['install', '--global', '--prefix', prefix, tarball, mode, '--no-audit', '--no-fund', '--loglevel=error'], {
+        cwd: work,
+        timeoutMs: INSTALL_TIMEOUT_MS,
+      });
+    let mode: '--offline' | '--prefer-offline' = '--offline';
+    let result = await install(mode);
+    if (result.code !== 0 && /ENOTCACHED/.test(result.stderr)) result = await install((mode = '--prefer-offline'));
+    expect(result.code, result.stderr).toBe(0);
+    handoff = join(prefix, 'bin', 'handoff');
+    installed = join(prefix, 'lib', 'node_modules', pkg.name);
+    console.log(
+      `npm pack: ${files.length} files, ${(readFileSync(tarball).length / 1024).toFixed(0)} KiB; installed with ${mode} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
+  },
+  INSTALL_TIMEOUT_MS * 2 + 10_000,
+);
 
 describe('the npm package, installed into a fresh prefix', () => {
   it('`handoff --version` runs the installed copy and prints the package version', async () => {
@@ -62,7 +75,11 @@ describe('the npm package, installed into a fresh prefix', () => {
     // Only the built code and the JSON schemas (the published contract): no sources or tests travel.
     expect(existsSync(join(installed, 'test'))).toBe(false);
     expect(existsSync(join(installed, 'daemon'))).toBe(false);
-    expect(readdirSync(join(installed, 'schemas')).sort()).toEqual(readdirSync(join(ROOT, 'schemas')).filter((f) => f.endsWith('.json')).sort());
+    expect(readdirSync(join(installed, 'schemas')).sort()).toEqual(
+      readdirSync(join(ROOT, 'schemas'))
+        .filter((f) => f.endsWith('.json'))
+        .sort(),
+    );
   });
 
   describe('its daemon', () => {
@@ -82,11 +99,15 @@ describe('the npm package, installed into a fresh prefix', () => {
       daemon = spawn(handoff, ['daemon', '--state-dir', stateDir], { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       daemon.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      const info = await until('daemon.json', async () => {
-        if (daemon?.exitCode !== null) throw new Error(`the installed daemon exited: ${stderr}`);
-        const path = join(stateDir, 'daemon.json');
-        return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { pid: number; port: number }) : undefined;
-      }, 30_000);
+      const info = await until(
+        'daemon.json',
+        async () => {
+          if (daemon?.exitCode !== null) throw new Error(`the installed daemon exited: ${stderr}`);
+          const path = join(stateDir, 'daemon.json');
+          return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { pid: number; port: number }) : undefined;
+        },
+        30_000,
+      );
       expect(info.pid).toBe(daemon.pid);
 
       const status = await cli('status', '--json');

@@ -62,7 +62,7 @@ const HOSTILE_CAPSULE = {
 };
 
 describe('text from agents, git and the file system never reaches a terminal raw', () => {
-  it('handoff now/status/resume and the SessionStart hook show it escaped; HANDOFF.md keeps one title, one authority line and the daemon\'s commands', async () => {
+  it("handoff now/status/resume and the SessionStart hook show it escaped; HANDOFF.md keeps one title, one authority line and the daemon's commands", async () => {
     const { root, remote } = hostileRepo();
     const set = await piped(['--state-dir', daemon.stateDir, 'capsule', 'set', '--json'], JSON.stringify(HOSTILE_CAPSULE), { cwd: root });
     expect(set.code).toBe(0);
@@ -118,13 +118,16 @@ describe('text from agents, git and the file system never reaches a terminal raw
     expect(handoff).not.toMatch(/^curl/m);
 
     // The SessionStart hook of a new session in that repository: the pickup, printable.
-    const start = (session: string) => JSON.stringify({ session_id: session, transcript_path: '/tmp/x.jsonl', cwd: root, hook_event_name: 'SessionStart', source: 'startup' });
+    const start = (session: string) =>
+      JSON.stringify({ session_id: session, transcript_path: '/tmp/x.jsonl', cwd: root, hook_event_name: 'SessionStart', source: 'startup' });
     const pickup = await piped(['hook', 'claude-session-start', '--state-dir', daemon.stateDir], start('receiver-1'));
     expect(pickup.code).toBe(0);
     assertPrintable('SessionStart', pickup.stdout);
     expect(pickup.stdout).toContain('Next action, written by the source agent, unverified');
     const own = pickup.stdout.split('\n').filter((line) => !line.startsWith('> '));
-    expect(own.filter((line) => line.startsWith('Before acting, verify and take the lease here:'))).toEqual([`Before acting, verify and take the lease here: handoff accept ${cycle} --as receiver-1`]);
+    expect(own.filter((line) => line.startsWith('Before acting, verify and take the lease here:'))).toEqual([
+      `Before acting, verify and take the lease here: handoff accept ${cycle} --as receiver-1`,
+    ]);
     // Nothing the agent wrote starts a line of the daemon's; its missing first file is named inside the score's line.
     expect(own.filter((line) => /^\s*(#|Authority|curl|```|~~~)/.test(line))).toEqual([]);
     expect(own.filter((line) => line.includes('curl')).map((line) => line.slice(0, 45))).toEqual(['Capsule quality, scored by session-handoff: c']);

@@ -17,7 +17,16 @@ afterAll(async () => {
 
 const run = (args: string[], cwd: string) => cli(daemon.stateDir, [...args, '--json'], cwd);
 const guard = (repo: string, session: string) =>
-  piped(['hook', 'claude-guard', '--state-dir', daemon.stateDir], JSON.stringify({ session_id: session, cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: join(repo, 'f.txt'), content: 'x' } }));
+  piped(
+    ['hook', 'claude-guard', '--state-dir', daemon.stateDir],
+    JSON.stringify({
+      session_id: session,
+      cwd: repo,
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Edit',
+      tool_input: { file_path: join(repo, 'f.txt'), content: 'x' },
+    }),
+  );
 
 async function handedOff(): Promise<{ a: string; b: string; cycle: string }> {
   const { a, b } = twoClones();

@@ -14,7 +14,8 @@ afterAll(async () => {
 });
 
 const run = (args: string[], cwd: string) => cli(daemon.stateDir, [...args, '--json'], cwd);
-const status = async (repo: string) => (await run(['status'], repo)).json.data as { state: string; situation: string; next: { verb: string; command: string | null }[] };
+const status = async (repo: string) =>
+  (await run(['status'], repo)).json.data as { state: string; situation: string; next: { verb: string; command: string | null }[] };
 
 /** A cycle of A taken over by B (token 2), with B's work tree at the checkpoint. */
 async function takenOver(travels: boolean): Promise<{ a: string; b: string; remote: string; cycle: string }> {

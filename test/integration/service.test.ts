@@ -73,12 +73,17 @@ describe.runIf(onLinux)('handoff service on Linux', () => {
     expect(status.json.data).toMatchObject({ file, installed: true, up_to_date: true, active: false, state_dir: stateDir, daemon_outside_service: null });
     expect(status.json.data?.['manager']).toMatch(/^systemctl --user: /);
     // Idempotent: the unit is not written again, only started.
-    expect((await service(home, stateDir, ['install', '--dry-run'])).json.data?.['steps']).toEqual([`run systemctl --user enable ${UNIT}`, `run systemctl --user start ${UNIT}`]);
+    expect((await service(home, stateDir, ['install', '--dry-run'])).json.data?.['steps']).toEqual([
+      `run systemctl --user enable ${UNIT}`,
+      `run systemctl --user start ${UNIT}`,
+    ]);
 
     // A daemon started by hand holds the state dir: install would stop it so the unit's own can start.
     const daemon = await startDaemon(stateDir);
     try {
-      expect((await service(home, stateDir, ['install', '--dry-run'])).json.data?.['steps']).toContain(`stop the daemon pid ${daemon.pid} (it runs outside the service; the service's daemon takes over)`);
+      expect((await service(home, stateDir, ['install', '--dry-run'])).json.data?.['steps']).toContain(
+        `stop the daemon pid ${daemon.pid} (it runs outside the service; the service's daemon takes over)`,
+      );
       expect((await service(home, stateDir, ['status'], false)).stdout).toContain(`a daemon outside the service serves it: pid ${daemon.pid}`);
     } finally {
       await daemon.stop();
@@ -96,7 +101,9 @@ describe.runIf(onLinux)('handoff service on Linux', () => {
     const systemd = userSystemd();
     const real = join(homedir(), '.config', 'systemd', 'user', UNIT);
     if (systemd !== true || existsSync(real)) {
-      console.log(`skipped: ${systemd === true ? `${real} exists already (a user's own install is never touched by a test)` : `no user systemd here: ${systemd}`}`);
+      console.log(
+        `skipped: ${systemd === true ? `${real} exists already (a user's own install is never touched by a test)` : `no user systemd here: ${systemd}`}`,
+      );
       context.skip();
     }
     const stateDir = tempDir('state');
@@ -107,10 +114,15 @@ describe.runIf(onLinux)('handoff service on Linux', () => {
       expect(status.json.data).toMatchObject({ installed: true, up_to_date: true, active: true });
       const answered = await new Promise<string>((resolve) => {
         const retry = (left: number) =>
-          execFile(process.execPath, [CLI, '--state-dir', stateDir, 'status', '--json'], { env: { ...process.env, HANDOFF_NO_AUTO_START: '1' }, encoding: 'utf8' }, (error, stdout) => {
-            if (error === null || left === 0) resolve(stdout);
-            else setTimeout(() => retry(left - 1), 100);
-          });
+          execFile(
+            process.execPath,
+            [CLI, '--state-dir', stateDir, 'status', '--json'],
+            { env: { ...process.env, HANDOFF_NO_AUTO_START: '1' }, encoding: 'utf8' },
+            (error, stdout) => {
+              if (error === null || left === 0) resolve(stdout);
+              else setTimeout(() => retry(left - 1), 100);
+            },
+          );
         retry(100);
       });
       expect(JSON.parse(answered)).toMatchObject({ code: 'status' });

@@ -106,7 +106,10 @@ describe('handoff status and signals against a real daemon', () => {
 
   it('handoff prepare and handoff now --no-wait move by hand; status for humans names the next step', async () => {
     const repo = tempRepo();
-    expect((await cli(daemon.stateDir, ['prepare', '--json', '--reason', 'long refactor'], repo)).json).toMatchObject({ code: 'prepare_entered', data: { state: 'PREPARE' } });
+    expect((await cli(daemon.stateDir, ['prepare', '--json', '--reason', 'long refactor'], repo)).json).toMatchObject({
+      code: 'prepare_entered',
+      data: { state: 'PREPARE' },
+    });
     const now = await cli(daemon.stateDir, ['now', '--json', '--no-wait', '--reason', 'machine must go'], repo);
     expect(now.code).toBe(0);
     expect(now.json).toMatchObject({ code: 'handoff_ready', data: { state: 'HANDOFF_READY' } });

@@ -82,7 +82,10 @@ describe('the whole path across two clones of one remote', () => {
       ['out', false, 'ok'],
       ['return', true, 'ok'],
     ]);
-    const returnManifest = JSON.parse(readFileSync(join(a, '.session-handoff', cycle, 'return', 'manifest.json'), 'utf8')) as { predecessor: string; leg: string };
+    const returnManifest = JSON.parse(readFileSync(join(a, '.session-handoff', cycle, 'return', 'manifest.json'), 'utf8')) as {
+      predecessor: string;
+      leg: string;
+    };
     const outBytes = readFileSync(join(a, '.session-handoff', cycle, 'manifest.json'));
     const { createHash } = await import('node:crypto');
     expect(returnManifest).toMatchObject({ leg: 'return', predecessor: createHash('sha256').update(outBytes).digest('hex') });
@@ -161,7 +164,10 @@ describe('refusals, each with its exit code and nothing changed', () => {
     expect(result.json.code).toBe('accepted');
     const checks = result.json.data?.['checks'] as { name: string; status: string; detail: string }[];
     expect(checks.map((c) => c.name)).toEqual(['integrity', 'identity', 'commit', 'work_tree', 'instructions', 'recency']);
-    expect(checks.find((c) => c.name === 'instructions')).toMatchObject({ status: 'warning', detail: expect.stringMatching(/INSTRUCTION FILES CHANGED.*CLAUDE\.local\.md changed/) });
+    expect(checks.find((c) => c.name === 'instructions')).toMatchObject({
+      status: 'warning',
+      detail: expect.stringMatching(/INSTRUCTION FILES CHANGED.*CLAUDE\.local\.md changed/),
+    });
   });
 });
 

@@ -69,7 +69,9 @@ export function userState(root: string) {
     index: sha(readFileSync(join(root, '.git', 'index'))),
     head: readFileSync(join(root, '.git', 'HEAD'), 'utf8'),
     // The daemon's own namespaces (checkpoint branches, travelling records) are not the user's refs.
-    refs: git(root, 'for-each-ref', '--format=%(refname) %(objectname)').split('\n').filter((line) => !line.startsWith('refs/heads/handoff/') && !line.startsWith('refs/handoff/')),
+    refs: git(root, 'for-each-ref', '--format=%(refname) %(objectname)')
+      .split('\n')
+      .filter((line) => !line.startsWith('refs/heads/handoff/') && !line.startsWith('refs/handoff/')),
     stash: git(root, 'stash', 'list'),
     status: git(root, 'status', '--porcelain=v2', '--untracked-files=all'),
     files: filesUnder(root),
@@ -78,7 +80,9 @@ export function userState(root: string) {
 
 /** path → blob id of the work tree as git would commit it: tracked and untracked, ignored excluded. */
 export function workTreeBlobs(root: string): Record<string, string> {
-  const paths = git(root, 'ls-files', '-co', '--exclude-standard', '-z').split('\0').filter((p) => p !== '' && !p.startsWith('.session-handoff/'));
+  const paths = git(root, 'ls-files', '-co', '--exclude-standard', '-z')
+    .split('\0')
+    .filter((p) => p !== '' && !p.startsWith('.session-handoff/'));
   const unique = [...new Set(paths)].filter((p) => {
     try {
       return lstatSync(join(root, p)).isFile();
@@ -86,7 +90,9 @@ export function workTreeBlobs(root: string): Record<string, string> {
       return false;
     }
   });
-  const ids = execFileSync('git', ['hash-object', '--stdin-paths'], { cwd: root, input: unique.join('\n'), encoding: 'utf8' }).trim().split('\n');
+  const ids = execFileSync('git', ['hash-object', '--stdin-paths'], { cwd: root, input: unique.join('\n'), encoding: 'utf8' })
+    .trim()
+    .split('\n');
   return Object.fromEntries(unique.map((p, i): [string, string] => [p, ids[i] ?? '']).sort(([a], [b]) => a.localeCompare(b)));
 }
 

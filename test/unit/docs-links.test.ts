@@ -13,7 +13,7 @@ const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 function markdownFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name.startsWith('.') && entry.name !== '.clinerules' ? [] : markdownFiles(path);
+    if (entry.isDirectory()) return entry.name === 'node_modules' || (entry.name.startsWith('.') && entry.name !== '.clinerules') ? [] : markdownFiles(path);
     return entry.name.endsWith('.md') ? [path] : [];
   });
 }
@@ -46,7 +46,13 @@ describe('the docs a newcomer follows', () => {
   });
 
   it('one page per agent integration, each linked from the agents index', () => {
-    const pages: Record<(typeof AGENTS)[number], string> = { claude: 'claude-code.md', codex: 'codex.md', cline: 'cline.md', opencode: 'opencode.md', gemini: 'gemini.md' };
+    const pages: Record<(typeof AGENTS)[number], string> = {
+      claude: 'claude-code.md',
+      codex: 'codex.md',
+      cline: 'cline.md',
+      opencode: 'opencode.md',
+      gemini: 'gemini.md',
+    };
     const index = read('docs/agents/README.md');
     for (const agent of AGENTS) {
       expect(existsSync(join(ROOT, 'docs/agents', pages[agent])), agent).toBe(true);
@@ -68,11 +74,14 @@ describe('the docs a newcomer follows', () => {
   it('running at login is one command, and the page names the exits the unit does not restart on', () => {
     const doc = read('docs/running-at-login.md').replace(/\s+/g, ' ');
     expect(doc).toContain('handoff service install');
-    for (const code of ['usage_error', 'invalid_config', 'daemon_already_running', 'insecure_state_dir'] as const) expect(doc).toContain(` ${CODES[code].exit}`);
+    for (const code of ['usage_error', 'invalid_config', 'daemon_already_running', 'insecure_state_dir'] as const)
+      expect(doc).toContain(` ${CODES[code].exit}`);
   });
 
   it('the docs folder holds no stray file: every file is linked from somewhere', () => {
-    const all = readdirSync(join(ROOT, 'docs'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => relative(ROOT, join(e.parentPath, e.name)));
+    const all = readdirSync(join(ROOT, 'docs'), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => relative(ROOT, join(e.parentPath, e.name)));
     const text = ['README.md', ...markdownFiles('docs')].map(read).join('\n');
     const unlinked = all.filter((path) => statSync(join(ROOT, path)).isFile() && !text.includes(path.split('/').pop() ?? ''));
     expect(unlinked).toEqual([]);

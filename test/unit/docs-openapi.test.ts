@@ -13,12 +13,18 @@ describe('the HTTP API reference is generated from the routes', () => {
 
   it('every route is in it, described, with its schemas and its auth', () => {
     const routes = collectRoutes().filter((r) => r.method !== 'HEAD');
-    const document = openApiDocument(routes) as { paths: Record<string, Record<string, { summary: string; security: unknown[]; requestBody?: unknown; parameters?: unknown[] }>> };
-    const operations = Object.entries(document.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })));
+    const document = openApiDocument(routes) as {
+      paths: Record<string, Record<string, { summary: string; security: unknown[]; requestBody?: unknown; parameters?: unknown[] }>>;
+    };
+    const operations = Object.entries(document.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })),
+    );
     expect(operations).toHaveLength(routes.length);
     for (const { key, op } of operations) expect(op.summary, key).not.toMatch(/^undocumented/);
     const byKey = new Map(operations.map(({ key, op }) => [key, op]));
-    expect(byKey.get('POST /v1/signals')?.requestBody).toMatchObject({ content: { 'application/json': { schema: { required: expect.arrayContaining(['repo', 'source', 'metric', 'used_percent']) } } } });
+    expect(byKey.get('POST /v1/signals')?.requestBody).toMatchObject({
+      content: { 'application/json': { schema: { required: expect.arrayContaining(['repo', 'source', 'metric', 'used_percent']) } } },
+    });
     expect(byKey.get('POST /v1/ingest/{adapter}')?.parameters).toEqual([expect.objectContaining({ name: 'adapter', in: 'path', required: true })]);
     expect(byKey.get('GET /v1/status')?.security).toEqual([{ bearer: [] }]);
     expect(byKey.get('GET /dashboard/events')?.security).toEqual([{ dashboardSession: [] }]);

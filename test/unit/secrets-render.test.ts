@@ -7,18 +7,51 @@ import { headingsOf, hostileText, markdownBlocks, UNPRINTABLE } from './protocol
 import { POLICY, T0 } from './protocol/machine-harness.js';
 
 const repository: RepositoryObservation = {
-  remote: 'origin', remote_url: 'https://example.invalid/r.git', root_commit: 'a'.repeat(40), branch: 'main', head: 'b'.repeat(40),
-  upstream: null, ahead: null, behind: null, dirty: { staged: [], unstaged: ['config.ts'], untracked: ['.env'] }, operation_in_progress: null, instructions: [],
+  remote: 'origin',
+  remote_url: 'https://example.invalid/r.git',
+  root_commit: 'a'.repeat(40),
+  branch: 'main',
+  head: 'b'.repeat(40),
+  upstream: null,
+  ahead: null,
+  behind: null,
+  dirty: { staged: [], unstaged: ['config.ts'], untracked: ['.env'] },
+  operation_in_progress: null,
+  instructions: [],
 };
-const checkpoint: Checkpoint = { mechanism: 'handoff_branch', ref: 'refs/heads/handoff/x', commit: 'c'.repeat(40), tree: 'd'.repeat(40), remote: 'origin', remote_verified: true, created_at: '2026-08-20T10:00:00.000Z' };
+const checkpoint: Checkpoint = {
+  mechanism: 'handoff_branch',
+  ref: 'refs/heads/handoff/x',
+  commit: 'c'.repeat(40),
+  tree: 'd'.repeat(40),
+  remote: 'origin',
+  remote_verified: true,
+  created_at: '2026-08-20T10:00:00.000Z',
+};
 
 function manifestWith(withheld?: readonly Withheld[]): Manifest {
-  const { next } = step(initialSnapshot({ root: '/repo', policy: POLICY, profile: 'emergency-return', at: T0 }), { type: 'NOW', reason: 'test', wait: false, at: T0, entropy: 'abcdef' });
+  const { next } = step(initialSnapshot({ root: '/repo', policy: POLICY, profile: 'emergency-return', at: T0 }), {
+    type: 'NOW',
+    reason: 'test',
+    wait: false,
+    at: T0,
+    entropy: 'abcdef',
+  });
   const cycle = next.context.cycle;
   if (cycle === null) throw new Error('no cycle');
   return buildManifest({
-    cycle, leg: 'out', revision: 1, createdAt: '2026-08-20T10:00:00.000Z', predecessor: null, source: null, capsule: null,
-    quality: { score: 0, max: 6, missing: [] }, repository, validations: [], checkpoint, ...(withheld && { withheld }),
+    cycle,
+    leg: 'out',
+    revision: 1,
+    createdAt: '2026-08-20T10:00:00.000Z',
+    predecessor: null,
+    source: null,
+    capsule: null,
+    quality: { score: 0, max: 6, missing: [] },
+    repository,
+    validations: [],
+    checkpoint,
+    ...(withheld && { withheld }),
   });
 }
 
@@ -36,10 +69,16 @@ describe('withheld[] in the manifest and HANDOFF.md', () => {
     expect(validate({ ...manifest, withheld: [{ ...AWS, secret: 'x' }] })).toBe(false);
   });
 
-  it('opens HANDOFF.md with the daemon\'s block and one include command per file; nothing when nothing was withheld', () => {
-    const text = renderHandoff(manifestWith([AWS, { path: "it's key.pem", rule: '@secretlint/secretlint-rule-privatekey', reason: 'secretlint: PrivateKey on line 1' }]));
+  it("opens HANDOFF.md with the daemon's block and one include command per file; nothing when nothing was withheld", () => {
+    const text = renderHandoff(
+      manifestWith([AWS, { path: "it's key.pem", rule: '@secretlint/secretlint-rule-privatekey', reason: 'secretlint: PrivateKey on line 1' }]),
+    );
     const headings = headingsOf(markdownBlocks(text));
-    expect(headings.slice(0, 3)).toEqual(['# Handoff 20260820T100000Z-abcdef (out leg, revision 1)', '## Withheld: files that hold a secret', '## Next action']);
+    expect(headings.slice(0, 3)).toEqual([
+      '# Handoff 20260820T100000Z-abcdef (out leg, revision 1)',
+      '## Withheld: files that hold a secret',
+      '## Next action',
+    ]);
     expect(text).toContain("mkdir -p .session-handoff && printf '%s\\n' '.env' >> .session-handoff/allow-secrets");
     expect(text).toContain(`mkdir -p .session-handoff && printf '%s\\n' 'it'\\''s key.pem' >> .session-handoff/allow-secrets`);
     expect(headingsOf(markdownBlocks(renderHandoff(manifestWith())))).not.toContain('## Withheld: files that hold a secret');

@@ -87,14 +87,20 @@ describe('the secret scan before a snapshot', () => {
     const elsewhere = join(root, '..', `allow-${Date.now()}`);
     writeFileSync(elsewhere, '.env\nconfig.ts\nkeys/id_ed25519\n');
     symlinkSync(elsewhere, join(root, '.session-handoff', 'allow-secrets'));
-    await expect(scanForSecrets(root, options)).rejects.toMatchObject({ code: 'drain_blocked', message: expect.stringMatching(/^\.session-handoff\/allow-secrets cannot be read \(ELOOP\)/) });
+    await expect(scanForSecrets(root, options)).rejects.toMatchObject({
+      code: 'drain_blocked',
+      message: expect.stringMatching(/^\.session-handoff\/allow-secrets cannot be read \(ELOOP\)/),
+    });
   });
 
   it('a scanner that throws blocks the drain, naming the scan', async () => {
     const { root } = repoWithSecrets();
     const failing = scanForSecrets(root, { ...options, scanner: () => Promise.reject(new Error('rule crashed')) });
     await expect(failing).rejects.toBeInstanceOf(HandoffError);
-    await expect(failing).rejects.toMatchObject({ code: 'drain_blocked', message: expect.stringMatching(/^the secret scan failed on a file \(rule crashed\), so nothing was pushed/) });
+    await expect(failing).rejects.toMatchObject({
+      code: 'drain_blocked',
+      message: expect.stringMatching(/^the secret scan failed on a file \(rule crashed\), so nothing was pushed/),
+    });
   });
 
   it('a scan past its budget blocks the drain rather than push unscanned files', async () => {
@@ -102,7 +108,10 @@ describe('the secret scan before a snapshot', () => {
     let t = 0;
     // Every look at the clock is 1 ms later: the budget of 1 ms is gone before the second file.
     const scan = scanForSecrets(root, { ...options, timeoutMs: 1, now: () => t++ });
-    await expect(scan).rejects.toMatchObject({ code: 'drain_blocked', message: expect.stringMatching(/^the secret scan did not finish within 1 ms \(1 of 6 files scanned\), so nothing was pushed/) });
+    await expect(scan).rejects.toMatchObject({
+      code: 'drain_blocked',
+      message: expect.stringMatching(/^the secret scan did not finish within 1 ms \(1 of 6 files scanned\), so nothing was pushed/),
+    });
   });
 
   it('the snapshot leaves withheld files out (untracked) or at HEAD (tracked, even when staged); the user index, HEAD and files stay', async () => {
@@ -114,7 +123,13 @@ describe('the secret scan before a snapshot', () => {
     const scan = await scanForSecrets(root, options);
     expect(scan.withheld.map((file) => file.path)).toEqual(['.env', 'config.ts', 'keys/id_ed25519', 'staged.env']);
     const head = git(root, 'rev-parse', 'HEAD');
-    const result = await snapshotWorkTree(root, { ref: 'refs/heads/handoff/t', message: 'm', createdAt: '2026-11-30T00:00:00Z', expectedOld: null, withhold: scan.withheld.map((file) => file.path) });
+    const result = await snapshotWorkTree(root, {
+      ref: 'refs/heads/handoff/t',
+      message: 'm',
+      createdAt: '2026-11-30T00:00:00Z',
+      expectedOld: null,
+      withhold: scan.withheld.map((file) => file.path),
+    });
     const names = git(root, 'ls-tree', '-r', '--name-only', result.commit).split('\n');
     expect(names).toEqual(['.gitignore', 'README.md', 'big.txt', 'config.ts', 'image.bin', 'notes.md']);
     expect(git(root, 'rev-parse', `${result.commit}:config.ts`)).toBe(git(root, 'rev-parse', `${head}:config.ts`));

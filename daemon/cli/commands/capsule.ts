@@ -26,7 +26,10 @@ export function registerCapsule(program: Command): void {
           try {
             value = JSON.parse(text);
           } catch (error) {
-            usage(`the capsule is not valid JSON: ${(error as Error).message}`, 'give one JSON object with the capsule fields, or Markdown (`handoff capsule template`)');
+            usage(
+              `the capsule is not valid JSON: ${(error as Error).message}`,
+              'give one JSON object with the capsule fields, or Markdown (`handoff capsule template`)',
+            );
           }
         }
         return ctx.call({ method: 'POST', path: '/v1/capsule', body: { repo: ctx.repo, capsule: value } });
@@ -36,11 +39,20 @@ export function registerCapsule(program: Command): void {
   capsule
     .command('template')
     .description('print the Markdown skeleton of a capsule (every heading); write it, then `handoff capsule set --file F`')
-    .action(action(async () => success('ok', { template: capsuleTemplate() }), (data: { template: string }) => data.template));
+    .action(
+      action(
+        async () => success('ok', { template: capsuleTemplate() }),
+        (data: { template: string }) => data.template,
+      ),
+    );
 
   capsule
     .command('show')
     .description('print the capsule on disk')
-    .action(action((ctx) => ctx.call({ method: 'GET', path: '/v1/capsule', query: { repo: ctx.repo } }), (data: { capsule: unknown; error: string | null }) => (data.error ? `invalid capsule: ${data.error}` : JSON.stringify(data.capsule, null, 2))));
+    .action(
+      action(
+        (ctx) => ctx.call({ method: 'GET', path: '/v1/capsule', query: { repo: ctx.repo } }),
+        (data: { capsule: unknown; error: string | null }) => (data.error ? `invalid capsule: ${data.error}` : JSON.stringify(data.capsule, null, 2)),
+      ),
+    );
 }
-

@@ -31,7 +31,11 @@ export async function stopDaemon(ctx: CommandContext): Promise<Envelope> {
   for (const deadline = Date.now() + STOP_WAIT_MS; Date.now() < deadline; await sleep(50)) {
     if (!isProcessAlive(pid)) return answer;
   }
-  return { ...answer, code: 'internal_error', error: { message: `daemon pid ${pid} is still running ${STOP_WAIT_MS / 1000} s after stop`, hint: `kill ${pid}` } };
+  return {
+    ...answer,
+    code: 'internal_error',
+    error: { message: `daemon pid ${pid} is still running ${STOP_WAIT_MS / 1000} s after stop`, hint: `kill ${pid}` },
+  };
 }
 
 export function registerDaemon(program: Command): void {

@@ -9,7 +9,9 @@ import { runHook } from '../hook-entry.js';
 export function registerHook(program: Command): void {
   program
     .command('hook')
-    .description('agent hooks (Claude Code; Codex for claude-context and claude-session-start; Gemini CLI): claude-statusline, claude-guard, claude-session-start, claude-context, claude-event, gemini-guard, gemini-session-start, gemini-context; always exit 0')
+    .description(
+      'agent hooks (Claude Code; Codex for claude-context and claude-session-start; Gemini CLI): claude-statusline, claude-guard, claude-session-start, claude-context, claude-event, gemini-guard, gemini-session-start, gemini-context; always exit 0',
+    )
     .argument('<name>', 'the hook')
     .option('--chain <command>', 'claude-statusline: the previous status line command, run with the same stdin and shown first')
     .action(async (name: string, options: { chain?: string }) => {

@@ -36,7 +36,8 @@ function stateDirToBake(stateDir: string): string | null {
 }
 
 function renderInstall(report: InstallReport): string {
-  const verb = (action: FileOutcome['action']) => (report.dry_run ? { created: 'would create', updated: 'would update', unchanged: 'unchanged' }[action] : action);
+  const verb = (action: FileOutcome['action']) =>
+    report.dry_run ? { created: 'would create', updated: 'would update', unchanged: 'unchanged' }[action] : action;
   const lines: string[] = [];
   for (const file of report.files) {
     lines.push(`${verb(file.action)} ${file.path}${file.backup === null ? '' : ` (previous version kept in ${file.backup})`}`);
@@ -49,10 +50,15 @@ function renderInstall(report: InstallReport): string {
 export function registerInstall(program: Command): void {
   program
     .command('install')
-    .description('merge the session-handoff integration into an agent\'s own config (idempotent; keeps a backup of a changed file; edits only its own hooks and block, every other byte kept; all files or none): claude settings.json + the /handoff-capsule command; codex AGENTS.md + hooks.json; opencode AGENTS.md; cline .clinerules; gemini settings.json hooks + GEMINI.md. Inside a repository a symbolic link is refused; a user config that is a link is edited at its target; a read-only file is refused')
+    .description(
+      "merge the session-handoff integration into an agent's own config (idempotent; keeps a backup of a changed file; edits only its own hooks and block, every other byte kept; all files or none): claude settings.json + the /handoff-capsule command; codex AGENTS.md + hooks.json; opencode AGENTS.md; cline .clinerules; gemini settings.json hooks + GEMINI.md. Inside a repository a symbolic link is refused; a user config that is a link is edited at its target; a read-only file is refused",
+    )
     .argument('<agent>', AGENTS.join(' | '))
     .option('--dry-run', 'print the change as a unified diff and write nothing')
-    .option('--settings <file>', 'the file to merge into (default: claude ~/.claude/settings.json, codex $CODEX_HOME/AGENTS.md, opencode ~/.config/opencode/AGENTS.md, cline <repo>/.clinerules, gemini ~/.gemini/settings.json; a project: <repo>/.claude/settings.json, <repo>/.gemini/settings.json)')
+    .option(
+      '--settings <file>',
+      'the file to merge into (default: claude ~/.claude/settings.json, codex $CODEX_HOME/AGENTS.md, opencode ~/.config/opencode/AGENTS.md, cline <repo>/.clinerules, gemini ~/.gemini/settings.json; a project: <repo>/.claude/settings.json, <repo>/.gemini/settings.json)',
+    )
     .option('--command <cmd>', 'how the installed hooks start handoff', 'handoff')
     .action(
       action(async (ctx, agent: string, options: InstallOptions) => {

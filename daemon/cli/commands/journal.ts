@@ -18,7 +18,13 @@ async function repair(ctx: CommandContext): Promise<Envelope> {
   }
 }
 
-const human = (data: { journal: string; kept: number; quarantine: string | null; quarantinedBytes: number; damage: { line: number; reason: string } | null }) =>
+const human = (data: {
+  journal: string;
+  kept: number;
+  quarantine: string | null;
+  quarantinedBytes: number;
+  damage: { line: number; reason: string } | null;
+}) =>
   data.damage === null
     ? `journal ${data.journal} is whole (${data.kept} records): nothing to repair`
     : `journal ${data.journal}: line ${data.damage.line} was damaged (${data.damage.reason}); kept the ${data.kept} records before it, ` +

@@ -10,7 +10,12 @@ export function registerLease(program: Command): void {
   lease
     .command('show', { isDefault: true })
     .description('who holds the lease, its token, the last recorded break')
-    .action(action((ctx) => ctx.call({ method: 'GET', path: '/v1/lease', query: { repo: ctx.repo } }), (data: LeaseShown) => renderLease(data)));
+    .action(
+      action(
+        (ctx) => ctx.call({ method: 'GET', path: '/v1/lease', query: { repo: ctx.repo } }),
+        (data: LeaseShown) => renderLease(data),
+      ),
+    );
 
   lease
     .command('acquire')
@@ -28,11 +33,15 @@ export function registerLease(program: Command): void {
     .command('release')
     .description('give the lease up')
     .requiredOption('--token <n>', 'your lease token', token)
-    .action(action((ctx, options: { token: number }) => ctx.call({ method: 'POST', path: '/v1/lease/release', body: { repo: ctx.repo, token: options.token } })));
+    .action(
+      action((ctx, options: { token: number }) => ctx.call({ method: 'POST', path: '/v1/lease/release', body: { repo: ctx.repo, token: options.token } })),
+    );
 
   lease
     .command('break')
     .description('operator override: free the lease from its holder; recorded with the reason')
     .requiredOption('--reason <text>', 'why; kept in the journal and shown by status')
-    .action(action((ctx, options: { reason: string }) => ctx.call({ method: 'POST', path: '/v1/lease/break', body: { repo: ctx.repo, reason: options.reason } })));
+    .action(
+      action((ctx, options: { reason: string }) => ctx.call({ method: 'POST', path: '/v1/lease/break', body: { repo: ctx.repo, reason: options.reason } })),
+    );
 }

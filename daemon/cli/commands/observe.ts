@@ -18,7 +18,10 @@ export function registerObserve(program: Command): void {
     .command('status')
     .description('state, each reading with its source and age, the lease, the cycle, pause and blocked reason')
     .action(
-      action((ctx) => ctx.call({ method: 'GET', path: '/v1/status', query: { repo: ctx.repo } }), (data: StatusView) => renderStatus(data)),
+      action(
+        (ctx) => ctx.call({ method: 'GET', path: '/v1/status', query: { repo: ctx.repo } }),
+        (data: StatusView) => renderStatus(data),
+      ),
     );
 
   program
@@ -36,14 +39,22 @@ export function registerObserve(program: Command): void {
       action((ctx, options: SignalOptions) => {
         if (options.source === undefined) usage('--source is required', 'name the adapter, e.g. --source claude-statusline');
         if (options.warning !== undefined) {
-          if (options.metric !== undefined || options.usedPercent !== undefined) usage('--warning does not take --metric or --used-percent', 'send the reading and the warning separately');
+          if (options.metric !== undefined || options.usedPercent !== undefined)
+            usage('--warning does not take --metric or --used-percent', 'send the reading and the warning separately');
           return ctx.call({
             method: 'POST',
             path: '/v1/warnings',
-            body: { repo: ctx.repo, source: options.source, text: options.warning, ...(options.kind && { kind: options.kind }), ...(options.executor && { executor: options.executor }) },
+            body: {
+              repo: ctx.repo,
+              source: options.source,
+              text: options.warning,
+              ...(options.kind && { kind: options.kind }),
+              ...(options.executor && { executor: options.executor }),
+            },
           });
         }
-        if (options.metric === undefined || options.usedPercent === undefined) usage('a reading needs --metric and --used-percent', 'e.g. --metric five_hour --used-percent 82 (or `unknown`)');
+        if (options.metric === undefined || options.usedPercent === undefined)
+          usage('a reading needs --metric and --used-percent', 'e.g. --metric five_hour --used-percent 82 (or `unknown`)');
         return ctx.call({
           method: 'POST',
           path: '/v1/signals',

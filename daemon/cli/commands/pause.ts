@@ -17,7 +17,11 @@ export function registerPause(program: Command): void {
         ctx.call({
           method: 'POST',
           path: '/v1/pause',
-          body: { scope: options.global ? 'global' : 'workspace', ...(!options.global && { repo: ctx.repo }), ...(options.reason && { reason: options.reason }) },
+          body: {
+            scope: options.global ? 'global' : 'workspace',
+            ...(!options.global && { repo: ctx.repo }),
+            ...(options.reason && { reason: options.reason }),
+          },
         }),
       ),
     );

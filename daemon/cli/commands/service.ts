@@ -43,7 +43,10 @@ function runTool(argv: readonly string[]): Promise<ToolResult> {
 
 function platformOf(): ServicePlatform {
   if (process.platform === 'linux' || process.platform === 'darwin') return process.platform;
-  return usage(`\`handoff service\` does not support ${process.platform}`, 'it writes a systemd user unit (Linux) or a LaunchAgent (macOS); elsewhere run `handoff daemon` at login yourself');
+  return usage(
+    `\`handoff service\` does not support ${process.platform}`,
+    'it writes a systemd user unit (Linux) or a LaunchAgent (macOS); elsewhere run `handoff daemon` at login yourself',
+  );
 }
 
 /** What the service manager says: whether it can be asked at all, whether the service runs, and its pid. */
@@ -84,7 +87,14 @@ async function survey(ctx: CommandContext, version: string) {
   const platform = platformOf();
   const uid = process.getuid?.() ?? 0;
   const file = serviceFile(platform, homedir());
-  const spec = serviceSpec({ execPath: process.execPath, cli: cliEntry(), stateDir: ctx.stateDir, path: process.env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin', version, log: join(ctx.stateDir, AUTOSTART_LOG) });
+  const spec = serviceSpec({
+    execPath: process.execPath,
+    cli: cliEntry(),
+    stateDir: ctx.stateDir,
+    path: process.env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin',
+    version,
+    log: join(ctx.stateDir, AUTOSTART_LOG),
+  });
   const content = renderService(platform, spec);
   const manager = await managerView(platform, uid);
   const missingStateDir = await lstat(ctx.stateDir).then(
@@ -94,7 +104,16 @@ async function survey(ctx: CommandContext, version: string) {
       throw error;
     },
   );
-  const facts: ServiceFacts = { platform, uid, file, current: await readIfPresent(file), loaded: manager.loaded, managerReachable: manager.reachable === true, strayDaemon: await strayDaemon(ctx.stateDir, manager.pid), stateDir: missingStateDir };
+  const facts: ServiceFacts = {
+    platform,
+    uid,
+    file,
+    current: await readIfPresent(file),
+    loaded: manager.loaded,
+    managerReachable: manager.reachable === true,
+    strayDaemon: await strayDaemon(ctx.stateDir, manager.pid),
+    stateDir: missingStateDir,
+  };
   return { facts, content, manager };
 }
 
@@ -116,7 +135,10 @@ async function carryOut(ctx: CommandContext, steps: readonly ServiceStep[], data
     } else {
       const result = await runTool(step.argv);
       if (result.code !== 0 && !step.may_fail) {
-        return failure('service_failed', `\`${step.argv.join(' ')}\` exited with ${result.code}: ${result.stderr.trim()}`, failureHint(step, done), { ...data, done });
+        return failure('service_failed', `\`${step.argv.join(' ')}\` exited with ${result.code}: ${result.stderr.trim()}`, failureHint(step, done), {
+          ...data,
+          done,
+        });
       }
     }
     done.push(describeStep(step));
@@ -126,7 +148,10 @@ async function carryOut(ctx: CommandContext, steps: readonly ServiceStep[], data
 
 function failureHint(step: ServiceStep & { kind: 'run' }, done: readonly string[]): string {
   const written = done.find((line) => line.startsWith('write '));
-  const tool = step.argv[0] === 'systemctl' ? 'a user systemd (`systemctl --user` needs a login session with its bus, e.g. not a container or plain sudo)' : 'launchd in your GUI session';
+  const tool =
+    step.argv[0] === 'systemctl'
+      ? 'a user systemd (`systemctl --user` needs a login session with its bus, e.g. not a container or plain sudo)'
+      : 'launchd in your GUI session';
   return `${written === undefined ? '' : `${written.replace(/^write /, '')} is written; `}this needs ${tool}. Until then \`handoff daemon\` runs it, and any command starts one when none answers`;
 }
 
@@ -168,14 +193,17 @@ export function registerService(program: Command): void {
   const dryRun = () => new Option('--dry-run', 'print exactly what would be written and run, and do nothing');
   service
     .command('install')
-    .description('write the unit (the absolute node and handoff of this install, the state dir, your PATH; output to <state dir>/autostart.log) and start it; idempotent')
+    .description(
+      'write the unit (the absolute node and handoff of this install, the state dir, your PATH; output to <state dir>/autostart.log) and start it; idempotent',
+    )
     .addOption(dryRun())
     .action(
       action(async (ctx, options: { dryRun?: boolean }) => {
         const { facts, content } = await survey(ctx, version);
         const steps = installPlan(facts, content);
         const data = { platform: facts.platform, file: facts.file, state_dir: ctx.stateDir };
-        if (options.dryRun === true) return success('ok', { ...data, dry_run: true, steps: steps.map(describeStep), ...(steps.some((s) => s.kind === 'write') && { content }) });
+        if (options.dryRun === true)
+          return success('ok', { ...data, dry_run: true, steps: steps.map(describeStep), ...(steps.some((s) => s.kind === 'write') && { content }) });
         return carryOut(ctx, steps, data);
       }, renderReport),
     );

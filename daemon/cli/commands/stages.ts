@@ -16,7 +16,11 @@ export function registerStages(program: Command): void {
     .option('--no-wait', 'do not wait for the agent to run `handoff drained`')
     .action(
       action(async (ctx, options: { reason?: string; wait: boolean }) => {
-        const started = await ctx.call({ method: 'POST', path: '/v1/now', body: { repo: ctx.repo, wait: options.wait, ...(options.reason && { reason: options.reason }) } });
+        const started = await ctx.call({
+          method: 'POST',
+          path: '/v1/now',
+          body: { repo: ctx.repo, wait: options.wait, ...(options.reason && { reason: options.reason }) },
+        });
         return followDrain(ctx, started);
       }),
     );
@@ -28,7 +32,9 @@ export function registerStages(program: Command): void {
 
   program
     .command('cancel')
-    .description('end a blocked or unwanted evacuation (back to NORMAL) or return leg (back to TAKEOVER); the cycle is recorded as abandoned, refs already made are kept')
+    .description(
+      'end a blocked or unwanted evacuation (back to NORMAL) or return leg (back to TAKEOVER); the cycle is recorded as abandoned, refs already made are kept',
+    )
     .option('--reason <text>', 'why, for the record')
     .action(action((ctx, options: { reason?: string }) => ctx.call({ method: 'POST', path: '/v1/cancel', body: { repo: ctx.repo, ...options } })));
 

@@ -12,7 +12,13 @@ interface PickOptions {
 function pick(cycle: string | undefined, options: PickOptions) {
   if (cycle === undefined && options.latest !== true) usage('name the cycle, or pass --latest', '`handoff list` shows the cycles on record');
   if (cycle !== undefined && options.latest === true) usage('give either a cycle or --latest, not both', 'drop one of them');
-  return { ...(cycle !== undefined && { cycle }), ...(options.from !== undefined && { from: options.from }), ...(options.latest && { latest: true }), ...(options.return && { return: true }), ...(options.checkout && { checkout: true }) };
+  return {
+    ...(cycle !== undefined && { cycle }),
+    ...(options.from !== undefined && { from: options.from }),
+    ...(options.latest && { latest: true }),
+    ...(options.return && { return: true }),
+    ...(options.checkout && { checkout: true }),
+  };
 }
 
 const token = (value: string) => parseInteger('--token', value);
@@ -26,7 +32,11 @@ export function registerTakeover(program: Command): void {
     .option('--from <remote>', 'read the cycle from this git remote (another machine handed off)')
     .option('--return', 'verify the return leg')
     .option('--checkout', 'say what `accept --checkout` would move')
-    .action(action((ctx, cycle: string | undefined, options: PickOptions) => ctx.call({ method: 'POST', path: '/v1/verify', body: { repo: ctx.repo, ...pick(cycle, options) } })));
+    .action(
+      action((ctx, cycle: string | undefined, options: PickOptions) =>
+        ctx.call({ method: 'POST', path: '/v1/verify', body: { repo: ctx.repo, ...pick(cycle, options) } }),
+      ),
+    );
 
   program
     .command('accept')
@@ -50,7 +60,14 @@ export function registerTakeover(program: Command): void {
     .option('--token <n>', 'the lease token from `handoff accept` (default: the one recorded at accept)', token)
     .action(
       action(async (ctx, options: { wait: boolean; token?: number }) =>
-        followDrain(ctx, await ctx.call({ method: 'POST', path: '/v1/return', body: { repo: ctx.repo, wait: options.wait, ...(options.token !== undefined && { token: options.token }) } })),
+        followDrain(
+          ctx,
+          await ctx.call({
+            method: 'POST',
+            path: '/v1/return',
+            body: { repo: ctx.repo, wait: options.wait, ...(options.token !== undefined && { token: options.token }) },
+          }),
+        ),
       ),
     );
 
@@ -61,7 +78,11 @@ export function registerTakeover(program: Command): void {
     .option('--token <n>', 'the lease token (default: the one recorded at accept)', token)
     .action(
       action((ctx, options: { oneWay?: boolean; token?: number }) =>
-        ctx.call({ method: 'POST', path: '/v1/close', body: { repo: ctx.repo, one_way: options.oneWay === true, ...(options.token !== undefined && { token: options.token }) } }),
+        ctx.call({
+          method: 'POST',
+          path: '/v1/close',
+          body: { repo: ctx.repo, one_way: options.oneWay === true, ...(options.token !== undefined && { token: options.token }) },
+        }),
       ),
     );
 
@@ -69,7 +90,11 @@ export function registerTakeover(program: Command): void {
     .command('list')
     .description('the latest cycles on record (20 per workspace), with the integrity of their manifests')
     .option('--all', 'every cycle on record')
-    .action(action((ctx, options: { all?: boolean }) => ctx.call({ method: 'GET', path: '/v1/cycles', query: { repo: ctx.repo, ...(options.all === true ? { all: 'true' } : {}) } })));
+    .action(
+      action((ctx, options: { all?: boolean }) =>
+        ctx.call({ method: 'GET', path: '/v1/cycles', query: { repo: ctx.repo, ...(options.all === true ? { all: 'true' } : {}) } }),
+      ),
+    );
 
   program
     .command('show')

@@ -48,7 +48,8 @@ export function guardVerdict(session: string | null, answer: DaemonAnswer): Guar
   const nobody = who === 'nobody';
   return {
     allow: false,
-    reason: `session-handoff: ${String(status.workspace)} is in ${state}: ${why}. ${nobody ? 'No session may change files now' : `This session (${session ?? 'unknown'}) does not hold its lease (${held})`}. `
-      + `${todo.replaceAll('CYCLE', cycle)} Do not work around this with shell commands.`,
+    reason:
+      `session-handoff: ${String(status.workspace)} is in ${state}: ${why}. ${nobody ? 'No session may change files now' : `This session (${session ?? 'unknown'}) does not hold its lease (${held})`}. ` +
+      `${todo.replaceAll('CYCLE', cycle)} Do not work around this with shell commands.`,
   };
 }

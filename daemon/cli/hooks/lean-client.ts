@@ -9,9 +9,7 @@ export interface LeanEnvelope {
 }
 
 export type DaemonAnswer =
-  | { readonly kind: 'answer'; readonly envelope: LeanEnvelope }
-  | { readonly kind: 'down'; readonly reason: string }
-  | { readonly kind: 'timeout' };
+  { readonly kind: 'answer'; readonly envelope: LeanEnvelope } | { readonly kind: 'down'; readonly reason: string } | { readonly kind: 'timeout' };
 
 export interface LeanRequest {
   readonly method: 'GET' | 'POST';

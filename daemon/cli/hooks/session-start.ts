@@ -31,7 +31,12 @@ function pickupOf(answer: DaemonAnswer | null): string | null {
 /** The short pointer, from the ingest answer alone: used when the daemon could not give the pickup. */
 function pointerOf(answer: DaemonAnswer): string | null {
   if (answer.kind !== 'answer' || answer.envelope.error !== undefined || answer.envelope.data === null) return null;
-  const { state, workspace, cycle, route } = answer.envelope.data as { state?: unknown; workspace?: unknown; cycle?: unknown; route?: { session_id?: unknown } };
+  const { state, workspace, cycle, route } = answer.envelope.data as {
+    state?: unknown;
+    workspace?: unknown;
+    cycle?: unknown;
+    route?: { session_id?: unknown };
+  };
   if (typeof state !== 'string' || typeof workspace !== 'string' || typeof cycle !== 'string') return null;
   return handoffPointer(state, workspace, cycle, text(route?.session_id));
 }
@@ -50,7 +55,13 @@ export async function sessionStartHook(ctx: HookContext): Promise<void> {
   await startIfDown(ctx.stateDir, ctx.err);
   const [ingested, context] = await Promise.all([
     askDaemon(ctx.stateDir, { method: 'POST', path: '/v1/ingest/claude-hook', body: { payload } }, DAEMON_DEADLINE_MS),
-    session === null ? null : askDaemon(ctx.stateDir, { method: 'POST', path: '/v1/agent-context', body: { repo: cwd ?? process.cwd(), session, event: 'SessionStart' } }, DAEMON_DEADLINE_MS),
+    session === null
+      ? null
+      : askDaemon(
+          ctx.stateDir,
+          { method: 'POST', path: '/v1/agent-context', body: { repo: cwd ?? process.cwd(), session, event: 'SessionStart' } },
+          DAEMON_DEADLINE_MS,
+        ),
   ]);
   const said = pickupOf(context) ?? pointerOf(ingested);
   // The agent's context and, often, a terminal: nothing in it is a control or bidi character.

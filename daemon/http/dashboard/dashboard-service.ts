@@ -44,7 +44,13 @@ async function readHandoff(root: string, path: string): Promise<{ text: string |
     return { text: (await readRegularFile(path, { within: workspaceDir(root) })).toString('utf8'), problem: null };
   } catch (error) {
     if (error instanceof NotRegularFileError) return { text: null, problem: `HANDOFF.md is not a regular file (${error.what}): it is not shown` };
-    return { text: null, problem: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'HANDOFF.md is missing' : `HANDOFF.md cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
+    return {
+      text: null,
+      problem:
+        (error as NodeJS.ErrnoException).code === 'ENOENT'
+          ? 'HANDOFF.md is missing'
+          : `HANDOFF.md cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    };
   }
 }
 
@@ -68,7 +74,10 @@ export function createDashboardService(deps: DashboardDeps) {
   }
 
   async function overview(): Promise<Overview> {
-    const roots = registry.all().map((w) => w.root).sort();
+    const roots = registry
+      .all()
+      .map((w) => w.root)
+      .sort();
     const cards = (await Promise.all(roots.map(card))).filter((c): c is WorkspaceCard => c !== null);
     return { now: new Date(clock.now()).toISOString(), daemon: deps.info(), workspaces: cards };
   }
@@ -85,14 +94,25 @@ export function createDashboardService(deps: DashboardDeps) {
     /** Every HANDOFF.md of one cycle, rendered; only a known workspace and a well-formed cycle id are read. */
     async cycle(root: string, cycle: string): Promise<Envelope> {
       if (registry.find(root) === undefined) return failure('not_a_repository', `no workspace ${root} on this daemon`, 'pick a workspace the dashboard lists');
-      if (!isCycleId(cycle) || !(await recordedCycles(root)).includes(cycle)) return failure('unknown_cycle', `no cycle ${cycle} recorded in ${root}`, 'pick a cycle the dashboard lists');
+      if (!isCycleId(cycle) || !(await recordedCycles(root)).includes(cycle))
+        return failure('unknown_cycle', `no cycle ${cycle} recorded in ${root}`, 'pick a cycle the dashboard lists');
       const revisions = await cycleRevisions(root, cycle);
       const documents = await Promise.all(
         revisions.map(async (revision) => {
           // manifest.json ↔ HANDOFF.md, manifest.2.json ↔ HANDOFF.2.md, in the same directory.
-          const handoffPath = join(dirname(revision.path), basename(revision.path).replace(/^manifest/, 'HANDOFF').replace(/\.json$/, '.md'));
+          const handoffPath = join(
+            dirname(revision.path),
+            basename(revision.path)
+              .replace(/^manifest/, 'HANDOFF')
+              .replace(/\.json$/, '.md'),
+          );
           const { text, problem } = await readHandoff(root, handoffPath);
-          const shown = text === null ? null : text.length > HANDOFF_SHOWN_CHARS ? `${text.slice(0, HANDOFF_SHOWN_CHARS)}\n\n…(cut; the whole file is ${handoffPath})` : text;
+          const shown =
+            text === null
+              ? null
+              : text.length > HANDOFF_SHOWN_CHARS
+                ? `${text.slice(0, HANDOFF_SHOWN_CHARS)}\n\n…(cut; the whole file is ${handoffPath})`
+                : text;
           return {
             leg: revision.leg,
             revision: revision.revision,

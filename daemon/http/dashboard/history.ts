@@ -50,7 +50,16 @@ export class ReadingHistory {
     const key = readingKey(reading);
     let entry = series.get(key);
     if (entry === undefined) {
-      entry = { key, reading: { source: reading.source, metric: reading.metric, executor: reading.executor, ...(reading.limit === undefined ? {} : { limit: reading.limit }) }, points: [] };
+      entry = {
+        key,
+        reading: {
+          source: reading.source,
+          metric: reading.metric,
+          executor: reading.executor,
+          ...(reading.limit === undefined ? {} : { limit: reading.limit }),
+        },
+        points: [],
+      };
     }
     // Re-inserted, so the Map's order is least recently updated first.
     series.delete(key);
@@ -74,7 +83,13 @@ export class ReadingHistory {
    */
   seed(records: readonly unknown[]): void {
     for (const record of records) {
-      const r = record as { kind?: unknown; root?: unknown; event?: { type?: unknown; reading?: Reading }; readings?: unknown; context?: { readings?: unknown } } | null;
+      const r = record as {
+        kind?: unknown;
+        root?: unknown;
+        event?: { type?: unknown; reading?: Reading };
+        readings?: unknown;
+        context?: { readings?: unknown };
+      } | null;
       if (typeof r?.root !== 'string') continue;
       if (r.kind === 'workspace' && r.event?.type === 'READING' && r.event.reading !== undefined) this.record(r.root, r.event.reading);
       const held = r.kind === 'readings' ? r.readings : r.kind === 'snapshot' ? r.context?.readings : undefined;
@@ -86,7 +101,14 @@ export class ReadingHistory {
     const series = this.workspaces.get(root);
     if (series === undefined) return [];
     return [...series.values()]
-      .map((s) => ({ key: s.key, source: s.reading.source, metric: s.reading.metric, executor: s.reading.executor, ...(s.reading.limit === undefined ? {} : { limit: s.reading.limit.name ?? s.reading.limit.id }), points: [...s.points] }))
+      .map((s) => ({
+        key: s.key,
+        source: s.reading.source,
+        metric: s.reading.metric,
+        executor: s.reading.executor,
+        ...(s.reading.limit === undefined ? {} : { limit: s.reading.limit.name ?? s.reading.limit.id }),
+        points: [...s.points],
+      }))
       .sort((a, b) => a.key.localeCompare(b.key));
   }
 }

@@ -48,9 +48,7 @@ function holdCodeSpans(escaped: string, spans: string[]): string {
 function inline(escaped: string): string {
   const spans: string[] = [];
   const held = holdCodeSpans(escaped, spans);
-  const marked = held
-    .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
-    .replace(/(^|[\s(])_([^_]+)_(?=$|[\s.,;:)])/g, '$1<em>$2</em>');
+  const marked = held.replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>').replace(/(^|[\s(])_([^_]+)_(?=$|[\s.,;:)])/g, '$1<em>$2</em>');
   return marked.replace(/\uE000(\d+)\uE000/g, (_m, index: string) => spans[Number(index)] ?? '');
 }
 
@@ -106,9 +104,13 @@ export function renderMarkdown(source: string): string {
       const indent = fence[1]?.length ?? 0;
       const run = fence[2] ?? '```';
       const closing = new RegExp(`^ {0,3}${run[0] === '`' ? '`' : '~'}{${run.length},}[ \t]*$`);
-      const language = (fence[3] ?? '').trim().replace(/[^a-z0-9-]/gi, '').slice(0, 20);
+      const language = (fence[3] ?? '')
+        .trim()
+        .replace(/[^a-z0-9-]/gi, '')
+        .slice(0, 20);
       const code: string[] = [];
-      for (i++; i < lines.length && !closing.test(lines[i] ?? ''); i++) code.push((lines[i] ?? '').slice(Math.min(indent, /^ */.exec(lines[i] ?? '')?.[0].length ?? 0)));
+      for (i++; i < lines.length && !closing.test(lines[i] ?? ''); i++)
+        code.push((lines[i] ?? '').slice(Math.min(indent, /^ */.exec(lines[i] ?? '')?.[0].length ?? 0)));
       out.push(`<pre${language ? ` class="language-${language}"` : ''}><code>${escapeHtml(code.join('\n'))}</code></pre>`);
       continue;
     }

@@ -19,7 +19,8 @@ declare module 'fastify' {
 
 /** Headers of every dashboard answer: nothing loads from elsewhere, nothing frames it, nothing caches it. */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
@@ -72,7 +73,9 @@ export function dashboardRoutes(app: FastifyInstance, deps: DashboardRouteDeps):
     async (request, reply) => {
       const session = sessions.redeem(request.query.ticket);
       if (session === null) {
-        return withPageHeaders(reply).code(401).send(failure('unauthorized', 'this dashboard link was used already or has expired', 'run `handoff open` for a fresh one-time link'));
+        return withPageHeaders(reply)
+          .code(401)
+          .send(failure('unauthorized', 'this dashboard link was used already or has expired', 'run `handoff open` for a fresh one-time link'));
       }
       // 303 to a URL without the ticket, so it leaves neither the address bar nor the history.
       return withPageHeaders(reply).header('set-cookie', sessions.setCookie(session.id, session.maxAgeSeconds)).redirect('/dashboard/', 303);
@@ -80,10 +83,16 @@ export function dashboardRoutes(app: FastifyInstance, deps: DashboardRouteDeps):
   );
   app.get('/dashboard', { config: { dashboard: 'session' } }, async (_request, reply) => withPageHeaders(reply).redirect('/dashboard/', 308));
   app.get('/dashboard/', { config: { dashboard: 'session' } }, async (_request, reply) =>
-    withPageHeaders(reply).type(ASSETS['index.html'] ?? 'text/html').send(await asset('index.html')),
+    withPageHeaders(reply)
+      .type(ASSETS['index.html'] ?? 'text/html')
+      .send(await asset('index.html')),
   );
   for (const name of ['app.js', 'app.css']) {
-    app.get(`/dashboard/${name}`, { config: { dashboard: 'session' } }, async (_request, reply) => withPageHeaders(reply).type(ASSETS[name] ?? 'text/plain').send(await asset(name)));
+    app.get(`/dashboard/${name}`, { config: { dashboard: 'session' } }, async (_request, reply) =>
+      withPageHeaders(reply)
+        .type(ASSETS[name] ?? 'text/plain')
+        .send(await asset(name)),
+    );
   }
   app.get('/dashboard/api/overview', { config: { dashboard: 'session' } }, async (_request, reply) =>
     sendEnvelope(withPageHeaders(reply), success('workspaces', await service.overview())),

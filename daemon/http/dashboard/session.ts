@@ -84,16 +84,28 @@ export class DashboardSessions {
     const ownOrigin = `http://127.0.0.1:${this.options.port()}`;
     const origin = request.headers.origin;
     if (origin !== undefined && origin !== ownOrigin) {
-      throw new HandoffError('forbidden_origin', `Origin '${String(origin).slice(0, 100)}' is not the dashboard's own`, `open the dashboard through \`handoff open\` (${ownOrigin}/dashboard/)`);
+      throw new HandoffError(
+        'forbidden_origin',
+        `Origin '${String(origin).slice(0, 100)}' is not the dashboard's own`,
+        `open the dashboard through \`handoff open\` (${ownOrigin}/dashboard/)`,
+      );
     }
     const site = request.headers['sec-fetch-site'];
     if (typeof site === 'string' && !FETCH_SITES_ALLOWED.has(site)) {
-      throw new HandoffError('forbidden_origin', `a ${site} request was refused: only the dashboard's own pages may call it`, 'open the dashboard through `handoff open`');
+      throw new HandoffError(
+        'forbidden_origin',
+        `a ${site} request was refused: only the dashboard's own pages may call it`,
+        'open the dashboard through `handoff open`',
+      );
     }
     if (!needsSession) return;
     const id = readCookie(request.headers.cookie, cookieName(this.options.port()));
     if (id === null || !this.isValid(id)) {
-      throw new HandoffError('unauthorized', id === null ? 'no dashboard session cookie' : 'the dashboard session is unknown or expired', 'run `handoff open` for a fresh one-time link');
+      throw new HandoffError(
+        'unauthorized',
+        id === null ? 'no dashboard session cookie' : 'the dashboard session is unknown or expired',
+        'run `handoff open` for a fresh one-time link',
+      );
     }
   }
 

@@ -7,9 +7,7 @@ export function stageRoutes(app: FastifyInstance, service: Service): void {
   app.post<{ Body: StageBody }>('/v1/prepare', { schema: { body: StageBodySchema } }, async (request, reply) =>
     sendEnvelope(reply, await service.prepare(request.body)),
   );
-  app.post<{ Body: NowBody }>('/v1/now', { schema: { body: NowBodySchema } }, async (request, reply) =>
-    sendEnvelope(reply, await service.now(request.body)),
-  );
+  app.post<{ Body: NowBody }>('/v1/now', { schema: { body: NowBodySchema } }, async (request, reply) => sendEnvelope(reply, await service.now(request.body)));
   app.post<{ Body: RepoQuery }>('/v1/drained', { schema: { body: RepoQuerySchema } }, async (request, reply) =>
     sendEnvelope(reply, await service.drained(request.body.repo)),
   );

@@ -101,7 +101,11 @@ export async function compose(options: ComposeOptions): Promise<Composed> {
     const logger = createLogger(memoryLog().stream, 'warn');
     const journalPath = join(dir, 'journal.jsonl');
     const { journal, records } = await Journal.open(journalPath);
-    const workspaceJournal = createWorkspaceJournal(journal, { compactAfterBytes: config.journal.compact_after_bytes, snapshot: () => registry.snapshotRecords(), log: logger });
+    const workspaceJournal = createWorkspaceJournal(journal, {
+      compactAfterBytes: config.journal.compact_after_bytes,
+      snapshot: () => registry.snapshotRecords(),
+      log: logger,
+    });
     const registry: WorkspaceRegistry = new WorkspaceRegistry({
       config,
       append: (record) => workspaceJournal.append(record),
@@ -115,9 +119,26 @@ export async function compose(options: ComposeOptions): Promise<Composed> {
     await registry.reconcile();
     const rootOf = options.rootOf ?? cachedRootResolver(resolveRepoRoot);
     const takeover = createTakeoverService({ registry, config, clock, rootOf, startDrain: (home) => drain.start(home) });
-    const info = () => ({ pid: process.pid, port: COMPOSED_PORT, protocol_version: PROTOCOL_VERSION, started_at: new Date(clock.now()).toISOString(), state_dir: dir });
+    const info = () => ({
+      pid: process.pid,
+      port: COMPOSED_PORT,
+      protocol_version: PROTOCOL_VERSION,
+      started_at: new Date(clock.now()).toISOString(),
+      state_dir: dir,
+    });
     const leaseSync = createLeaseSync({ registry, clock, log: logger, timeoutMs: Math.min(10_000, config.git_timeout_seconds * 1000) });
-    const service = createService({ registry, drain, takeover, leaseSync, guardWhenUnverified: config.guard_when_lease_unverified, clock, stateDir: dir, info, requestStop: () => undefined, resolveRoot: rootOf });
+    const service = createService({
+      registry,
+      drain,
+      takeover,
+      leaseSync,
+      guardWhenUnverified: config.guard_when_lease_unverified,
+      clock,
+      stateDir: dir,
+      info,
+      requestStop: () => undefined,
+      resolveRoot: rootOf,
+    });
     const ingest = createIngestService({ registry, clock, resolveRoot: rootOf, log: logger });
     const app = buildServer({ service, takeover, ingest, token, port: () => COMPOSED_PORT, logger, bodyLimit: config.body_limit_bytes });
     await app.ready();

@@ -49,9 +49,7 @@ export interface DrainScript {
   readonly unverified: boolean;
 }
 
-export type DrainActionResult =
-  | { readonly kind: 'none' }
-  | { readonly kind: 'event'; readonly event: string; readonly outcome: Outcome };
+export type DrainActionResult = { readonly kind: 'none' } | { readonly kind: 'event'; readonly event: string; readonly outcome: Outcome };
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -61,7 +59,14 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
  * and the checkpoint a clean clone can verify. The model decides when the drain moves, so restarts,
  * pauses and lease changes land between any two steps.
  */
-export async function drainAction(registry: WorkspaceRegistry, clock: Clock, scene: Scene, home: string, script: DrainScript, timeoutSeconds: number): Promise<DrainActionResult> {
+export async function drainAction(
+  registry: WorkspaceRegistry,
+  clock: Clock,
+  scene: Scene,
+  home: string,
+  script: DrainScript,
+  timeoutSeconds: number,
+): Promise<DrainActionResult> {
   const workspace = registry.find(home);
   if (workspace === undefined) return { kind: 'none' };
   const snapshot = workspace.snapshot();
@@ -81,11 +86,22 @@ export async function drainAction(registry: WorkspaceRegistry, clock: Clock, sce
   const send = async (body: Parameters<WorkspaceRegistry['dispatch']>[1]): Promise<DrainActionResult> => ({
     kind: 'event',
     event: body.type,
-    outcome: (await registry.dispatch(home, body.type === 'DRAINED' || !('step' in body || 'why' in body || 'checkpoint' in body || 'previous_commit' in body) ? body : { ...body, drain: fence } as typeof body)).outcome,
+    outcome: (
+      await registry.dispatch(
+        home,
+        body.type === 'DRAINED' || !('step' in body || 'why' in body || 'checkpoint' in body || 'previous_commit' in body)
+          ? body
+          : ({ ...body, drain: fence } as typeof body),
+      )
+    ).outcome,
   });
   const paused = context.paused.workspace ?? context.paused.global;
   if (paused !== null) {
-    return send({ type: 'DRAIN_BLOCKED', step: action.kind === 'step' ? action.step : null, reason: `paused before ${action.kind === 'step' ? action.step : 'finishing'}` });
+    return send({
+      type: 'DRAIN_BLOCKED',
+      step: action.kind === 'step' ? action.step : null,
+      reason: `paused before ${action.kind === 'step' ? action.step : 'finishing'}`,
+    });
   }
   if (action.kind === 'waited') return send({ type: 'DRAIN_WAITED', why: action.why });
   const leg = drain.leg;
@@ -127,13 +143,29 @@ export async function drainAction(registry: WorkspaceRegistry, clock: Clock, sce
         quality: scoreCapsule(null, { existingFiles: new Set(), capsuleUpdatedAt: null, stageStartedAt: null }),
         repository: leg === 'return' ? scene.observed.b : scene.observed.a,
         validations: [{ command: null, status: 'not_run', exit_code: null, duration_ms: null, output_tail: null }],
-        checkpoint: { mechanism: 'local_ref', ref, commit: scene.head, tree: scene.tree, remote: work, remote_verified: false, created_at: drain.steps.snapshot?.at ?? at },
+        checkpoint: {
+          mechanism: 'local_ref',
+          ref,
+          commit: scene.head,
+          tree: scene.tree,
+          remote: work,
+          remote_verified: false,
+          created_at: drain.steps.snapshot?.at ?? at,
+        },
       });
       const handoff = renderHandoff(manifest);
       const complete: Manifest = { ...manifest, integrity: { artifacts: [{ path: files.handoff, sha256: sha256(handoff) }] } };
       const text = serializeManifest(complete);
       await writePackage(home, cycle.id, files, text, handoff);
-      done = record(sha256(text), { manifest: files.manifest, handoff: files.handoff, capsule: 'missing', mechanism: 'local_ref', ref, commit: scene.head, remote: work });
+      done = record(sha256(text), {
+        manifest: files.manifest,
+        handoff: files.handoff,
+        capsule: 'missing',
+        mechanism: 'local_ref',
+        ref,
+        commit: scene.head,
+        remote: work,
+      });
       break;
     }
     case 'offer':

@@ -21,7 +21,10 @@ export function readWaysOut(root: string): WayOutRow[] {
   if (section === undefined) throw new Error('docs/concepts.md has no "## Ways out" section');
   const rows: WayOutRow[] = [];
   for (const line of section.split('\n')) {
-    const cells = line.split('|').slice(1, -1).map((cell) => cell.trim());
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim());
     if (cells.length !== 3 || cells[0] === 'where' || /^-+$/.test(cells[0] ?? '')) continue;
     const [where, command, to] = cells as [string, string, string];
     const from = ticked(where)[0];

@@ -21,14 +21,16 @@ describe('claude-hook', () => {
   it.each(EVENT_FIXTURES)('$file → one $name event, no reading, no warning', ({ file, name, detail }) => {
     const raw = fixture(file);
     const result = parseClaudeHook(raw, CTX);
-    expect(result.events).toEqual([{
-      source: 'claude-hook',
-      name,
-      detail,
-      observed_at: FIXTURE_ISO,
-      raw_sha256: createHash('sha256').update(raw).digest('hex'),
-      executor: SESSION,
-    }]);
+    expect(result.events).toEqual([
+      {
+        source: 'claude-hook',
+        name,
+        detail,
+        observed_at: FIXTURE_ISO,
+        raw_sha256: createHash('sha256').update(raw).digest('hex'),
+        executor: SESSION,
+      },
+    ]);
     expect(result.readings).toEqual([]);
     expect(result.unknown).toEqual([]);
     expect(result.warnings).toEqual([]);
@@ -39,14 +41,28 @@ describe('claude-hook', () => {
     const raw = fixture('claude-hooks/StopFailure.rate_limit.json');
     const result = parseClaudeHook(raw, CTX);
     const sha = createHash('sha256').update(raw).digest('hex');
-    expect(result.events).toEqual([{
-      source: 'claude-hook', name: 'StopFailure', detail: { error: 'rate_limit', error_details: '429 Too Many Requests' },
-      observed_at: FIXTURE_ISO, raw_sha256: sha, executor: SESSION,
-    }]);
-    expect(result.warnings).toEqual([{
-      source: 'claude-hook', kind: 'rate_limit', text: 'Claude Code stopped on a rate limit: 429 Too Many Requests',
-      recovers: true, retry_after_seconds: null, observed_at: FIXTURE_ISO, raw_sha256: sha, executor: SESSION,
-    }]);
+    expect(result.events).toEqual([
+      {
+        source: 'claude-hook',
+        name: 'StopFailure',
+        detail: { error: 'rate_limit', error_details: '429 Too Many Requests' },
+        observed_at: FIXTURE_ISO,
+        raw_sha256: sha,
+        executor: SESSION,
+      },
+    ]);
+    expect(result.warnings).toEqual([
+      {
+        source: 'claude-hook',
+        kind: 'rate_limit',
+        text: 'Claude Code stopped on a rate limit: 429 Too Many Requests',
+        recovers: true,
+        retry_after_seconds: null,
+        observed_at: FIXTURE_ISO,
+        raw_sha256: sha,
+        executor: SESSION,
+      },
+    ]);
     expect(result.readings).toEqual([]);
     expectSchemaValid(result);
   });
@@ -65,12 +81,13 @@ describe('claude-hook', () => {
     expect(result.events).toHaveLength(1);
     expect(result.events[0]?.name).toBe('rate_limit_event');
     expect(result.events[0]?.detail).toEqual({
-      status: 'allowed_warning', rateLimitType: 'five_hour', resetsAt: '1787234400', utilization: '0.91',
+      status: 'allowed_warning',
+      rateLimitType: 'five_hour',
+      resetsAt: '1787234400',
+      utilization: '0.91',
     });
     expect(result.warnings.map((w) => [w.kind, w.recovers, w.executor])).toEqual([['rate_limit', true, SESSION]]);
-    expect(result.warnings[0]?.text).toBe(
-      'Claude rate limit status allowed_warning (five_hour window, utilization 0.91, resets at 2026-08-20T14:00:00.000Z)',
-    );
+    expect(result.warnings[0]?.text).toBe('Claude rate limit status allowed_warning (five_hour window, utilization 0.91, resets at 2026-08-20T14:00:00.000Z)');
     expect(result.route).toEqual({ cwd: null, session_id: SESSION });
     expectSchemaValid(result);
   });
@@ -98,7 +115,8 @@ describe('claude-hook', () => {
 
   it('refuses non-JSON and wrongly typed fields', () => {
     expect(expectInvalidBody(() => parseClaudeHook('{', CTX)).message).toMatch(/not valid JSON/);
-    expect(expectInvalidBody(() => parseClaudeHook(JSON.stringify({ hook_event_name: 'SessionStart', source: 3 }), CTX)).message)
-      .toMatch(/source must be a string or null, got a number/);
+    expect(expectInvalidBody(() => parseClaudeHook(JSON.stringify({ hook_event_name: 'SessionStart', source: 3 }), CTX)).message).toMatch(
+      /source must be a string or null, got a number/,
+    );
   });
 });

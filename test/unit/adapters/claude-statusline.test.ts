@@ -37,10 +37,13 @@ describe('claude-statusline', () => {
   });
 
   it('keeps values above 100 as reported, never clamped', () => {
-    const result = parseClaudeStatusline(payload({
-      context_window: { used_percentage: 101 },
-      rate_limits: { five_hour: { used_percentage: 105, resets_at: 1787234400 }, seven_day: { used_percentage: 100.5 } },
-    }), CTX);
+    const result = parseClaudeStatusline(
+      payload({
+        context_window: { used_percentage: 101 },
+        rate_limits: { five_hour: { used_percentage: 105, resets_at: 1787234400 }, seven_day: { used_percentage: 100.5 } },
+      }),
+      CTX,
+    );
     expect(result.readings.map((r) => [r.metric, r.used_percent, r.resets_at])).toEqual([
       ['context', 101, null],
       ['five_hour', 105, 1787234400],
@@ -50,20 +53,26 @@ describe('claude-statusline', () => {
   });
 
   it('lists a null window percentage as unknown while the other window still reads', () => {
-    const result = parseClaudeStatusline(payload({
-      context_window: { used_percentage: 12 },
-      rate_limits: { five_hour: { used_percentage: null, resets_at: 1787234400 }, seven_day: { used_percentage: 0, resets_at: 1787648400 } },
-    }), CTX);
+    const result = parseClaudeStatusline(
+      payload({
+        context_window: { used_percentage: 12 },
+        rate_limits: { five_hour: { used_percentage: null, resets_at: 1787234400 }, seven_day: { used_percentage: 0, resets_at: 1787648400 } },
+      }),
+      CTX,
+    );
     expect(metrics(result.readings)).toEqual(['context', 'seven_day']);
     expect(result.readings[1]?.used_percent).toBe(0);
     expect(result.unknown).toEqual([{ metric: 'five_hour', reason: 'rate_limits.five_hour.used_percentage is null' }]);
   });
 
   it('lists a single absent window as unknown', () => {
-    const result = parseClaudeStatusline(payload({
-      context_window: { used_percentage: 12 },
-      rate_limits: { seven_day: { used_percentage: 3, resets_at: 1787648400 } },
-    }), CTX);
+    const result = parseClaudeStatusline(
+      payload({
+        context_window: { used_percentage: 12 },
+        rate_limits: { seven_day: { used_percentage: 3, resets_at: 1787648400 } },
+      }),
+      CTX,
+    );
     expect(result.unknown).toEqual([{ metric: 'five_hour', reason: 'rate_limits.five_hour is absent' }]);
   });
 
@@ -76,12 +85,17 @@ describe('claude-statusline', () => {
   });
 
   it('never derives context from token counts when used_percentage is null', () => {
-    const result = parseClaudeStatusline(payload({
-      context_window: {
-        total_input_tokens: 150000, context_window_size: 200000, used_percentage: null,
-        current_usage: { input_tokens: 150000, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
-      },
-    }), CTX);
+    const result = parseClaudeStatusline(
+      payload({
+        context_window: {
+          total_input_tokens: 150000,
+          context_window_size: 200000,
+          used_percentage: null,
+          current_usage: { input_tokens: 150000, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        },
+      }),
+      CTX,
+    );
     expect(result.readings).toEqual([]);
     expect(metrics(result.unknown)).toContain('context');
   });
@@ -97,8 +111,12 @@ describe('claude-statusline', () => {
     expect(expectInvalidBody(() => parseClaudeStatusline('[1]', CTX)).message).toMatch(/one JSON object, got an array/);
   });
 
-  it('one mistyped field makes its metric unknown; the other readings count (the issue\'s payload)', () => {
-    const raw = JSON.stringify({ context_window: { used_percentage: '9x' }, rate_limits: { five_hour: { used_percentage: 91, resets_at: 1787234400 } }, cwd: '/repo' });
+  it("one mistyped field makes its metric unknown; the other readings count (the issue's payload)", () => {
+    const raw = JSON.stringify({
+      context_window: { used_percentage: '9x' },
+      rate_limits: { five_hour: { used_percentage: 91, resets_at: 1787234400 } },
+      cwd: '/repo',
+    });
     const result = parseClaudeStatusline(raw, CTX);
     expect(result.readings.map((r) => [r.metric, r.used_percent])).toEqual([['five_hour', 91]]);
     expect(result.unknown).toContainEqual({ metric: 'context', reason: 'context_window.used_percentage is not a number ("9x")' });
@@ -107,11 +125,20 @@ describe('claude-statusline', () => {
 
   it('reads plain numeric strings ("9", "9.3") as numbers', () => {
     const raw = JSON.stringify({ context_window: { used_percentage: '9' }, rate_limits: { five_hour: { used_percentage: '9.3', resets_at: '1787234400' } } });
-    expect(parseClaudeStatusline(raw, CTX).readings.map((r) => [r.metric, r.used_percent, r.resets_at])).toEqual([['context', 9, null], ['five_hour', 9.3, 1787234400]]);
+    expect(parseClaudeStatusline(raw, CTX).readings.map((r) => [r.metric, r.used_percent, r.resets_at])).toEqual([
+      ['context', 9, null],
+      ['five_hour', 9.3, 1787234400],
+    ]);
   });
 
   it('an out-of-range or unreadable reset makes that window unknown, not the payload', () => {
-    const result = parseClaudeStatusline(payload({ rate_limits: { five_hour: { used_percentage: 1, resets_at: 1787234400000 }, seven_day: { used_percentage: 40, resets_at: 1787648400 } }, context_window: { used_percentage: -1 } }), CTX);
+    const result = parseClaudeStatusline(
+      payload({
+        rate_limits: { five_hour: { used_percentage: 1, resets_at: 1787234400000 }, seven_day: { used_percentage: 40, resets_at: 1787648400 } },
+        context_window: { used_percentage: -1 },
+      }),
+      CTX,
+    );
     expect(result.readings.map((r) => r.metric)).toEqual(['seven_day']);
     expect(result.unknown.map((u) => u.metric)).toEqual(['context', 'five_hour']);
     expect(result.unknown[1]?.reason).toMatch(/rate_limits\.five_hour\.resets_at lies outside/);

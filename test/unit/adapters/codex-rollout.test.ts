@@ -5,10 +5,16 @@ import { CTX, expectInvalidBody, expectSchemaValid, fixture, FIXTURE_ISO, metric
 
 const ROLLOUT = 'codex/rollout-2026-08-20T09-00-00-019d0a8b-f6b9-7f61-b6c9-2050a0dbfbcd.jsonl';
 const SESSION = '019d0a8b-f6b9-7f61-b6c9-2050a0dbfbcd';
-const CONTEXT_REASON = 'Codex reports token counts (info.last_token_usage) and info.model_context_window, '
-  + 'not a percentage; a context percent would be derived from token counts';
+const CONTEXT_REASON =
+  'Codex reports token counts (info.last_token_usage) and info.model_context_window, ' +
+  'not a percentage; a context percent would be derived from token counts';
 
-interface Window { used_percent: number | null; window_minutes?: number; resets_at?: number; resets_in_seconds?: number }
+interface Window {
+  used_percent: number | null;
+  window_minutes?: number;
+  resets_at?: number;
+  resets_in_seconds?: number;
+}
 
 function tokenCount(timestamp: string | null, rateLimits: unknown, info: unknown = null): string {
   const line: Record<string, unknown> = { type: 'event_msg', payload: { type: 'token_count', info, rate_limits: rateLimits } };
@@ -44,10 +50,17 @@ describe('codex-rollout fixtures', () => {
   it('codex/rollout-weekly-only.jsonl → weekly 12.4 % from primary, no 5 h reading (unknown)', () => {
     const raw = fixture('codex/rollout-weekly-only.jsonl');
     const result = parseCodexRollout(raw, CTX);
-    expect(result.readings).toEqual([{
-      source: 'codex-rollout', metric: 'weekly', used_percent: 12.4, resets_at: 1787824800,
-      observed_at: '2026-08-13T12:54:37.952Z', raw_sha256: createHash('sha256').update(raw).digest('hex'), executor: null,
-    }]);
+    expect(result.readings).toEqual([
+      {
+        source: 'codex-rollout',
+        metric: 'weekly',
+        used_percent: 12.4,
+        resets_at: 1787824800,
+        observed_at: '2026-08-13T12:54:37.952Z',
+        raw_sha256: createHash('sha256').update(raw).digest('hex'),
+        executor: null,
+      },
+    ]);
     expect(result.unknown).toEqual([
       { metric: 'context', reason: 'token_count info is absent' },
       { metric: 'five_hour', reason: 'no 300-minute (5 h) window in token_count rate_limits (primary: 10080 min, secondary: null)' },
@@ -59,10 +72,16 @@ describe('codex-rollout fixtures', () => {
   it('codex/hook.PreCompact.json → a PreCompact event, no numbers', () => {
     const raw = fixture('codex/hook.PreCompact.json');
     const result = parseCodexRollout(raw, CTX);
-    expect(result.events).toEqual([{
-      source: 'codex-rollout', name: 'PreCompact', detail: { trigger: 'auto' }, observed_at: FIXTURE_ISO,
-      raw_sha256: createHash('sha256').update(raw).digest('hex'), executor: SESSION,
-    }]);
+    expect(result.events).toEqual([
+      {
+        source: 'codex-rollout',
+        name: 'PreCompact',
+        detail: { trigger: 'auto' },
+        observed_at: FIXTURE_ISO,
+        raw_sha256: createHash('sha256').update(raw).digest('hex'),
+        executor: SESSION,
+      },
+    ]);
     expect(result.readings).toEqual([]);
     expect(result.unknown).toEqual([]);
     expect(result.route).toEqual({ cwd: '/home/dev/acme-api', session_id: SESSION });
@@ -87,10 +106,12 @@ describe('codex-rollout fixtures', () => {
 
 describe('codex-rollout window classification', () => {
   it('classifies by window_minutes, never by position: weekly in primary, 5 h in secondary', () => {
-    const raw = jsonl(tokenCount('2026-08-20T09:00:00Z', windows(
-      { used_percent: 70, window_minutes: 10080, resets_at: 1787648400 },
-      { used_percent: 5, window_minutes: 300, resets_at: 1787234400 },
-    )));
+    const raw = jsonl(
+      tokenCount(
+        '2026-08-20T09:00:00Z',
+        windows({ used_percent: 70, window_minutes: 10080, resets_at: 1787648400 }, { used_percent: 5, window_minutes: 300, resets_at: 1787234400 }),
+      ),
+    );
     const result = parseCodexRollout(raw, CTX);
     expect(result.readings.map((r) => [r.metric, r.used_percent, r.resets_at])).toEqual([
       ['five_hour', 5, 1787234400],
@@ -99,33 +120,51 @@ describe('codex-rollout window classification', () => {
   });
 
   it('maps 299/10079 and 43200/43800 windows', () => {
-    const fiveAndMonth = parseCodexRollout(jsonl(tokenCount(null, windows(
-      { used_percent: 1, window_minutes: 299 }, { used_percent: 2, window_minutes: 43200 },
-    ))), CTX);
-    expect(fiveAndMonth.readings.map((r) => [r.metric, r.used_percent])).toEqual([['five_hour', 1], ['monthly', 2]]);
-    const weekAndMonth = parseCodexRollout(jsonl(tokenCount(null, windows(
-      { used_percent: 3, window_minutes: 10079 }, { used_percent: 4, window_minutes: 43800 },
-    ))), CTX);
-    expect(weekAndMonth.readings.map((r) => [r.metric, r.used_percent])).toEqual([['weekly', 3], ['monthly', 4]]);
+    const fiveAndMonth = parseCodexRollout(
+      jsonl(tokenCount(null, windows({ used_percent: 1, window_minutes: 299 }, { used_percent: 2, window_minutes: 43200 }))),
+      CTX,
+    );
+    expect(fiveAndMonth.readings.map((r) => [r.metric, r.used_percent])).toEqual([
+      ['five_hour', 1],
+      ['monthly', 2],
+    ]);
+    const weekAndMonth = parseCodexRollout(
+      jsonl(tokenCount(null, windows({ used_percent: 3, window_minutes: 10079 }, { used_percent: 4, window_minutes: 43800 }))),
+      CTX,
+    );
+    expect(weekAndMonth.readings.map((r) => [r.metric, r.used_percent])).toEqual([
+      ['weekly', 3],
+      ['monthly', 4],
+    ]);
   });
 
   it('skips an unknown window length and says so in unknown', () => {
-    const result = parseCodexRollout(jsonl(tokenCount(null, windows(
-      { used_percent: 50, window_minutes: 60, resets_at: 1787234400 },
-      { used_percent: 10, window_minutes: 10080, resets_at: 1787648400 },
-    ))), CTX);
+    const result = parseCodexRollout(
+      jsonl(
+        tokenCount(
+          null,
+          windows({ used_percent: 50, window_minutes: 60, resets_at: 1787234400 }, { used_percent: 10, window_minutes: 10080, resets_at: 1787648400 }),
+        ),
+      ),
+      CTX,
+    );
     expect(result.readings.map((r) => [r.metric, r.used_percent])).toEqual([['weekly', 10]]);
     expect(result.unknown.find((u) => u.metric === 'five_hour')?.reason).toBe(
-      'no 300-minute (5 h) window in token_count rate_limits (primary: 60 min, secondary: 10080 min); '
-      + 'primary window_minutes 60 matches no known window, skipped',
+      'no 300-minute (5 h) window in token_count rate_limits (primary: 60 min, secondary: 10080 min); ' +
+        'primary window_minutes 60 matches no known window, skipped',
     );
   });
 
   it('computes resets_in_seconds from the line timestamp, not from the clock', () => {
-    const result = parseCodexRollout(jsonl(tokenCount('2026-08-20T09:00:00.500Z', windows(
-      { used_percent: 20, window_minutes: 299, resets_in_seconds: 3600 },
-      { used_percent: 40, window_minutes: 10079, resets_in_seconds: 86400 },
-    ))), CTX);
+    const result = parseCodexRollout(
+      jsonl(
+        tokenCount(
+          '2026-08-20T09:00:00.500Z',
+          windows({ used_percent: 20, window_minutes: 299, resets_in_seconds: 3600 }, { used_percent: 40, window_minutes: 10079, resets_in_seconds: 86400 }),
+        ),
+      ),
+      CTX,
+    );
     expect(result.readings.map((r) => [r.metric, r.resets_at, r.observed_at])).toEqual([
       ['five_hour', 1787220000.5, '2026-08-20T09:00:00.500Z'],
       ['weekly', 1787302800.5, '2026-08-20T09:00:00.500Z'],
@@ -133,15 +172,20 @@ describe('codex-rollout window classification', () => {
   });
 
   it('reads the older flat keys, still classified by window length', () => {
-    const result = parseCodexRollout(jsonl(tokenCount('2026-08-20T09:00:00Z', {
-      primary_used_percent: 30,
-      secondary_used_percent: 60,
-      primary_to_secondary_ratio_percent: 50,
-      primary_window_minutes: 10080,
-      secondary_window_minutes: 300,
-      primary_resets_in_seconds: 100,
-      secondary_resets_in_seconds: 200,
-    })), CTX);
+    const result = parseCodexRollout(
+      jsonl(
+        tokenCount('2026-08-20T09:00:00Z', {
+          primary_used_percent: 30,
+          secondary_used_percent: 60,
+          primary_to_secondary_ratio_percent: 50,
+          primary_window_minutes: 10080,
+          secondary_window_minutes: 300,
+          primary_resets_in_seconds: 100,
+          secondary_resets_in_seconds: 200,
+        }),
+      ),
+      CTX,
+    );
     expect(result.readings.map((r) => [r.metric, r.used_percent, r.resets_at])).toEqual([
       ['five_hour', 60, 1787216600],
       ['weekly', 30, 1787216500],
@@ -167,19 +211,26 @@ describe('codex-rollout window classification', () => {
       { metric: 'five_hour', reason: 'token_count rate_limits is null' },
       { metric: 'weekly', reason: 'token_count rate_limits is null' },
     ]);
-    const nullPercent = parseCodexRollout(jsonl(tokenCount(null, windows(
-      { used_percent: null, window_minutes: 300 }, { used_percent: 8, window_minutes: 10080 },
-    ))), CTX);
+    const nullPercent = parseCodexRollout(
+      jsonl(tokenCount(null, windows({ used_percent: null, window_minutes: 300 }, { used_percent: 8, window_minutes: 10080 }))),
+      CTX,
+    );
     expect(metrics(nullPercent.readings)).toEqual(['weekly']);
     expect(nullPercent.unknown).toContainEqual({ metric: 'five_hour', reason: 'token_count primary.used_percent is null' });
   });
 
   it('keeps an earlier number when a later line of the same payload has rate_limits null', () => {
-    const result = parseCodexRollout(jsonl(
-      tokenCount('2026-08-20T09:00:00Z', windows({ used_percent: 33, window_minutes: 300 }, { used_percent: 2, window_minutes: 10080 })),
-      tokenCount('2026-08-20T09:01:00Z', null),
-    ), CTX);
-    expect(result.readings.map((r) => [r.metric, r.used_percent])).toEqual([['five_hour', 33], ['weekly', 2]]);
+    const result = parseCodexRollout(
+      jsonl(
+        tokenCount('2026-08-20T09:00:00Z', windows({ used_percent: 33, window_minutes: 300 }, { used_percent: 2, window_minutes: 10080 })),
+        tokenCount('2026-08-20T09:01:00Z', null),
+      ),
+      CTX,
+    );
+    expect(result.readings.map((r) => [r.metric, r.used_percent])).toEqual([
+      ['five_hour', 33],
+      ['weekly', 2],
+    ]);
     expect(metrics(result.unknown)).toEqual(['context']);
   });
 });
@@ -207,7 +258,10 @@ describe('codex-rollout JSONL framing', () => {
     const raw = fixture(ROLLOUT);
     const partial = `${raw.endsWith('\n') ? raw : `${raw}\n`}{"timestamp":"2026-08-20T09:05:00.000Z","type":"event_msg","payload":{"type":"tok`;
     const result = parseCodexRollout(partial, CTX);
-    expect(result.readings.map((r) => [r.metric, r.used_percent])).toEqual([['five_hour', 15], ['weekly', 44]]);
+    expect(result.readings.map((r) => [r.metric, r.used_percent])).toEqual([
+      ['five_hour', 15],
+      ['weekly', 44],
+    ]);
   });
 
   it('returns nothing for a chunk that is only a partial line', () => {
@@ -219,7 +273,10 @@ describe('codex-rollout JSONL framing', () => {
     lines.splice(2, 0, '{"type": "event_msg", oops');
     const result = parseCodexRollout(`${lines.join('\n')}\n`, CTX);
     expect(result.skipped).toEqual([{ line: 3, reason: expect.stringMatching(/^the line is not valid JSON/) as string }]);
-    expect(result.readings.map((r) => [r.metric, r.used_percent])).toEqual([['five_hour', 15], ['weekly', 44]]);
+    expect(result.readings.map((r) => [r.metric, r.used_percent])).toEqual([
+      ['five_hour', 15],
+      ['weekly', 44],
+    ]);
     expect(result.route.cwd).not.toBeNull();
   });
 
@@ -241,7 +298,10 @@ describe('codex-rollout JSONL framing', () => {
   it('reads plain numeric strings as numbers; any other wrong type makes that window unknown and keeps the others', () => {
     const quoted = parseCodexRollout(jsonl(tokenCount(null, windows({ used_percent: '9.5' as unknown as number, window_minutes: 300 }, null))), CTX);
     expect(quoted.readings.map((r) => [r.metric, r.used_percent])).toEqual([['five_hour', 9.5]]);
-    const mixed = parseCodexRollout(jsonl(tokenCount(null, windows({ used_percent: 'lots' as unknown as number, window_minutes: 300 }, { used_percent: 61, window_minutes: 10080 }))), CTX);
+    const mixed = parseCodexRollout(
+      jsonl(tokenCount(null, windows({ used_percent: 'lots' as unknown as number, window_minutes: 300 }, { used_percent: 61, window_minutes: 10080 }))),
+      CTX,
+    );
     expect(mixed.readings.map((r) => [r.metric, r.used_percent])).toEqual([['weekly', 61]]);
     expect(mixed.unknown).toContainEqual({ metric: 'five_hour', reason: 'line 1: payload.rate_limits.primary.used_percent is not a number ("lots")' });
     expect(mixed.skipped).toEqual([]);
@@ -272,12 +332,18 @@ describe('codex-rollout zero placeholder', () => {
 
   it('emits a zero after the earlier window has reset', () => {
     const result = parseCodexRollout(jsonl(tokenCount('2026-08-20T09:00:00Z', real), tokenCount('2026-08-20T14:00:01Z', zeros)), CTX);
-    expect(result.readings.map((r) => [r.metric, r.used_percent])).toEqual([['five_hour', 0], ['weekly', 44]]);
+    expect(result.readings.map((r) => [r.metric, r.used_percent])).toEqual([
+      ['five_hour', 0],
+      ['weekly', 44],
+    ]);
     expect(result.unknown).toContainEqual({ metric: 'weekly', reason: ZERO_PLACEHOLDER_REASON });
   });
 
   it('emits a zero that is the first reading of its window', () => {
     const result = parseCodexRollout(jsonl(tokenCount('2026-08-20T09:10:00Z', zeros)), CTX);
-    expect(result.readings.map((r) => [r.metric, r.used_percent])).toEqual([['five_hour', 0], ['weekly', 0]]);
+    expect(result.readings.map((r) => [r.metric, r.used_percent])).toEqual([
+      ['five_hour', 0],
+      ['weekly', 0],
+    ]);
   });
 });

@@ -47,7 +47,10 @@ const CASES: readonly { file: string; adapter: Source; check: (result: AdapterRe
     file: 'claude-statusline/mistyped-fields.json',
     adapter: 'claude-statusline',
     check: (r) => {
-      expect(readingsOf(r)).toEqual([['context', null, 9], ['five_hour', null, 91]]);
+      expect(readingsOf(r)).toEqual([
+        ['context', null, 9],
+        ['five_hour', null, 91],
+      ]);
       expect(r.unknown).toEqual([{ metric: 'seven_day', reason: 'rate_limits.seven_day.used_percentage is not a number ("n/a")' }]);
     },
   },
@@ -84,7 +87,10 @@ const CASES: readonly { file: string; adapter: Source; check: (result: AdapterRe
     file: 'http/anthropic.unified-rejected.headers.txt',
     adapter: 'anthropic-headers',
     check: (r) => {
-      expect(readingsOf(r)).toEqual([['five_hour', null, 102], ['seven_day', null, 47]]);
+      expect(readingsOf(r)).toEqual([
+        ['five_hour', null, 102],
+        ['seven_day', null, 47],
+      ]);
       expect(warningsOf(r)).toEqual([['rate_limit', false, null]]);
     },
   },
@@ -94,7 +100,11 @@ const CASES: readonly { file: string; adapter: Source; check: (result: AdapterRe
     check: (r) => {
       expect(r.readings).toEqual([]);
       expect(warningsOf(r)).toEqual([['rate_limit', null, null]]);
-      expect(r.warnings[0]).toMatchObject({ source: 'gemini-telemetry', observed_at: '2026-08-20T09:58:40.007Z', executor: 'c2b0dd60-9a41-4f3e-8e5d-2b7f1c6a0e93' });
+      expect(r.warnings[0]).toMatchObject({
+        source: 'gemini-telemetry',
+        observed_at: '2026-08-20T09:58:40.007Z',
+        executor: 'c2b0dd60-9a41-4f3e-8e5d-2b7f1c6a0e93',
+      });
       expect(r.warnings[0]?.text).toMatch(/^Gemini CLI API error 429 for gemini-2\.5-pro: \[429 Too Many Requests\]/);
       expect(r.unknown.map((u) => u.metric)).toEqual(['context', 'tokens']);
       expect(r.events.map((e) => e.name)).toEqual(['api_error']);

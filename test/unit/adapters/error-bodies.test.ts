@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAnthropicHeaders, parseOpenaiHeaders } from '../../../adapters/telemetry/index.js';
 import { CTX, expectSchemaValid, fixture } from './fixture-helpers.js';
 
-const warningsOf = (result: ReturnType<typeof parseOpenaiHeaders>) =>
-  result.warnings.map((w) => [w.kind, w.recovers, w.retry_after_seconds]);
+const warningsOf = (result: ReturnType<typeof parseOpenaiHeaders>) => result.warnings.map((w) => [w.kind, w.recovers, w.retry_after_seconds]);
 
 const after = (headers: string, body: string) => `${headers.trimEnd()}\r\n\r\n${body}`;
 

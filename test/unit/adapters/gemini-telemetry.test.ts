@@ -3,11 +3,21 @@ import { parseGeminiTelemetry, RECENT_ERROR_MS } from '../../../adapters/telemet
 import { CTX, expectInvalidBody, FIXTURE_TIME } from './fixture-helpers.js';
 
 const apiError = (attributes: Record<string, unknown>, pretty = false) =>
-  JSON.stringify({ hrTime: [Math.floor(FIXTURE_TIME.getTime() / 1000) - 60, 0], attributes: { 'event.name': 'gemini_cli.api_error', 'session.id': 's-1', model: 'gemini-2.5-pro', ...attributes } }, null, pretty ? 2 : undefined);
+  JSON.stringify(
+    {
+      hrTime: [Math.floor(FIXTURE_TIME.getTime() / 1000) - 60, 0],
+      attributes: { 'event.name': 'gemini_cli.api_error', 'session.id': 's-1', model: 'gemini-2.5-pro', ...attributes },
+    },
+    null,
+    pretty ? 2 : undefined,
+  );
 
 describe('gemini-telemetry', () => {
   it('a 429 api_error is a warning; a numeric-string status counts; other statuses are events only', () => {
-    const result = parseGeminiTelemetry([apiError({ status_code: '429', error: 'Too Many Requests' }), apiError({ status_code: 500, error: 'Internal' })].join('\n'), CTX);
+    const result = parseGeminiTelemetry(
+      [apiError({ status_code: '429', error: 'Too Many Requests' }), apiError({ status_code: 500, error: 'Internal' })].join('\n'),
+      CTX,
+    );
     expect(result.warnings.map((w) => [w.kind, w.recovers, w.executor])).toEqual([['rate_limit', null, 's-1']]);
     expect(result.events.map((e) => e.detail['status_code'])).toEqual(['429', '500']);
     expect(result.readings).toEqual([]);
@@ -21,10 +31,15 @@ describe('gemini-telemetry', () => {
   });
 
   it('token counts never become a reading', () => {
-    const response = JSON.stringify({ attributes: { 'event.name': 'gemini_cli.api_response', input_token_count: 190000, total_token_count: 200000, status_code: 200 } });
+    const response = JSON.stringify({
+      attributes: { 'event.name': 'gemini_cli.api_response', input_token_count: 190000, total_token_count: 200000, status_code: 200 },
+    });
     const result = parseGeminiTelemetry(response, CTX);
     expect(result.readings).toEqual([]);
-    expect(result.unknown.map((u) => u.reason)).toEqual([expect.stringMatching(/never a quota percentage/) as string, expect.stringMatching(/never a quota percentage/) as string]);
+    expect(result.unknown.map((u) => u.reason)).toEqual([
+      expect.stringMatching(/never a quota percentage/) as string,
+      expect.stringMatching(/never a quota percentage/) as string,
+    ]);
   });
 
   it('pretty-printed records one after another; a stray line is skipped by number; a record still being written waits', () => {

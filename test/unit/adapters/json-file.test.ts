@@ -4,7 +4,7 @@ import { parseJsonFile } from '../../../adapters/telemetry/index.js';
 import { CTX, expectInvalidBody, expectSchemaValid, FIXTURE_ISO } from './fixture-helpers.js';
 
 describe('json-file', () => {
-  it('reads a script\'s readings as given, routed by cwd', () => {
+  it("reads a script's readings as given, routed by cwd", () => {
     const raw = JSON.stringify({
       readings: [
         { metric: 'weekly', used_percent: 104.5, resets_at: 1787648400 },

@@ -20,8 +20,10 @@ describe('openai-headers fixture', () => {
   it(`${FIXTURE} → requests 1/5000 (resets in 12ms), tokens 24/160000 (resets in 6m0s)`, () => {
     const raw = fixture(FIXTURE);
     const common = {
-      source: 'openai-headers', observed_at: FIXTURE_ISO,
-      raw_sha256: createHash('sha256').update(raw).digest('hex'), executor: null,
+      source: 'openai-headers',
+      observed_at: FIXTURE_ISO,
+      raw_sha256: createHash('sha256').update(raw).digest('hex'),
+      executor: null,
     };
     const result = parseOpenaiHeaders(raw, CTX);
     expect(result.readings).toEqual([
@@ -36,14 +38,17 @@ describe('openai-headers fixture', () => {
 
   it('gives the same readings from a JSON object of name → value', () => {
     const text = parseOpenaiHeaders(fixture(FIXTURE), CTX);
-    const json = parseOpenaiHeaders(JSON.stringify({
-      'X-RateLimit-Limit-Requests': '5000',
-      'x-ratelimit-limit-tokens': 160000,
-      'x-ratelimit-remaining-requests': '4999',
-      'x-ratelimit-remaining-tokens': '159976',
-      'x-ratelimit-reset-requests': '12ms',
-      'x-ratelimit-reset-tokens': '6m0s',
-    }), CTX);
+    const json = parseOpenaiHeaders(
+      JSON.stringify({
+        'X-RateLimit-Limit-Requests': '5000',
+        'x-ratelimit-limit-tokens': 160000,
+        'x-ratelimit-remaining-requests': '4999',
+        'x-ratelimit-remaining-tokens': '159976',
+        'x-ratelimit-reset-requests': '12ms',
+        'x-ratelimit-reset-tokens': '6m0s',
+      }),
+      CTX,
+    );
     expect(withoutSha(json.readings)).toEqual(withoutSha(text.readings));
   });
 });
@@ -53,10 +58,15 @@ describe('openai-headers limits', () => {
     ['-1', 'x-ratelimit-limit-requests is -1 (no usable limit reported)'],
     ['0', 'x-ratelimit-limit-requests is 0 (no usable limit reported)'],
   ])('a limit of %s is unknown, not a percentage', (limit, reason) => {
-    const result = parseOpenaiHeaders(limits({
-      'x-ratelimit-limit-requests': limit, 'x-ratelimit-remaining-requests': '0',
-      'x-ratelimit-limit-tokens': '100', 'x-ratelimit-remaining-tokens': '75',
-    }), CTX);
+    const result = parseOpenaiHeaders(
+      limits({
+        'x-ratelimit-limit-requests': limit,
+        'x-ratelimit-remaining-requests': '0',
+        'x-ratelimit-limit-tokens': '100',
+        'x-ratelimit-remaining-tokens': '75',
+      }),
+      CTX,
+    );
     expect(result.readings.map((r) => [r.metric, r.used_percent])).toEqual([['tokens', 25]]);
     expect(result.unknown).toEqual([{ metric: 'requests', reason }]);
   });
@@ -84,16 +94,26 @@ describe('openai-headers reset durations', () => {
     ['1h2m3.5s', NOW + 3723.5],
     ['0s', NOW],
   ])('resets %s after the observation → %d', (duration, resetsAt) => {
-    const result = parseOpenaiHeaders(limits({
-      'x-ratelimit-limit-requests': '10', 'x-ratelimit-remaining-requests': '9', 'x-ratelimit-reset-requests': duration,
-    }), CTX);
+    const result = parseOpenaiHeaders(
+      limits({
+        'x-ratelimit-limit-requests': '10',
+        'x-ratelimit-remaining-requests': '9',
+        'x-ratelimit-reset-requests': duration,
+      }),
+      CTX,
+    );
     expect(result.readings[0]?.resets_at).toBe(resetsAt);
   });
 
   it('an unreadable duration keeps the reading with a null reset', () => {
-    const result = parseOpenaiHeaders(limits({
-      'x-ratelimit-limit-requests': '10', 'x-ratelimit-remaining-requests': '9', 'x-ratelimit-reset-requests': '20',
-    }), CTX);
+    const result = parseOpenaiHeaders(
+      limits({
+        'x-ratelimit-limit-requests': '10',
+        'x-ratelimit-remaining-requests': '9',
+        'x-ratelimit-reset-requests': '20',
+      }),
+      CTX,
+    );
     expect(result.readings.map((r) => [r.used_percent, r.resets_at])).toEqual([[10, null]]);
   });
 

@@ -7,7 +7,11 @@ import { CTX, expectSchemaValid } from './fixture-helpers.js';
 const DOC = readFileSync(new URL('../../../docs/agents/provider-headers.md', import.meta.url), 'utf8');
 
 /** `<!-- example: ADAPTER → EXPECTATION -->` and the ```http block right after it. */
-const EXAMPLES = [...DOC.matchAll(/<!-- example: (\S+) → (.+?) -->\n```http\n([\s\S]*?)```/g)].map(([, adapter = '', expect = '', block = '']) => ({ adapter, expect, block }));
+const EXAMPLES = [...DOC.matchAll(/<!-- example: (\S+) → (.+?) -->\n```http\n([\s\S]*?)```/g)].map(([, adapter = '', expect = '', block = '']) => ({
+  adapter,
+  expect,
+  block,
+}));
 
 const RECOVERY: Readonly<Record<string, boolean | null>> = { recovers: true, 'does not recover': false, 'recovery not said': null };
 

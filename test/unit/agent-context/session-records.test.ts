@@ -60,7 +60,10 @@ describe('SessionRecords', () => {
 
   it('a damaged file is reported and replaced, never fatal; entries of the wrong shape are skipped', async () => {
     const dir = tempDir('state');
-    writeFileSync(join(dir, AGENT_CONTEXT_FILE), '{"version":1,"sessions":[["/r","s",{"stage":"P","told":true,"tool_calls":-1,"reminded":false}],["/r","t",{"stage":"P","told":true,"tool_calls":2,"reminded":false}]]}');
+    writeFileSync(
+      join(dir, AGENT_CONTEXT_FILE),
+      '{"version":1,"sessions":[["/r","s",{"stage":"P","told":true,"tool_calls":-1,"reminded":false}],["/r","t",{"stage":"P","told":true,"tool_calls":2,"reminded":false}]]}',
+    );
     const records = await SessionRecords.open(dir, quiet);
     expect(records.size).toBe(1);
     expect(records.get('/r', 't')).toEqual(record('P', 2));

@@ -7,8 +7,10 @@ import { envelopeOf, type DaemonAnswer } from '../../../daemon/cli/hooks/lean-cl
 import { joinStatus, statusText } from '../../../daemon/cli/hooks/status-text.js';
 import { resolveStateDir } from '../../../daemon/store/index.js';
 
-const answer = (code: string, data: Record<string, unknown> | null, error?: { message: string; hint: string }): DaemonAnswer =>
-  ({ kind: 'answer', envelope: { code, data, ...(error && { error }) } });
+const answer = (code: string, data: Record<string, unknown> | null, error?: { message: string; hint: string }): DaemonAnswer => ({
+  kind: 'answer',
+  envelope: { code, data, ...(error && { error }) },
+});
 
 const reading = (metric: string, used_percent: number | null) => ({ metric, used_percent });
 
@@ -41,12 +43,16 @@ describe('guardVerdict', () => {
   it.each(['EVACUATE', 'HANDOFF_READY', 'TAKEOVER', 'RETURN_HANDOFF_READY'])('denies a non-holder in %s with the reason', (state) => {
     const verdict = guardVerdict('me', status(state, 'them'));
     expect(verdict.allow).toBe(false);
-    expect(!verdict.allow && verdict.reason).toMatch(new RegExp(`/repo is in ${state}: .*This session \\(me\\) does not hold its lease \\(the lease is held by 'them'\\)`));
+    expect(!verdict.allow && verdict.reason).toMatch(
+      new RegExp(`/repo is in ${state}: .*This session \\(me\\) does not hold its lease \\(the lease is held by 'them'\\)`),
+    );
   });
 
   it('names the cycle where the next step needs it, and says when nobody holds the lease', () => {
     const verdict = guardVerdict(null, status('HANDOFF_READY', null));
-    expect(!verdict.allow && verdict.reason).toMatch(/session \(unknown\) does not hold its lease \(nobody holds the lease\).*\.session-handoff\/20261129T081500Z-k3f9qa\/HANDOFF\.md/);
+    expect(!verdict.allow && verdict.reason).toMatch(
+      /session \(unknown\) does not hold its lease \(nobody holds the lease\).*\.session-handoff\/20261129T081500Z-k3f9qa\/HANDOFF\.md/,
+    );
   });
 
   it.each(['NORMAL', 'PREPARE', 'CLOSED'])('allows everyone in %s', (state) => {
@@ -57,7 +63,7 @@ describe('guardVerdict', () => {
     expect(guardVerdict('me', status('EVACUATE', 'me'))).toEqual({ allow: true, note: null });
   });
 
-  it('follows the daemon\'s edit policy: nobody edits a frozen source, not even its holder', () => {
+  it("follows the daemon's edit policy: nobody edits a frozen source, not even its holder", () => {
     const frozen = answer('status', {
       workspace: '/repo',
       state: 'HANDOFF_READY',
@@ -68,15 +74,26 @@ describe('guardVerdict', () => {
     const verdict = guardVerdict('me', frozen);
     expect(verdict.allow).toBe(false);
     expect(!verdict.allow && verdict.reason).toMatch(/handed off and frozen.*No session may change files now/);
-    const offline = answer('status', { workspace: '/repo', state: 'TAKEOVER', cycle: null, lease: { holder: { executor: 'me' } }, edit_policy: { who: 'nobody', why: 'the lease could not be verified on the remote since 2026-11-29T08:00:00.000Z; edits wait until it can' } });
-    expect(!guardVerdict('me', offline).allow && (guardVerdict('me', offline) as { reason: string }).reason).toMatch(/could not be verified on the remote since/);
+    const offline = answer('status', {
+      workspace: '/repo',
+      state: 'TAKEOVER',
+      cycle: null,
+      lease: { holder: { executor: 'me' } },
+      edit_policy: { who: 'nobody', why: 'the lease could not be verified on the remote since 2026-11-29T08:00:00.000Z; edits wait until it can' },
+    });
+    expect(!guardVerdict('me', offline).allow && (guardVerdict('me', offline) as { reason: string }).reason).toMatch(
+      /could not be verified on the remote since/,
+    );
   });
 
   it('allows, with a note, when it cannot know', () => {
     expect(guardVerdict('me', { kind: 'down', reason: 'x' })).toEqual({ allow: true, note: 'handoff: daemon down; the lease guard is not enforcing' });
     expect(guardVerdict('me', { kind: 'timeout' }).allow).toBe(true);
     expect(guardVerdict('me', answer('not_a_repository', null, { message: 'm', hint: 'h' }))).toEqual({ allow: true, note: null });
-    expect(guardVerdict('me', answer('unauthorized', null, { message: 'wrong bearer token', hint: 'h' }))).toEqual({ allow: true, note: 'handoff: wrong bearer token' });
+    expect(guardVerdict('me', answer('unauthorized', null, { message: 'wrong bearer token', hint: 'h' }))).toEqual({
+      allow: true,
+      note: 'handoff: wrong bearer token',
+    });
   });
 });
 
@@ -96,7 +113,11 @@ describe('handoffPointer', () => {
 
 describe('parseHookArgs', () => {
   it('takes the name, --state-dir and --chain, also as --flag=value', () => {
-    expect(parseHookArgs(['claude-statusline', '--state-dir', '/s', '--chain', 'a --b=c'])).toEqual({ name: 'claude-statusline', stateDir: '/s', chain: 'a --b=c' });
+    expect(parseHookArgs(['claude-statusline', '--state-dir', '/s', '--chain', 'a --b=c'])).toEqual({
+      name: 'claude-statusline',
+      stateDir: '/s',
+      chain: 'a --b=c',
+    });
     expect(parseHookArgs(['claude-guard', '--state-dir=/s=x'])).toEqual({ name: 'claude-guard', stateDir: '/s=x', chain: undefined });
   });
 
@@ -121,7 +142,11 @@ describe('envelopeOf', () => {
   const http = (head: string, body: string) => `${head}\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n${body}`;
 
   it('reads the Envelope after the head of an HTTP/1.1 answer', () => {
-    expect(envelopeOf(http('HTTP/1.1 200 OK', '{"code":"ingested","data":{"state":"NORMAL"},"authority":"none"}'))).toEqual({ code: 'ingested', data: { state: 'NORMAL' }, authority: 'none' });
+    expect(envelopeOf(http('HTTP/1.1 200 OK', '{"code":"ingested","data":{"state":"NORMAL"},"authority":"none"}'))).toEqual({
+      code: 'ingested',
+      data: { state: 'NORMAL' },
+      authority: 'none',
+    });
   });
 
   it.each([

@@ -7,14 +7,23 @@ const PATH = '/home/me/.claude/settings.json';
 
 const merged = (before: string | null, invocation = ours) => {
   const { text, notes } = mergeClaudeSettings(before, invocation, PATH);
-  return { text, notes, json: JSON.parse(text ?? before ?? '{}') as Record<string, unknown> & { statusLine: { command: string; padding?: number }; hooks: Record<string, { matcher?: string; hooks: { command: string; timeout?: number }[] }[]> } };
+  return {
+    text,
+    notes,
+    json: JSON.parse(text ?? before ?? '{}') as Record<string, unknown> & {
+      statusLine: { command: string; padding?: number };
+      hooks: Record<string, { matcher?: string; hooks: { command: string; timeout?: number }[] }[]>;
+    },
+  };
 };
 
 describe('mergeClaudeSettings', () => {
   it('into no file: our status line and the guard, session-start and rate-limit hooks', () => {
     const { json } = merged(null);
     expect(json.statusLine).toEqual({ type: 'command', command: 'handoff hook claude-statusline', padding: 0 });
-    expect(json.hooks['PreToolUse']).toEqual([{ matcher: GUARDED_TOOLS_MATCHER, hooks: [{ type: 'command', command: 'handoff hook claude-guard', timeout: 5 }] }]);
+    expect(json.hooks['PreToolUse']).toEqual([
+      { matcher: GUARDED_TOOLS_MATCHER, hooks: [{ type: 'command', command: 'handoff hook claude-guard', timeout: 5 }] },
+    ]);
     expect(json.hooks['SessionStart']).toEqual([{ hooks: [{ type: 'command', command: 'handoff hook claude-session-start', timeout: 5 }] }]);
     expect(json.hooks['StopFailure']).toEqual([{ matcher: 'rate_limit', hooks: [{ type: 'command', command: 'handoff hook claude-event', timeout: 5 }] }]);
     // The stage notices: before every prompt and after every tool call, whatever the tool.
@@ -24,7 +33,7 @@ describe('mergeClaudeSettings', () => {
     expect(Object.keys(json.hooks)).toEqual(['PreToolUse', 'SessionStart', 'UserPromptSubmit', 'PostToolUse', 'StopFailure']);
   });
 
-  it('adds the context hook beside the user\'s own PostToolUse hooks, once', () => {
+  it("adds the context hook beside the user's own PostToolUse hooks, once", () => {
     const before = JSON.stringify({ hooks: { PostToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'prettier --write' }] }] } });
     const { json, text } = merged(before);
     expect(json.hooks['PostToolUse']).toEqual([
@@ -35,23 +44,35 @@ describe('mergeClaudeSettings', () => {
   });
 
   it('keeps every other setting and hook, chains the existing status line and keeps its keys', () => {
-    const before = JSON.stringify({
-      model: 'opus',
-      env: { API: 'x' },
-      statusLine: { type: 'command', command: "~/bin/line.sh --mode 'full'", padding: 2, refreshInterval: 5 },
-      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'audit.sh' }] }], Stop: [{ hooks: [{ type: 'command', command: 'notify' }] }] },
-    }, null, 4);
+    const before = JSON.stringify(
+      {
+        model: 'opus',
+        env: { API: 'x' },
+        statusLine: { type: 'command', command: "~/bin/line.sh --mode 'full'", padding: 2, refreshInterval: 5 },
+        hooks: {
+          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'audit.sh' }] }],
+          Stop: [{ hooks: [{ type: 'command', command: 'notify' }] }],
+        },
+      },
+      null,
+      4,
+    );
     const { json, notes } = merged(before);
     expect(json['model']).toBe('opus');
     expect(json['env']).toEqual({ API: 'x' });
-    expect(json.statusLine).toEqual({ type: 'command', command: `handoff hook claude-statusline --chain '~/bin/line.sh --mode '\\''full'\\'''`, padding: 2, refreshInterval: 5 });
+    expect(json.statusLine).toEqual({
+      type: 'command',
+      command: `handoff hook claude-statusline --chain '~/bin/line.sh --mode '\\''full'\\'''`,
+      padding: 2,
+      refreshInterval: 5,
+    });
     expect(chainedCommand(json.statusLine.command)).toBe("~/bin/line.sh --mode 'full'");
     expect(json.hooks['PreToolUse']?.[0]).toEqual({ matcher: 'Bash', hooks: [{ type: 'command', command: 'audit.sh' }] });
     expect(json.hooks['Stop']).toEqual([{ hooks: [{ type: 'command', command: 'notify' }] }]);
     expect(notes).toEqual([`the existing status line command is kept and chained: ~/bin/line.sh --mode 'full'`]);
   });
 
-  it('is idempotent: on its own output it changes nothing, and keeps the file\'s indentation', () => {
+  it("is idempotent: on its own output it changes nothing, and keeps the file's indentation", () => {
     const first = merged(JSON.stringify({ statusLine: { type: 'command', command: 'mine' } }, null, '\t')).text;
     expect(first).toContain('\n\t"statusLine"');
     expect(mergeClaudeSettings(first, ours, PATH).text).toBeNull();

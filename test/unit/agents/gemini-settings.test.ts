@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { companionTargets, defaultTarget, GEMINI_GUARDED_TOOLS, mergeGeminiSettings, unifiedDiff, type HookInvocation } from '../../../adapters/agents/index.js';
+import {
+  companionTargets,
+  defaultTarget,
+  GEMINI_GUARDED_TOOLS,
+  mergeGeminiSettings,
+  unifiedDiff,
+  type HookInvocation,
+} from '../../../adapters/agents/index.js';
 
 const ours: HookInvocation = { handoff: 'handoff', stateDir: null };
 
@@ -13,9 +20,20 @@ describe('mergeGeminiSettings', () => {
     const settings = JSON.parse(merged(null) ?? '{}') as Settings;
     expect(settings).toEqual({
       hooks: {
-        BeforeTool: [{ matcher: '^(write_file|replace)$', hooks: [entry('handoff hook gemini-guard', 'session-handoff-guard', 'session-handoff: refuses file edits to a session that does not hold the lease')] }],
-        SessionStart: [{ hooks: [entry('handoff hook gemini-session-start', 'session-handoff-pickup', 'session-handoff: what a ready handoff asks of a new session')] }],
-        BeforeAgent: [{ hooks: [entry('handoff hook gemini-context', 'session-handoff-stage', 'session-handoff: what the current stage asks of this session')] }],
+        BeforeTool: [
+          {
+            matcher: '^(write_file|replace)$',
+            hooks: [
+              entry('handoff hook gemini-guard', 'session-handoff-guard', 'session-handoff: refuses file edits to a session that does not hold the lease'),
+            ],
+          },
+        ],
+        SessionStart: [
+          { hooks: [entry('handoff hook gemini-session-start', 'session-handoff-pickup', 'session-handoff: what a ready handoff asks of a new session')] },
+        ],
+        BeforeAgent: [
+          { hooks: [entry('handoff hook gemini-context', 'session-handoff-stage', 'session-handoff: what the current stage asks of this session')] },
+        ],
         AfterTool: [{ hooks: [entry('handoff hook gemini-context', 'session-handoff-stage', 'session-handoff: what the current stage asks of this session')] }],
       },
     });
@@ -25,12 +43,19 @@ describe('mergeGeminiSettings', () => {
     expect(['run_shell_command', 'read_file', 'mcp__fs__replace_all', 'write_file_x'].some((tool) => matcher.test(tool))).toBe(false);
   });
 
-  it('keeps the user\'s settings, hooks and the hooksConfig switch; idempotent; a new command replaces ours in place', () => {
-    const before = JSON.stringify({
-      general: { vimMode: true },
-      hooksConfig: { enabled: true, disabled: ['noisy'] },
-      hooks: { BeforeTool: [{ matcher: 'run_shell_command', hooks: [{ type: 'command', command: 'audit.sh' }] }], SessionEnd: [{ hooks: [{ type: 'command', command: 'bye.sh' }] }] },
-    }, null, 2);
+  it("keeps the user's settings, hooks and the hooksConfig switch; idempotent; a new command replaces ours in place", () => {
+    const before = JSON.stringify(
+      {
+        general: { vimMode: true },
+        hooksConfig: { enabled: true, disabled: ['noisy'] },
+        hooks: {
+          BeforeTool: [{ matcher: 'run_shell_command', hooks: [{ type: 'command', command: 'audit.sh' }] }],
+          SessionEnd: [{ hooks: [{ type: 'command', command: 'bye.sh' }] }],
+        },
+      },
+      null,
+      2,
+    );
     const first = merged(before) ?? '';
     const settings = JSON.parse(first) as Settings;
     expect(settings['general']).toEqual({ vimMode: true });
@@ -45,8 +70,9 @@ describe('mergeGeminiSettings', () => {
 });
 
 describe('the installer diff (what --dry-run prints)', () => {
-  it('one line of the user\'s changes (it gains the comma before our group); every other line is added, and ours', () => {
-    const before = '{\n  "theme": "GitHub",\n  "hooks": {\n    "SessionStart": [\n      { "hooks": [ { "type": "command", "command": "hello.sh" } ] }\n    ]\n  }\n}\n';
+  it("one line of the user's changes (it gains the comma before our group); every other line is added, and ours", () => {
+    const before =
+      '{\n  "theme": "GitHub",\n  "hooks": {\n    "SessionStart": [\n      { "hooks": [ { "type": "command", "command": "hello.sh" } ] }\n    ]\n  }\n}\n';
     const diff = unifiedDiff('.gemini/settings.json', before, merged(before) ?? '');
     const lines = diff.trimEnd().split('\n');
     expect(lines.slice(0, 7)).toEqual([
@@ -64,12 +90,11 @@ describe('the installer diff (what --dry-run prints)', () => {
     expect(added.every((line) => line.startsWith('+'))).toBe(true);
     const ours = JSON.parse(`{"hooks":{"SessionStart":[${added.map((line) => line.slice(1)).join('\n')}]}}`) as Settings;
     expect(Object.keys(ours.hooks)).toEqual(['SessionStart', 'BeforeTool', 'BeforeAgent', 'AfterTool']);
-    expect(Object.values(ours.hooks).flat().flatMap((group) => group.hooks.map((hook) => hook['command']))).toEqual([
-      'handoff hook gemini-session-start',
-      'handoff hook gemini-guard',
-      'handoff hook gemini-context',
-      'handoff hook gemini-context',
-    ]);
+    expect(
+      Object.values(ours.hooks)
+        .flat()
+        .flatMap((group) => group.hooks.map((hook) => hook['command'])),
+    ).toEqual(['handoff hook gemini-session-start', 'handoff hook gemini-guard', 'handoff hook gemini-context', 'handoff hook gemini-context']);
   });
 });
 
@@ -81,7 +106,11 @@ describe('gemini targets', () => {
   });
 
   it('a project: .gemini/settings.json, and GEMINI.md at the project root', () => {
-    expect(companionTargets('gemini', '/repo/.gemini/settings.json', {}, '/home/u')).toEqual({ slashCommand: null, codexHooks: null, instructions: '/repo/GEMINI.md' });
+    expect(companionTargets('gemini', '/repo/.gemini/settings.json', {}, '/home/u')).toEqual({
+      slashCommand: null,
+      codexHooks: null,
+      instructions: '/repo/GEMINI.md',
+    });
     expect(companionTargets('gemini', '/elsewhere/settings.json', {}, '/home/u').instructions).toBe('/elsewhere/GEMINI.md');
   });
 });

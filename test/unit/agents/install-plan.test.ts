@@ -59,10 +59,15 @@ describe('planInstall', () => {
   it('claude: a slash command edited by hand is rewritten (the installer keeps the previous version as a backup)', async () => {
     const companions = companionTargets('claude', '/c/settings.json', {}, '/h');
     const plan = await planInstall('claude', '/c/settings.json', ours, memoryIo({ '/c/commands/handoff-capsule.md': 'mine\n' }), companions);
-    expect(plan.changes[1]).toEqual({ path: '/c/commands/handoff-capsule.md', writePath: '/c/commands/handoff-capsule.md', before: 'mine\n', after: CAPSULE_COMMAND });
+    expect(plan.changes[1]).toEqual({
+      path: '/c/commands/handoff-capsule.md',
+      writePath: '/c/commands/handoff-capsule.md',
+      before: 'mine\n',
+      after: CAPSULE_COMMAND,
+    });
   });
 
-  it('codex: the AGENTS.md block and hooks.json merged with the user\'s own hooks', async () => {
+  it("codex: the AGENTS.md block and hooks.json merged with the user's own hooks", async () => {
     const companions = companionTargets('codex', '/h/.codex/AGENTS.md', {}, '/h');
     const userHooks = JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'notify.sh' }] }] } }, null, 4);
     const plan = await planInstall('codex', '/h/.codex/AGENTS.md', ours, memoryIo({ '/h/.codex/hooks.json': userHooks }), companions);

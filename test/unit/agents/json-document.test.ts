@@ -49,7 +49,14 @@ describe('JsonDocument through the merges: every byte outside our hooks is kept'
     const after = mergeGeminiSettings(ODD, ours, '/p/.gemini/settings.json') ?? '';
     expect(onlyInserted(ODD, after)).toBe(true);
     expect(withoutOurs(after)).toEqual(parse(ODD));
-    for (const literal of ['12345678901234567890', '"ratio": 1.0, "exp": 1e3', '{"a":[1,2,  3]}', '/* the one I pay for */', '// audit every shell command', '// trailing comment']) {
+    for (const literal of [
+      '12345678901234567890',
+      '"ratio": 1.0, "exp": 1e3',
+      '{"a":[1,2,  3]}',
+      '/* the one I pay for */',
+      '// audit every shell command',
+      '// trailing comment',
+    ]) {
       expect(after).toContain(literal);
     }
     const settings = parse(after) as Settings;

@@ -46,8 +46,14 @@ describe('unifiedDiff', () => {
 
   it('gives a patch that rebuilds the new text, removals before additions, for mixed edits', () => {
     const cases: [string[], string[]][] = [
-      [['a', 'b', 'c', 'd'], ['a', 'x', 'c', 'y', 'd', 'z']],
-      [['same', 'old 1', 'old 2', 'same'], ['same', 'new 1', 'same']],
+      [
+        ['a', 'b', 'c', 'd'],
+        ['a', 'x', 'c', 'y', 'd', 'z'],
+      ],
+      [
+        ['same', 'old 1', 'old 2', 'same'],
+        ['same', 'new 1', 'same'],
+      ],
       [numbered(50), [...numbered(50).filter((_, i) => i % 7 !== 0), 'tail']],
       [['x'], []],
     ];

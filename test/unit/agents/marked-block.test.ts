@@ -9,7 +9,7 @@ describe('upsertMarkedBlock', () => {
     expect(upsertMarkedBlock('  \n', 'hello', PATH)).toBe(markedBlock('hello'));
   });
 
-  it('appends after the user\'s text with one blank line, and replaces only the block later', () => {
+  it("appends after the user's text with one blank line, and replaces only the block later", () => {
     const user = '# Project rules\n\nUse tabs.';
     const first = upsertMarkedBlock(user, 'v1', PATH);
     expect(first).toBe(`${user}\n\n${markedBlock('v1')}`);
@@ -25,7 +25,8 @@ describe('upsertMarkedBlock', () => {
   });
 
   it('the instructions name the commands each stage asks for', () => {
-    for (const command of ['handoff status', 'handoff drained', 'handoff capsule set', 'handoff accept', 'handoff verify']) expect(AGENT_INSTRUCTIONS).toContain(command);
+    for (const command of ['handoff status', 'handoff drained', 'handoff capsule set', 'handoff accept', 'handoff verify'])
+      expect(AGENT_INSTRUCTIONS).toContain(command);
   });
 });
 
@@ -41,11 +42,26 @@ describe('unifiedDiff', () => {
   it('gives hunks with three lines of context and separate hunks for distant changes', () => {
     const before = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
     const after = before.replace('line 2\n', 'line two\n').replace('line 18\n', 'line 18\nline 18b\n');
-    expect(unifiedDiff('f', before, after)).toBe([
-      '--- f', '+++ f',
-      '@@ -1,5 +1,5 @@', ' line 1', '-line 2', '+line two', ' line 3', ' line 4', ' line 5',
-      '@@ -16,5 +16,6 @@', ' line 16', ' line 17', ' line 18', '+line 18b', ' line 19', ' line 20',
-      '',
-    ].join('\n'));
+    expect(unifiedDiff('f', before, after)).toBe(
+      [
+        '--- f',
+        '+++ f',
+        '@@ -1,5 +1,5 @@',
+        ' line 1',
+        '-line 2',
+        '+line two',
+        ' line 3',
+        ' line 4',
+        ' line 5',
+        '@@ -16,5 +16,6 @@',
+        ' line 16',
+        ' line 17',
+        ' line 18',
+        '+line 18b',
+        ' line 19',
+        ' line 20',
+        '',
+      ].join('\n'),
+    );
   });
 });

@@ -30,7 +30,9 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
 describe('safeTarget', () => {
   it('in a repository: a link at any level below the root is refused, naming it; the root itself may be reached through links', async () => {
     const fs = io({ '/r/.clinerules': dir, '/r/.clinerules/session-handoff.md': link('/home/u/.ssh/id_ed25519'), '/r/.claude': link('/elsewhere') }, ['/r']);
-    expect(await refusal(safeTarget('/r/.clinerules/session-handoff.md', fs, []))).toBe('/r/.clinerules/session-handoff.md is a symbolic link inside the repository /r; handoff install never writes through a link in a repository');
+    expect(await refusal(safeTarget('/r/.clinerules/session-handoff.md', fs, []))).toBe(
+      '/r/.clinerules/session-handoff.md is a symbolic link inside the repository /r; handoff install never writes through a link in a repository',
+    );
     expect(await refusal(safeTarget('/r/.claude/settings.json', fs, []))).toMatch(/^\/r\/\.claude is a symbolic link inside the repository \/r;/);
     expect(await safeTarget('/r/.gemini/settings.json', fs, [])).toBe('/r/.gemini/settings.json');
   });
@@ -56,8 +58,12 @@ describe('safeTarget', () => {
     });
     expect(await safeTarget('/h/.claude/settings.json', fs, notes)).toBe('/h/dotfiles/claude.json');
     expect(notes).toEqual(['/h/.claude/settings.json is a symbolic link: the install edits its target /h/dotfiles/claude.json in place and keeps the link']);
-    expect(await refusal(safeTarget('/h/.gemini/settings.json', { ...fs, realpath: async () => null }, []))).toMatch(/is a symbolic link to a file that does not exist$/);
+    expect(await refusal(safeTarget('/h/.gemini/settings.json', { ...fs, realpath: async () => null }, []))).toMatch(
+      /is a symbolic link to a file that does not exist$/,
+    );
     expect(await refusal(safeTarget('/h/.codex/hooks.json', fs, []))).toBe('/h/dotfiles/ro.json (the target of /h/.codex/hooks.json) is read-only');
-    expect(await refusal(safeTarget('/h/.config/opencode/AGENTS.md', fs, []))).toBe('/h/.config/opencode/AGENTS.md links to /h/dotfiles, which is not a regular file');
+    expect(await refusal(safeTarget('/h/.config/opencode/AGENTS.md', fs, []))).toBe(
+      '/h/.config/opencode/AGENTS.md links to /h/dotfiles, which is not a regular file',
+    );
   });
 });

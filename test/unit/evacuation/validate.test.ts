@@ -18,7 +18,10 @@ describe('runValidation', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       console.log(JSON.stringify(result));
     `;
-    const child = spawnSync('sh', ['-c', `ulimit -n 256 && exec "${process.execPath}" --input-type=module -e "$0"`, script], { encoding: 'utf8', timeout: 20_000 });
+    const child = spawnSync('sh', ['-c', `ulimit -n 256 && exec "${process.execPath}" --input-type=module -e "$0"`, script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(child.status, child.stderr).toBe(0);
     const result = JSON.parse(child.stdout) as { status: string; exit_code: number; output_tail: string };
     expect(result.status).toBe('failed');

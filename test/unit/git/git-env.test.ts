@@ -28,8 +28,20 @@ const hostile: NodeJS.ProcessEnv = {
 describe('the environment every git of the daemon runs with', () => {
   it('drops every inherited GIT_* and prompting program, and sets the layer’s own', () => {
     const env = gitEnv({}, hostile);
-    expect(Object.keys(env).filter((name) => name.toUpperCase().startsWith('GIT_')).sort()).toEqual(['GIT_OPTIONAL_LOCKS', 'GIT_SSH_COMMAND', 'GIT_TERMINAL_PROMPT']);
-    expect(env).toMatchObject({ GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', GIT_SSH_COMMAND: SSH_COMMAND, GCM_INTERACTIVE: 'never', LC_ALL: 'C', PATH: '/usr/bin:/bin', HOME: '/home/u' });
+    expect(
+      Object.keys(env)
+        .filter((name) => name.toUpperCase().startsWith('GIT_'))
+        .sort(),
+    ).toEqual(['GIT_OPTIONAL_LOCKS', 'GIT_SSH_COMMAND', 'GIT_TERMINAL_PROMPT']);
+    expect(env).toMatchObject({
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_OPTIONAL_LOCKS: '0',
+      GIT_SSH_COMMAND: SSH_COMMAND,
+      GCM_INTERACTIVE: 'never',
+      LC_ALL: 'C',
+      PATH: '/usr/bin:/bin',
+      HOME: '/home/u',
+    });
     for (const name of ['SSH_ASKPASS', 'EDITOR', 'PAGER']) expect(env).not.toHaveProperty(name);
     expect(SSH_COMMAND).toMatch(/BatchMode=yes/);
   });

@@ -90,7 +90,10 @@ describe('the git runner', () => {
   it('a failure message names the command, never the data after --end-of-options or a credential', async () => {
     const repo = tempRepo();
     const url = 'http://user:s3cret-pa55@127.0.0.1:9/team/repo.git';
-    const error = await git(['push', '--porcelain', '--no-verify', '--end-of-options', url, 'HEAD:refs/heads/handoff/x'], { cwd: repo, timeoutMs: 15_000 }).catch((caught: unknown) => caught);
+    const error = await git(['push', '--porcelain', '--no-verify', '--end-of-options', url, 'HEAD:refs/heads/handoff/x'], {
+      cwd: repo,
+      timeoutMs: 15_000,
+    }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(GitError);
     expect((error as GitError).message).toMatch(/^git push exited 128: /);
     expect((error as GitError).message).not.toContain('s3cret-pa55');
@@ -99,7 +102,10 @@ describe('the git runner', () => {
   it('git missing from PATH is a result with a hint, not a crash', async () => {
     const repo = tempRepo();
     process.env = { ...saved, PATH: tempDir('empty-path') };
-    expect(await runGit(['status'], { cwd: repo })).toMatchObject({ code: null, startError: expect.stringMatching(/ENOENT.*not installed or not on the daemon's PATH/) as unknown });
+    expect(await runGit(['status'], { cwd: repo })).toMatchObject({
+      code: null,
+      startError: expect.stringMatching(/ENOENT.*not installed or not on the daemon's PATH/) as unknown,
+    });
     // setsid present, git not.
     const withSetsid = tempDir('setsid-only');
     symlinkSync('/usr/bin/setsid', join(withSetsid, 'setsid'));
@@ -133,7 +139,10 @@ describe('the git runner', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       console.log(JSON.stringify({ result, opened: fds.length }));
     `;
-    const child = spawnSync('sh', ['-c', `ulimit -n 256 && exec "${process.execPath}" --input-type=module -e "$0"`, script], { encoding: 'utf8', timeout: 20_000 });
+    const child = spawnSync('sh', ['-c', `ulimit -n 256 && exec "${process.execPath}" --input-type=module -e "$0"`, script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(child.status, child.stderr).toBe(0);
     const { result } = JSON.parse(child.stdout) as { result: { code: null; startError: string } };
     expect(result.code).toBeNull();

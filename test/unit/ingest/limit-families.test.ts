@@ -7,8 +7,14 @@ const POLICY: PressurePolicy = { prepare_percent: 80, evacuate_percent: 90, hyst
 const SPARK = { id: 'codex_bengalfox', name: 'GPT-5.3-Codex-Spark' };
 
 const weekly = (used: number, limit?: typeof SPARK): Reading => ({
-  source: 'codex-rollout', metric: 'weekly', used_percent: used, resets_at: NOW / 1000 + 86_400,
-  observed_at: new Date(NOW - 1000).toISOString(), raw_sha256: null, executor: 's', ...(limit === undefined ? {} : { limit }),
+  source: 'codex-rollout',
+  metric: 'weekly',
+  used_percent: used,
+  resets_at: NOW / 1000 + 86_400,
+  observed_at: new Date(NOW - 1000).toISOString(),
+  raw_sha256: null,
+  executor: 's',
+  ...(limit === undefined ? {} : { limit }),
 });
 
 describe('Codex limit families in the pressure policy', () => {

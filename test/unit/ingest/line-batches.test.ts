@@ -22,26 +22,59 @@ describe('batchLines', () => {
 
 describe('mergeReports', () => {
   const base = (over: Partial<IngestReport>): IngestReport => ({
-    workspace: '/r', state: 'NORMAL', cycle: null, adapter: 'codex-rollout', route: { by: 'payload', cwd: '/r', session_id: 's' },
-    recorded: [], unchanged: [], not_credible: [], unknown: [], warnings: [], events: [], skipped_lines: [], ...over,
+    workspace: '/r',
+    state: 'NORMAL',
+    cycle: null,
+    adapter: 'codex-rollout',
+    route: { by: 'payload', cwd: '/r', session_id: 's' },
+    recorded: [],
+    unchanged: [],
+    not_credible: [],
+    unknown: [],
+    warnings: [],
+    events: [],
+    skipped_lines: [],
+    ...over,
   });
-  const r = (metric: 'five_hour' | 'weekly', used: number) => ({ source: 'codex-rollout' as const, metric, used_percent: used, resets_at: null, observed_at: '2026-11-29T10:00:00.000Z', raw_sha256: null, executor: 's' });
+  const r = (metric: 'five_hour' | 'weekly', used: number) => ({
+    source: 'codex-rollout' as const,
+    metric,
+    used_percent: used,
+    resets_at: null,
+    observed_at: '2026-11-29T10:00:00.000Z',
+    raw_sha256: null,
+    executor: 's',
+  });
 
   it('concatenates records, takes the last state and the first route, and drops metrics that became known', () => {
-    const merged = mergeReports([
-      base({ recorded: [r('five_hour', 40)], unknown: [{ metric: 'weekly', reason: 'absent' }, { metric: 'context', reason: 'a' }] }),
-      base({ state: 'EVACUATE', route: { by: 'repo', cwd: null, session_id: 's' }, recorded: [r('weekly', 93)], unknown: [{ metric: 'context', reason: 'b' }] }),
-    ], [7]);
+    const merged = mergeReports(
+      [
+        base({
+          recorded: [r('five_hour', 40)],
+          unknown: [
+            { metric: 'weekly', reason: 'absent' },
+            { metric: 'context', reason: 'a' },
+          ],
+        }),
+        base({
+          state: 'EVACUATE',
+          route: { by: 'repo', cwd: null, session_id: 's' },
+          recorded: [r('weekly', 93)],
+          unknown: [{ metric: 'context', reason: 'b' }],
+        }),
+      ],
+      [7],
+    );
     expect(merged).toMatchObject({ state: 'EVACUATE', route: { by: 'payload', cwd: '/r' }, chunks: 2, oversized_lines: [7] });
     expect(merged.recorded.map((x) => x.metric)).toEqual(['five_hour', 'weekly']);
     expect(merged.unknown).toEqual([{ metric: 'context', reason: 'b' }]);
   });
 
   it('numbers skipped lines from the start of the file, not of their chunk', () => {
-    const merged = mergeReports([
-      base({ skipped_lines: [{ line: 2, reason: 'x' }] }),
-      base({ skipped_lines: [{ line: 1, reason: 'y' }] }),
-    ], [], [1, 40]);
-    expect(merged.skipped_lines).toEqual([{ line: 2, reason: 'x' }, { line: 40, reason: 'y' }]);
+    const merged = mergeReports([base({ skipped_lines: [{ line: 2, reason: 'x' }] }), base({ skipped_lines: [{ line: 1, reason: 'y' }] })], [], [1, 40]);
+    expect(merged.skipped_lines).toEqual([
+      { line: 2, reason: 'x' },
+      { line: 40, reason: 'y' },
+    ]);
   });
 });

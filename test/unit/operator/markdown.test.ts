@@ -17,18 +17,63 @@ function onlyOwnMarkup(html: string): void {
 
 /** A HANDOFF.md of the real renderer, every agent field (and the trigger's reason) set to `text`. */
 function handoffOf(text: string): string {
-  const { next } = step(initialSnapshot({ root: '/repo', policy: POLICY, profile: 'emergency-return', at: T0 }), { type: 'NOW', reason: 'test', wait: false, at: T0, entropy: 'abcdef' });
+  const { next } = step(initialSnapshot({ root: '/repo', policy: POLICY, profile: 'emergency-return', at: T0 }), {
+    type: 'NOW',
+    reason: 'test',
+    wait: false,
+    at: T0,
+    entropy: 'abcdef',
+  });
   if (next.context.cycle === null) throw new Error('no cycle');
   const list = [text, text];
   const capsule = {
-    objective: text, next_action: text, acceptance_criteria: list, scope: [], out_of_scope: [], work: { completed: list, in_progress: list, remaining: list, blocked: list, deferred: list },
-    decisions: list, assumptions: list, rejected_approaches: list, do_not_repeat: list, first_files: list, risks: list, do_not_change_silently: list, tools_used: [],
+    objective: text,
+    next_action: text,
+    acceptance_criteria: list,
+    scope: [],
+    out_of_scope: [],
+    work: { completed: list, in_progress: list, remaining: list, blocked: list, deferred: list },
+    decisions: list,
+    assumptions: list,
+    rejected_approaches: list,
+    do_not_repeat: list,
+    first_files: list,
+    risks: list,
+    do_not_change_silently: list,
+    tools_used: [],
   } as Capsule;
   const manifest: Manifest = buildManifest({
-    cycle: next.context.cycle, leg: 'out', revision: 1, createdAt: '2026-08-20T10:00:00.000Z', predecessor: null, source: 's1', capsule, quality: { score: 5, max: 6, missing: ['no acceptance criteria'] },
-    repository: { remote: 'origin', remote_url: 'https://example.invalid/r.git', root_commit: 'a'.repeat(40), branch: 'main', head: 'b'.repeat(40), upstream: null, ahead: null, behind: null, dirty: { staged: ['a.ts'], unstaged: [], untracked: [] }, operation_in_progress: null, instructions: [] },
+    cycle: next.context.cycle,
+    leg: 'out',
+    revision: 1,
+    createdAt: '2026-08-20T10:00:00.000Z',
+    predecessor: null,
+    source: 's1',
+    capsule,
+    quality: { score: 5, max: 6, missing: ['no acceptance criteria'] },
+    repository: {
+      remote: 'origin',
+      remote_url: 'https://example.invalid/r.git',
+      root_commit: 'a'.repeat(40),
+      branch: 'main',
+      head: 'b'.repeat(40),
+      upstream: null,
+      ahead: null,
+      behind: null,
+      dirty: { staged: ['a.ts'], unstaged: [], untracked: [] },
+      operation_in_progress: null,
+      instructions: [],
+    },
     validations: [{ command: 'npm test', status: 'failed', exit_code: 1, duration_ms: 10, output_tail: text }],
-    checkpoint: { mechanism: 'handoff_branch', ref: 'refs/heads/handoff/x', commit: 'c'.repeat(40), tree: 'd'.repeat(40), remote: 'origin', remote_verified: true, created_at: '2026-08-20T10:00:00.000Z' },
+    checkpoint: {
+      mechanism: 'handoff_branch',
+      ref: 'refs/heads/handoff/x',
+      commit: 'c'.repeat(40),
+      tree: 'd'.repeat(40),
+      remote: 'origin',
+      remote_verified: true,
+      created_at: '2026-08-20T10:00:00.000Z',
+    },
   });
   return renderHandoff({ ...manifest, trigger: { ...manifest.trigger, reason: text } });
 }
@@ -38,7 +83,22 @@ const withoutQuotes = (html: string) => html.replace(/<pre class="language-text"
 
 describe('HANDOFF.md on the dashboard', () => {
   it('renders the subset HANDOFF.md uses', () => {
-    const html = renderMarkdown(['# Handoff X', '', '**Next action:** run `npm test`', '', '## Work', '- one', '  - nested `a.ts`', '- _none recorded_', '', '```sh', 'git clone a b', '```'].join('\n'));
+    const html = renderMarkdown(
+      [
+        '# Handoff X',
+        '',
+        '**Next action:** run `npm test`',
+        '',
+        '## Work',
+        '- one',
+        '  - nested `a.ts`',
+        '- _none recorded_',
+        '',
+        '```sh',
+        'git clone a b',
+        '```',
+      ].join('\n'),
+    );
     expect(html).toBe(
       [
         '<h1>Handoff X</h1>',
@@ -77,7 +137,13 @@ describe('HANDOFF.md on the dashboard', () => {
 
   it('fences of any length, backticks or tildes, close only on a run as long; code spans of any backtick run', () => {
     const html = renderMarkdown(['`````text', '````', '## not a heading', '~~~', '`````', '~~~~', '```', '~~~~~', 'a ``x ` y`` b ``` `` ```'].join('\n'));
-    expect(html).toBe(['<pre class="language-text"><code>````\n## not a heading\n~~~</code></pre>', '<pre><code>```</code></pre>', '<p>a <code>x ` y</code> b <code>``</code></p>'].join('\n'));
+    expect(html).toBe(
+      [
+        '<pre class="language-text"><code>````\n## not a heading\n~~~</code></pre>',
+        '<pre><code>```</code></pre>',
+        '<p>a <code>x ` y</code> b <code>``</code></p>',
+      ].join('\n'),
+    );
   });
 
   it('shows control and bidi characters escaped, never raw', () => {
@@ -86,7 +152,7 @@ describe('HANDOFF.md on the dashboard', () => {
     expect(html).toContain('report\\u{202e}txt.exe \\x1b]0;owned\\x07');
   });
 
-  it('injection: HANDOFF.md with every construct in every agent field renders the daemon\'s headings only, the agent\'s text as code', () => {
+  it("injection: HANDOFF.md with every construct in every agent field renders the daemon's headings only, the agent's text as code", () => {
     const hostile = renderMarkdown(handoffOf(EVERYTHING));
     const neutral = renderMarkdown(handoffOf('neutral'));
     expect(withoutQuotes(hostile)).toBe(withoutQuotes(neutral));

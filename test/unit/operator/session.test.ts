@@ -6,7 +6,12 @@ import { isHandoffError } from '../../../protocol/index.js';
 const PORT = 4711;
 
 function setup() {
-  const clock = { t: Date.parse('2026-11-29T10:00:00Z'), now() { return this.t; } };
+  const clock = {
+    t: Date.parse('2026-11-29T10:00:00Z'),
+    now() {
+      return this.t;
+    },
+  };
   const sessions = new DashboardSessions({ clock, port: () => PORT });
   return { clock, sessions };
 }

@@ -18,7 +18,17 @@ function evacuating() {
 describe('the status in plain words', () => {
   it('formats ages and durations the way people say them', () => {
     expect([5, 89, 120, 5399, 7200, 40 * 3600].map(formatAge)).toEqual(['5 s ago', '89 s ago', '2 min ago', '90 min ago', '2 h ago', '2 days ago']);
-    expect([0, 59, 60, 125, 599, 1800, 3600, 3660, 5 * 86400].map(formatDuration)).toEqual(['0 s', '59 s', '1 min', '2 min 5 s', '9 min 59 s', '30 min', '1 h', '1 h 1 min', '5 days']);
+    expect([0, 59, 60, 125, 599, 1800, 3600, 3660, 5 * 86400].map(formatDuration)).toEqual([
+      '0 s',
+      '59 s',
+      '1 min',
+      '2 min 5 s',
+      '9 min 59 s',
+      '30 min',
+      '1 h',
+      '1 h 1 min',
+      '5 days',
+    ]);
   });
 
   it('PREPARE: names the pressure and asks for the capsule', () => {

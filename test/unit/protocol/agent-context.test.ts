@@ -68,12 +68,19 @@ describe('decideContext', () => {
   });
 
   it('NORMAL and CLOSED say nothing; neither does a paused workspace', () => {
-    for (const state of ['NORMAL', 'CLOSED'] as const) expect(play([U, P, P, P, P], view({ state, stage: `${state}@x` })).told.every((k) => k === null)).toBe(true);
+    for (const state of ['NORMAL', 'CLOSED'] as const)
+      expect(play([U, P, P, P, P], view({ state, stage: `${state}@x` })).told.every((k) => k === null)).toBe(true);
     expect(play([U, P, P, P, P], view({ paused: true })).told.every((k) => k === null)).toBe(true);
   });
 
   it('a new stage is told again: PREPARE → EVACUATE, and a PREPARE entered anew', () => {
-    const stages = [view(), view(), view({ state: 'EVACUATE', stage: 'EVACUATE@b' }), view({ state: 'NORMAL', stage: 'NORMAL@c' }), view({ stage: 'PREPARE@d' })];
+    const stages = [
+      view(),
+      view(),
+      view({ state: 'EVACUATE', stage: 'EVACUATE@b' }),
+      view({ state: 'NORMAL', stage: 'NORMAL@c' }),
+      view({ stage: 'PREPARE@d' }),
+    ];
     expect(play([U, U, U, U, U], (i) => stages[i] ?? view()).told).toEqual(['prepare', null, 'evacuate', null, 'prepare']);
   });
 
@@ -105,7 +112,14 @@ describe('stageOf', () => {
     h.advance(60);
     h.send({ type: 'PREPARE', reason: 'test' });
     const prepare = stageOf(h.state, h.context);
-    expect(prepare).toMatchObject({ state: 'PREPARE', stage: `PREPARE@${h.context.stage_since}`, capsuleFresh: false, paused: false, holder: null, returning: false });
+    expect(prepare).toMatchObject({
+      state: 'PREPARE',
+      stage: `PREPARE@${h.context.stage_since}`,
+      capsuleFresh: false,
+      paused: false,
+      holder: null,
+      returning: false,
+    });
     h.advance(60);
     h.send({ type: 'CAPSULE_SET', capsule: { sha256: 'b'.repeat(64), updated_at: new Date(h.at).toISOString(), error: null } });
     expect(stageOf(h.state, h.context).capsuleFresh).toBe(true);
@@ -140,14 +154,29 @@ describe('contextText', () => {
   it('PREPARE names the capsule commands, the fields and the current score', () => {
     const text = contextText('prepare', facts('prepare'));
     expect(text).toContain('PREPARE (five_hour 82 % from claude-statusline)');
-    for (const part of ['`handoff capsule template`', '`handoff capsule set`', 'Objective', 'Next action', 'Acceptance criteria', 'Decisions', 'First files', 'capsule 2/6: no objective']) expect(text).toContain(part);
+    for (const part of [
+      '`handoff capsule template`',
+      '`handoff capsule set`',
+      'Objective',
+      'Next action',
+      'Acceptance criteria',
+      'Decisions',
+      'First files',
+      'capsule 2/6: no objective',
+    ])
+      expect(text).toContain(part);
     expect(contextText('reminder', facts('reminder'))).toContain('20 tool calls since the notice');
   });
 
   it('EVACUATE: finish only the atomic step, then `handoff drained`; edits closed to a non-holder; the capsule only when stale', () => {
     const stale = contextText('evacuate', facts('evacuate'));
-    expect(stale).toMatch(/Finish only the atomic step you are in and start nothing new\..*File edits are closed to this session.*Refresh the capsule first.*Then run `handoff drained`/);
-    const holder = contextText('evacuate', facts('evacuate', { view: view({ state: 'EVACUATE', holder: '3f0c9a52-7d1e-4b6a-9c2e-5a1b8f0d4e21', capsuleFresh: true }) }));
+    expect(stale).toMatch(
+      /Finish only the atomic step you are in and start nothing new\..*File edits are closed to this session.*Refresh the capsule first.*Then run `handoff drained`/,
+    );
+    const holder = contextText(
+      'evacuate',
+      facts('evacuate', { view: view({ state: 'EVACUATE', holder: '3f0c9a52-7d1e-4b6a-9c2e-5a1b8f0d4e21', capsuleFresh: true }) }),
+    );
     expect(holder).not.toMatch(/File edits are closed|Refresh the capsule/);
     expect(holder).toContain('`handoff drained`');
   });
@@ -158,17 +187,29 @@ describe('contextText', () => {
     expect(contextText('frozen', facts('frozen', { view: view({ state: 'TAKEOVER', holder: 'laptop' }) }))).toContain("'laptop' holds the lease");
   });
 
-  it('a hostile workspace path, pressure source, holder or missing list stays printable and on the notice\'s own lines', () => {
+  it("a hostile workspace path, pressure source, holder or missing list stays printable and on the notice's own lines", () => {
     const evil = `/w${EVERYTHING}`;
     for (const kind of ['prepare', 'reminder', 'evacuate', 'frozen'] as const) {
-      const text = contextText(kind, facts(kind, { workspace: evil, pressure: evil, handoffPath: evil, quality: { score: 1, max: 6, missing: [evil] }, view: view({ state: kind === 'frozen' ? 'HANDOFF_READY' : kind === 'evacuate' ? 'EVACUATE' : 'PREPARE' }) }));
+      const text = contextText(
+        kind,
+        facts(kind, {
+          workspace: evil,
+          pressure: evil,
+          handoffPath: evil,
+          quality: { score: 1, max: 6, missing: [evil] },
+          view: view({ state: kind === 'frozen' ? 'HANDOFF_READY' : kind === 'evacuate' ? 'EVACUATE' : 'PREPARE' }),
+        }),
+      );
       expect(text).not.toMatch(UNPRINTABLE);
       expect(text.split('\n')).toHaveLength(1);
     }
   });
 
   it('stays under the limit whatever the workspace path and missing list', () => {
-    const long = facts('prepare', { workspace: `/${'x'.repeat(3000)}`, quality: { score: 0, max: 6, missing: Array.from({ length: 50 }, (_, i) => `first files not in the repository: ${'f'.repeat(40)}${i}`) } });
+    const long = facts('prepare', {
+      workspace: `/${'x'.repeat(3000)}`,
+      quality: { score: 0, max: 6, missing: Array.from({ length: 50 }, (_, i) => `first files not in the repository: ${'f'.repeat(40)}${i}`) },
+    });
     expect(Buffer.byteLength(contextText('prepare', long))).toBeLessThanOrEqual(CONTEXT_TEXT_LIMIT);
   });
 });
@@ -184,21 +225,69 @@ describe('clipBytes', () => {
 
 describe('pickupText', () => {
   const repository: RepositoryObservation = {
-    remote: 'origin', remote_url: 'https://example.invalid/acme.git', root_commit: 'a'.repeat(40), branch: 'main', head: 'b'.repeat(40), upstream: 'origin/main', ahead: 0, behind: 0,
-    dirty: { staged: [], unstaged: ['src/auth.ts'], untracked: [] }, operation_in_progress: null, instructions: [],
+    remote: 'origin',
+    remote_url: 'https://example.invalid/acme.git',
+    root_commit: 'a'.repeat(40),
+    branch: 'main',
+    head: 'b'.repeat(40),
+    upstream: 'origin/main',
+    ahead: 0,
+    behind: 0,
+    dirty: { staged: [], unstaged: ['src/auth.ts'], untracked: [] },
+    operation_in_progress: null,
+    instructions: [],
   };
-  const checkpoint: Checkpoint = { mechanism: 'handoff_branch', ref: 'refs/heads/handoff/20260820T100000Z-abcdef', commit: 'c'.repeat(40), tree: 'd'.repeat(40), remote: 'origin', remote_verified: true, created_at: '2026-08-20T10:00:00.000Z' };
+  const checkpoint: Checkpoint = {
+    mechanism: 'handoff_branch',
+    ref: 'refs/heads/handoff/20260820T100000Z-abcdef',
+    commit: 'c'.repeat(40),
+    tree: 'd'.repeat(40),
+    remote: 'origin',
+    remote_verified: true,
+    created_at: '2026-08-20T10:00:00.000Z',
+  };
   const h = new Harness();
   h.send({ type: 'NOW', reason: 'test', wait: false });
   const cycle = h.context.cycle;
   if (cycle === null) throw new Error('no cycle');
   const capsule = { next_action: 'Run `npm test -- test/auth.test.ts` and fix the expired-token case.' } as Partial<Capsule>;
   const manifest = buildManifest({
-    cycle, leg: 'out', revision: 1, createdAt: '2026-08-20T10:00:00.000Z', predecessor: null, source: 's1',
-    capsule: { objective: null, acceptance_criteria: [], scope: [], out_of_scope: [], work: { completed: [], in_progress: [], remaining: [], blocked: [], deferred: [] }, decisions: [], assumptions: [], rejected_approaches: [], do_not_repeat: [], first_files: [], next_action: null, risks: [], do_not_change_silently: [], tools_used: [], ...capsule },
-    quality: { score: 4, max: 6, missing: ['no acceptance criteria', 'no first files'] }, repository, validations: [], checkpoint,
+    cycle,
+    leg: 'out',
+    revision: 1,
+    createdAt: '2026-08-20T10:00:00.000Z',
+    predecessor: null,
+    source: 's1',
+    capsule: {
+      objective: null,
+      acceptance_criteria: [],
+      scope: [],
+      out_of_scope: [],
+      work: { completed: [], in_progress: [], remaining: [], blocked: [], deferred: [] },
+      decisions: [],
+      assumptions: [],
+      rejected_approaches: [],
+      do_not_repeat: [],
+      first_files: [],
+      next_action: null,
+      risks: [],
+      do_not_change_silently: [],
+      tools_used: [],
+      ...capsule,
+    },
+    quality: { score: 4, max: 6, missing: ['no acceptance criteria', 'no first files'] },
+    repository,
+    validations: [],
+    checkpoint,
   });
-  const base = { state: 'HANDOFF_READY' as const, workspace: '/home/dev/acme-api', cycle: cycle.id, session: 'new-session', handoffPath: `.session-handoff/${cycle.id}/HANDOFF.md`, problem: null };
+  const base = {
+    state: 'HANDOFF_READY' as const,
+    workspace: '/home/dev/acme-api',
+    cycle: cycle.id,
+    session: 'new-session',
+    handoffPath: `.session-handoff/${cycle.id}/HANDOFF.md`,
+    problem: null,
+  };
 
   it('the next action, the capsule quality, the lease command and the recovery commands: not the brief', () => {
     const text = pickupText({ ...base, manifest });
@@ -226,18 +315,24 @@ describe('pickupText', () => {
   const withNext = (next: string, reason = 'neutral', workspace = base.workspace) => ({
     ...base,
     workspace,
-    manifest: { ...manifest, trigger: { ...manifest.trigger, reason }, capsule: { ...manifest.capsule, next_action: next, first_files: [next], objective: next } },
+    manifest: {
+      ...manifest,
+      trigger: { ...manifest.trigger, reason },
+      capsule: { ...manifest.capsule, next_action: next, first_files: [next], objective: next },
+    },
   });
 
   it('injection: a next action of headings, fences, authority lines and commands stays quoted under its label', () => {
     const hostile = pickupText(withNext(EVERYTHING, EVERYTHING));
     expect(daemonLines(hostile)).toEqual(daemonLines(pickupText(withNext('neutral'))));
-    expect(hostile.split('\n').filter((line) => line.startsWith('Before acting, verify and take the lease here:'))).toEqual([`Before acting, verify and take the lease here: handoff accept ${cycle.id} --as new-session`]);
+    expect(hostile.split('\n').filter((line) => line.startsWith('Before acting, verify and take the lease here:'))).toEqual([
+      `Before acting, verify and take the lease here: handoff accept ${cycle.id} --as new-session`,
+    ]);
     expect(hostile).not.toMatch(UNPRINTABLE);
     expect(hostile).toContain('> \\x1b]0;owned\\x07');
   });
 
-  it('property: no next action moves, drops or adds a line of the daemon\'s, and nothing unprintable gets through', () => {
+  it("property: no next action moves, drops or adds a line of the daemon's, and nothing unprintable gets through", () => {
     fc.assert(
       fc.property(hostileText, hostileText, fc.boolean(), (next, workspace, long) => {
         const text = pickupText(withNext(long ? next.repeat(400).slice(0, 2000) : next, next, `/home/${workspace}`));
@@ -250,7 +345,21 @@ describe('pickupText', () => {
   });
 
   it('stays under its limit with a huge next action', () => {
-    const huge = buildManifest({ ...{ cycle, leg: 'out' as const, revision: 1, createdAt: '2026-08-20T10:00:00.000Z', predecessor: null, source: null, quality: { score: 1, max: 6, missing: [] }, repository, validations: [], checkpoint }, capsule: { ...manifest.capsule, next_action: 'x'.repeat(2000) } as Capsule });
+    const huge = buildManifest({
+      ...{
+        cycle,
+        leg: 'out' as const,
+        revision: 1,
+        createdAt: '2026-08-20T10:00:00.000Z',
+        predecessor: null,
+        source: null,
+        quality: { score: 1, max: 6, missing: [] },
+        repository,
+        validations: [],
+        checkpoint,
+      },
+      capsule: { ...manifest.capsule, next_action: 'x'.repeat(2000) } as Capsule,
+    });
     expect(Buffer.byteLength(pickupText({ ...base, manifest: huge }))).toBeLessThanOrEqual(PICKUP_TEXT_LIMIT);
   });
 });

@@ -59,7 +59,17 @@ describe('the Markdown capsule', () => {
     const parsed = asCapsule(parseCapsuleMarkdown(capsuleTemplate()));
     expect(parsed.objective).toBeNull();
     expect(parsed.acceptance_criteria).toEqual([]);
-    for (const heading of ['Objective', 'Next action', 'Acceptance criteria', 'Completed', 'Decisions', 'Do not repeat', 'First files', 'Risks', 'Tools used']) {
+    for (const heading of [
+      'Objective',
+      'Next action',
+      'Acceptance criteria',
+      'Completed',
+      'Decisions',
+      'Do not repeat',
+      'First files',
+      'Risks',
+      'Tools used',
+    ]) {
       expect(capsuleTemplate()).toContain(heading);
     }
   });
@@ -93,7 +103,9 @@ describe('capsule quality', () => {
   });
 
   it('loses one point when written before the stage that asked for it', () => {
-    expect(scoreCapsule(asCapsule(FULL_JSON), { ...context, capsuleUpdatedAt: '2026-08-20T09:00:00Z' }).missing).toEqual(['capsule older than the stage that asked for it']);
+    expect(scoreCapsule(asCapsule(FULL_JSON), { ...context, capsuleUpdatedAt: '2026-08-20T09:00:00Z' }).missing).toEqual([
+      'capsule older than the stage that asked for it',
+    ]);
   });
 
   it('does not ask for decisions when no work was done, and scores no capsule as 0', () => {

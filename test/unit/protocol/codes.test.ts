@@ -17,7 +17,12 @@ describe('the code registry', () => {
 
   it('docs/codes.md lists exactly the registry, row for row', () => {
     const doc = readFileSync(new URL('../../../docs/codes.md', import.meta.url), 'utf8');
-    const rows = [...doc.matchAll(/^\| `([a-z_0-9]+)` \| (\d+) \| (\d+) \| (.+) \|$/gm)].map((m) => ({ code: m[1], status: Number(m[2]), exit: Number(m[3]), summary: m[4] }));
+    const rows = [...doc.matchAll(/^\| `([a-z_0-9]+)` \| (\d+) \| (\d+) \| (.+) \|$/gm)].map((m) => ({
+      code: m[1],
+      status: Number(m[2]),
+      exit: Number(m[3]),
+      summary: m[4],
+    }));
     expect(rows).toEqual(Object.values(CODES).map(({ code, status, exit, summary }) => ({ code, status, exit, summary })));
   });
 });

@@ -64,7 +64,13 @@ const CONSTRUCTS = [
 const SEPARATORS = ['', ' ', '\n', '\r\n', '\r', '\n\n', '\u2028'];
 
 export const hostileText: fc.Arbitrary<string> = fc
-  .array(fc.tuple(fc.oneof(fc.constantFrom(...CONSTRUCTS), fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 6 })), fc.constantFrom(...SEPARATORS)), { minLength: 1, maxLength: 12 })
+  .array(
+    fc.tuple(
+      fc.oneof(fc.constantFrom(...CONSTRUCTS), fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 6 })),
+      fc.constantFrom(...SEPARATORS),
+    ),
+    { minLength: 1, maxLength: 12 },
+  )
   .map((parts) => parts.map(([text, separator]) => text + separator).join(''))
   .filter((text) => text.length > 0);
 
@@ -72,7 +78,10 @@ export const hostileText: fc.Arbitrary<string> = fc
 export const EVERYTHING = CONSTRUCTS.join('\n');
 
 /** The characters that must never reach a terminal raw (C0 but LF and TAB, DEL, C1, bidi controls, U+2028/9). */
-export const UNPRINTABLE = new RegExp(`[${String.fromCharCode(0)}-${String.fromCharCode(8)}${String.fromCharCode(11)}-${String.fromCharCode(31)}\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]`, 'u');
+export const UNPRINTABLE = new RegExp(
+  `[${String.fromCharCode(0)}-${String.fromCharCode(8)}${String.fromCharCode(11)}-${String.fromCharCode(31)}\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]`,
+  'u',
+);
 
 export type Block = { readonly kind: 'line'; readonly text: string } | { readonly kind: 'fence'; readonly info: string; readonly body: readonly string[] };
 
@@ -108,7 +117,8 @@ export function headingsOf(blocks: readonly Block[]): string[] {
     const atx = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/.exec(block.text);
     if (atx) found.push(`${atx[1]} ${atx[2] ?? ''}`);
     const before = blocks[index - 1];
-    if (/^ {0,3}(=+|-+)[ \t]*$/.test(block.text) && before?.kind === 'line' && before.text.trim() !== '' && !/^ {0,3}[-*+] /.test(before.text)) found.push(`setext ${before.text}`);
+    if (/^ {0,3}(=+|-+)[ \t]*$/.test(block.text) && before?.kind === 'line' && before.text.trim() !== '' && !/^ {0,3}[-*+] /.test(before.text))
+      found.push(`setext ${before.text}`);
   });
   return found;
 }

@@ -1,12 +1,5 @@
 import type { Reading } from '../../../schemas/telemetry.schema.js';
-import {
-  initialSnapshot,
-  stateOf,
-  step,
-  type PressurePolicy,
-  type WorkspaceEvent,
-  type WorkspaceSnapshot,
-} from '../../../protocol/index.js';
+import { initialSnapshot, stateOf, step, type PressurePolicy, type WorkspaceEvent, type WorkspaceSnapshot } from '../../../protocol/index.js';
 
 export const POLICY: PressurePolicy = { prepare_percent: 80, evacuate_percent: 90, hysteresis_percent: 5, freshness_seconds: 600 };
 export const T0 = Date.parse('2026-08-20T10:00:00Z');

@@ -54,8 +54,11 @@ describe('printable', () => {
     const json = printableJson(value);
     expect(json).not.toMatch(UNPRINTABLE);
     expect(JSON.parse(json)).toEqual(value);
-    fc.assert(fc.property(fc.jsonValue(), (v) => {
-          expect(JSON.parse(printableJson(v))).toEqual(JSON.parse(JSON.stringify(v)));
-        }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        expect(JSON.parse(printableJson(v))).toEqual(JSON.parse(JSON.stringify(v)));
+      }),
+      { numRuns: 200 },
+    );
   });
 });

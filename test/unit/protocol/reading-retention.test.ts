@@ -6,7 +6,16 @@ import { Harness, POLICY, T0 } from './machine-harness.js';
 const iso = (ms: number) => new Date(ms).toISOString();
 
 function reading(executor: string, percent: number, observedMs: number, extra: Partial<Reading> = {}): Reading {
-  return { source: 'claude-statusline', metric: 'context', used_percent: percent, resets_at: null, observed_at: iso(observedMs), raw_sha256: null, executor, ...extra };
+  return {
+    source: 'claude-statusline',
+    metric: 'context',
+    used_percent: percent,
+    resets_at: null,
+    observed_at: iso(observedMs),
+    raw_sha256: null,
+    executor,
+    ...extra,
+  };
 }
 
 const byKey = (...readings: Reading[]) => Object.fromEntries(readings.map((r) => [readingKey(r), r]));

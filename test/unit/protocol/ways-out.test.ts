@@ -99,9 +99,21 @@ describe('every machine verb does what it answers', () => {
           h.advance(7);
           let body: Record<string, unknown>;
           if ('kind' in e) {
-            body = e.kind === 'reading'
-              ? { type: 'READING', reading: { source: 'claude-statusline', metric: 'five_hour', used_percent: e.p, resets_at: null, observed_at: T(h.at), raw_sha256: null, executor: 'session-1' } }
-              : { type: 'DRAIN_STEP_DONE', step: e.step, record: record(h.at) };
+            body =
+              e.kind === 'reading'
+                ? {
+                    type: 'READING',
+                    reading: {
+                      source: 'claude-statusline',
+                      metric: 'five_hour',
+                      used_percent: e.p,
+                      resets_at: null,
+                      observed_at: T(h.at),
+                      raw_sha256: null,
+                      executor: 'session-1',
+                    },
+                  }
+                : { type: 'DRAIN_STEP_DONE', step: e.step, record: record(h.at) };
           } else {
             body = { ...e, ...(e.type === 'RETURN_START' ? { wait: false } : {}), ...(e.type === 'RETURN_READY' ? { checkpoint: verified } : {}) };
           }

@@ -154,7 +154,16 @@ describe('manual and provider triggers', () => {
     const h = new Harness();
     h.send({
       type: 'WARNING',
-      warning: { source: 'claude-hook', kind: 'rate_limit', text: 'rate_limit', recovers: true, retry_after_seconds: null, observed_at: new Date(T0).toISOString(), raw_sha256: null, executor: null },
+      warning: {
+        source: 'claude-hook',
+        kind: 'rate_limit',
+        text: 'rate_limit',
+        recovers: true,
+        retry_after_seconds: null,
+        observed_at: new Date(T0).toISOString(),
+        raw_sha256: null,
+        executor: null,
+      },
     });
     expect(h.state).toBe('EVACUATE');
     expect(h.context.cycle?.trigger.kind).toBe('provider_warning');
@@ -292,7 +301,14 @@ describe('the handoff path', () => {
       h.send({ type: 'PAUSE_SET', scope: 'workspace', pause });
       const outcome = h.send({ type: 'CANCEL', reason: 'the remote is gone for good' });
       expect(outcome.code).toBe('cancelled');
-      expect(outcome.data).toMatchObject({ cycle: id, leg: 'out', step: 'validate', blocked: 'push rejected', reason: 'the remote is gone for good', state: 'NORMAL' });
+      expect(outcome.data).toMatchObject({
+        cycle: id,
+        leg: 'out',
+        step: 'validate',
+        blocked: 'push rejected',
+        reason: 'the remote is gone for good',
+        state: 'NORMAL',
+      });
       expect(h.state).toBe('NORMAL');
       expect(h.context.cycle).toBeNull();
       expect(h.context.blocked).toBeNull();
@@ -376,7 +392,11 @@ describe('the handoff path', () => {
       expect(h.send({ type: 'CANCEL', reason: null }).code).toBe('wrong_state');
       h.send({ type: 'RETURN_START', token: 2, wait: false });
       h.send({ type: 'DRAIN_WAITED', why: 'no_wait' });
-      h.send({ type: 'DRAIN_STEP_DONE', step: 'snapshot', record: { at: new Date(T0).toISOString(), sha256: null, summary: { ref: 'refs/heads/handoff/x-return', commit: 'c1' } } });
+      h.send({
+        type: 'DRAIN_STEP_DONE',
+        step: 'snapshot',
+        record: { at: new Date(T0).toISOString(), sha256: null, summary: { ref: 'refs/heads/handoff/x-return', commit: 'c1' } },
+      });
       const outcome = h.send({ type: 'CANCEL', reason: null });
       expect(outcome.data).toMatchObject({ leg: 'return', kept_ref: 'refs/heads/handoff/x-return', state: 'TAKEOVER' });
       expect(h.state).toBe('TAKEOVER');
@@ -415,7 +435,11 @@ describe('the handoff path', () => {
     const h = new Harness();
     for (const type of ['CHECKPOINT_VERIFIED', 'HANDOFF_ACCEPTED', 'RETURN_ACCEPTED'] as const) {
       const outcome =
-        type === 'CHECKPOINT_VERIFIED' ? h.send({ type, checkpoint: verified, remote: null }) : type === 'HANDOFF_ACCEPTED' ? h.send({ type, executor: 'x', receiver_root: '/x', token: null }) : h.send({ type, executor: 'x', token: null });
+        type === 'CHECKPOINT_VERIFIED'
+          ? h.send({ type, checkpoint: verified, remote: null })
+          : type === 'HANDOFF_ACCEPTED'
+            ? h.send({ type, executor: 'x', receiver_root: '/x', token: null })
+            : h.send({ type, executor: 'x', token: null });
       expect(outcome.code).toBe('wrong_state');
       expect(outcome.hint).toMatch(/handoff now/);
     }

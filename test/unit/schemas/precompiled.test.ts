@@ -9,7 +9,9 @@ import { ConfigSchema, SignalBodySchema } from '../../../schemas/index.js';
 // Every schema exported from schemas/ (…Schema), by module and name.
 const schemaDir = new URL('../../../schemas/', import.meta.url);
 const exported: [string, unknown][] = [];
-for (const file of readdirSync(schemaDir).filter((name) => name.endsWith('.schema.ts')).sort()) {
+for (const file of readdirSync(schemaDir)
+  .filter((name) => name.endsWith('.schema.ts'))
+  .sort()) {
   const module = (await import(new URL(file, schemaDir).href)) as Record<string, unknown>;
   for (const [name, schema] of Object.entries(module)) if (name.endsWith('Schema')) exported.push([`${file} ${name}`, schema]);
 }
@@ -18,7 +20,9 @@ describe('validators compiled at build time (scripts/emit-validators.mjs)', () =
   it('every schema a route validates with has one: none is compiled when the daemon starts', () => {
     const parts = collectRoutes().flatMap((route) => {
       const schema = (route.schema ?? {}) as Record<string, unknown>;
-      return ['body', 'querystring', 'params', 'headers'].filter((part) => schema[part] !== undefined).map((part) => [`${String(route.method)} ${route.url} ${part}`, schema[part]] as const);
+      return ['body', 'querystring', 'params', 'headers']
+        .filter((part) => schema[part] !== undefined)
+        .map((part) => [`${String(route.method)} ${route.url} ${part}`, schema[part]] as const);
     });
     expect(parts.length).toBeGreaterThan(20);
     for (const [where, schema] of parts) expect(() => precompiled(schema), where).not.toThrow();
@@ -45,7 +49,15 @@ describe('validators compiled at build time (scripts/emit-validators.mjs)', () =
   it('a precompiled validator answers as ajv compiling the schema at run time would: errors, defaults, strictness', () => {
     const samples: [unknown, unknown[]][] = [
       [ConfigSchema, [{}, { pressure: { evacuate_percent: 'high' } }, { nope: 1 }, { pressure: {} }, null]],
-      [SignalBodySchema, [{}, { repo: '/r', source: 'claude-statusline', metric: 'five_hour', used_percent: 101 }, { repo: '/r', source: 'x', metric: 'five_hour', used_percent: null }, { repo: 1, extra: true }]],
+      [
+        SignalBodySchema,
+        [
+          {},
+          { repo: '/r', source: 'claude-statusline', metric: 'five_hour', used_percent: 101 },
+          { repo: '/r', source: 'x', metric: 'five_hour', used_percent: null },
+          { repo: 1, extra: true },
+        ],
+      ],
     ];
     for (const [schema, values] of samples) {
       const runtime = createAjv().compile(schema as object);

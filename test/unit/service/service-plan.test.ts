@@ -9,7 +9,14 @@ import { renderSystemdUnit, SYSTEMD_UNIT } from '../../../daemon/service-unit/sy
 
 // A state dir with what a unit file and a plist must escape: a space, a percent, a dollar, quotes, XML's own characters.
 const hostileDir = '/home/a b/state 100% $HOME "x" & <y> \'z\'';
-const spec = serviceSpec({ execPath: process.execPath, cli: '/opt/handoff/dist/daemon/cli/main.js', stateDir: hostileDir, path: '/usr/local/bin:/usr/bin:/bin', version: '9.9.9', log: `${hostileDir}/autostart.log` });
+const spec = serviceSpec({
+  execPath: process.execPath,
+  cli: '/opt/handoff/dist/daemon/cli/main.js',
+  stateDir: hostileDir,
+  path: '/usr/local/bin:/usr/bin:/bin',
+  version: '9.9.9',
+  log: `${hostileDir}/autostart.log`,
+});
 
 /** The unit as systemd reads it: sections of `Key=value` lines, a key may repeat. */
 function parseUnit(text: string): Record<string, [string, string][]> {
@@ -44,7 +51,9 @@ describe('the systemd user unit', () => {
   const unit = parseUnit(renderSystemdUnit(spec));
 
   it('starts the absolute node and CLI of this install with the state dir, which is also in its environment', () => {
-    expect(values(unit, 'Service', 'ExecStart').map(unquoteWords)).toEqual([[process.execPath, '/opt/handoff/dist/daemon/cli/main.js', 'daemon', '--state-dir', hostileDir]]);
+    expect(values(unit, 'Service', 'ExecStart').map(unquoteWords)).toEqual([
+      [process.execPath, '/opt/handoff/dist/daemon/cli/main.js', 'daemon', '--state-dir', hostileDir],
+    ]);
     expect(values(unit, 'Service', 'Environment').map(unquoteWords)).toEqual([[`HANDOFF_STATE_DIR=${hostileDir}`], ['PATH=/usr/local/bin:/usr/bin:/bin']]);
   });
 
@@ -66,7 +75,14 @@ describe('the systemd user unit', () => {
     // (the quoting and the escapes of a state dir with a space, a percent, a dollar and quotes).
     const stateDir = join(dir, 'st ate 100% $HOME "q"');
     mkdirSync(stateDir);
-    const real = serviceSpec({ execPath: process.execPath, cli: process.execPath, stateDir, path: spec.path, version: spec.version, log: join(stateDir, 'autostart.log') });
+    const real = serviceSpec({
+      execPath: process.execPath,
+      cli: process.execPath,
+      stateDir,
+      path: spec.path,
+      version: spec.version,
+      log: join(stateDir, 'autostart.log'),
+    });
     writeFileSync(join(dir, SYSTEMD_UNIT), renderSystemdUnit(real));
     const verified = spawnSync('systemd-analyze', ['verify', join(dir, SYSTEMD_UNIT)], { encoding: 'utf8' });
     expect([verified.status, verified.stderr]).toEqual([0, '']);
@@ -80,7 +96,10 @@ describe('the macOS LaunchAgent', () => {
       console.log('skipped: no python3 with plistlib here');
       context.skip();
     }
-    const read = execFileSync(python, ['-c', 'import json, plistlib, sys; print(json.dumps(plistlib.loads(sys.stdin.buffer.read(), fmt=plistlib.FMT_XML)))'], { input: renderLaunchAgent(spec), encoding: 'utf8' });
+    const read = execFileSync(python, ['-c', 'import json, plistlib, sys; print(json.dumps(plistlib.loads(sys.stdin.buffer.read(), fmt=plistlib.FMT_XML)))'], {
+      input: renderLaunchAgent(spec),
+      encoding: 'utf8',
+    });
     expect(JSON.parse(read)).toEqual({
       Label: LAUNCH_AGENT_LABEL,
       ProgramArguments: [process.execPath, '/opt/handoff/dist/daemon/cli/main.js', 'daemon', '--state-dir', hostileDir],
@@ -95,7 +114,16 @@ describe('the macOS LaunchAgent', () => {
 });
 
 describe('the plan', () => {
-  const linux: ServiceFacts = { platform: 'linux', uid: 1000, file: serviceFile('linux', '/home/u'), current: null, loaded: false, managerReachable: true, strayDaemon: null, stateDir: null };
+  const linux: ServiceFacts = {
+    platform: 'linux',
+    uid: 1000,
+    file: serviceFile('linux', '/home/u'),
+    current: null,
+    loaded: false,
+    managerReachable: true,
+    strayDaemon: null,
+    stateDir: null,
+  };
   const mac: ServiceFacts = { ...linux, platform: 'darwin', file: serviceFile('darwin', '/Users/u') };
 
   it('installs on Linux: the unit written, systemd reloaded, enabled and (re)started', () => {
@@ -111,7 +139,10 @@ describe('the plan', () => {
 
   it('is idempotent: an unchanged, running service is left alone; an unchanged, stopped one is started without a write', () => {
     expect(installPlan({ ...linux, current: 'unit', loaded: true }, 'unit')).toEqual([]);
-    expect(installPlan({ ...linux, current: 'unit' }, 'unit').map((s) => (s.kind === 'run' ? s.argv.join(' ') : s.kind))).toEqual([`systemctl --user enable ${SYSTEMD_UNIT}`, `systemctl --user start ${SYSTEMD_UNIT}`]);
+    expect(installPlan({ ...linux, current: 'unit' }, 'unit').map((s) => (s.kind === 'run' ? s.argv.join(' ') : s.kind))).toEqual([
+      `systemctl --user enable ${SYSTEMD_UNIT}`,
+      `systemctl --user start ${SYSTEMD_UNIT}`,
+    ]);
     expect(installPlan({ ...mac, current: 'plist', loaded: true }, 'plist')).toEqual([]);
   });
 
@@ -130,7 +161,11 @@ describe('the plan', () => {
 
   it('uninstalls what is there and nothing when nothing is', () => {
     expect(uninstallPlan(linux)).toEqual([]);
-    expect(uninstallPlan({ ...linux, current: 'unit', loaded: true }).map((s) => (s.kind === 'run' ? s.argv.join(' ') : s.kind))).toEqual([`systemctl --user disable --now ${SYSTEMD_UNIT}`, 'remove', 'systemctl --user daemon-reload']);
+    expect(uninstallPlan({ ...linux, current: 'unit', loaded: true }).map((s) => (s.kind === 'run' ? s.argv.join(' ') : s.kind))).toEqual([
+      `systemctl --user disable --now ${SYSTEMD_UNIT}`,
+      'remove',
+      'systemctl --user daemon-reload',
+    ]);
     expect(uninstallPlan({ ...linux, current: 'unit', managerReachable: false })).toEqual([{ kind: 'remove', file: linux.file }]);
     expect(uninstallPlan({ ...mac, current: 'plist', loaded: true })).toEqual([
       { kind: 'run', argv: ['launchctl', 'bootout', `gui/1000/${LAUNCH_AGENT_LABEL}`], may_fail: true },

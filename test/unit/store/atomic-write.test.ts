@@ -25,7 +25,7 @@ describe('writeFileAtomic', () => {
       process.umask(previous);
     }
     expect(modeOf((await lstat(target)).mode)).toBe(0o644);
-    expect([...await readFile(target)]).toEqual([1, 2, 3]);
+    expect([...(await readFile(target))]).toEqual([1, 2, 3]);
   });
 
   it('replaces a planted symlink instead of writing through it', async () => {

@@ -73,7 +73,13 @@ describe('Journal.open', () => {
     await writeFile(path, damaged);
     let reported = false;
 
-    const error = await handoffErrorOf(Journal.open(path, { onTornTail: () => { reported = true; } }));
+    const error = await handoffErrorOf(
+      Journal.open(path, {
+        onTornTail: () => {
+          reported = true;
+        },
+      }),
+    );
     expect(error.code).toBe('corrupt_record');
     expect(error.data).toEqual({ path, line: 2, offset: secondStart });
     expect(error.message).toContain(path);

@@ -38,6 +38,9 @@ describe('readRegularFile', () => {
     writeFileSync(join(elsewhere, 'manifest.json'), '{}');
     symlinkSync(elsewhere, join(root, 'cycle'));
     expect((await readRegularFile(join(root, 'cycle', 'manifest.json'))).toString()).toBe('{}');
-    await expect(readRegularFile(join(root, 'cycle', 'manifest.json'), { within: root })).rejects.toMatchObject({ what: 'a symbolic link', path: join(root, 'cycle') });
+    await expect(readRegularFile(join(root, 'cycle', 'manifest.json'), { within: root })).rejects.toMatchObject({
+      what: 'a symbolic link',
+      path: join(root, 'cycle'),
+    });
   });
 });

@@ -17,8 +17,7 @@ describe('resolveStateDir', () => {
   });
 
   it('falls back to ~/.local/state/session-handoff, treating empty values as unset', () => {
-    expect(resolveStateDir({ HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '' }, '/home/u'))
-      .toBe('/home/u/.local/state/session-handoff');
+    expect(resolveStateDir({ HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '' }, '/home/u')).toBe('/home/u/.local/state/session-handoff');
     expect(resolveStateDir({}, '/home/u')).toBe('/home/u/.local/state/session-handoff');
   });
 

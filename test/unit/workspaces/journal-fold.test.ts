@@ -9,7 +9,17 @@ describe('foldJournal', () => {
     const base = persist(h.snapshot);
     h.send({ type: 'LEASE_ACQUIRE', executor: 'me' });
     const after = persist(h.snapshot);
-    const readings = { k: { source: 'claude-statusline', metric: 'context', used_percent: 1, resets_at: null, observed_at: '2026-08-20T10:00:00.000Z', raw_sha256: null, executor: null } };
+    const readings = {
+      k: {
+        source: 'claude-statusline',
+        metric: 'context',
+        used_percent: 1,
+        resets_at: null,
+        observed_at: '2026-08-20T10:00:00.000Z',
+        raw_sha256: null,
+        executor: null,
+      },
+    };
     const folded = foldJournal([
       { kind: 'snapshot', root: '/repo', ...base },
       { kind: 'workspace', root: '/repo', event: { type: 'LEASE_ACQUIRE' }, state: after.state, set: { lease: after.context.lease } },

@@ -59,7 +59,9 @@ function duration(seconds) {
 
 /** Text with `command` spans shown as code; every part goes in as text, never as markup. */
 function words(text) {
-  return String(text).split('`').map((part, i) => (i % 2 === 1 ? h('code', {}, part) : part));
+  return String(text)
+    .split('`')
+    .map((part, i) => (i % 2 === 1 ? h('code', {}, part) : part));
 }
 
 const ageSpan = (iso) => h('span', { class: 'age', 'data-at': iso }, age(iso));
@@ -99,7 +101,10 @@ function timeline(card) {
   }
   const relax = thresholds.prepare_percent - thresholds.hysteresis_percent;
   svg.append(s('line', { x1: pad.left, x2: W - pad.right, y1: y(relax), y2: y(relax), class: 'threshold relax', 'data-line': 'relax' }));
-  for (const [name, value] of [['prepare', thresholds.prepare_percent], ['evacuate', thresholds.evacuate_percent]]) {
+  for (const [name, value] of [
+    ['prepare', thresholds.prepare_percent],
+    ['evacuate', thresholds.evacuate_percent],
+  ]) {
     svg.append(s('line', { x1: pad.left, x2: W - pad.right, y1: y(value), y2: y(value), class: `threshold ${name}`, 'data-line': String(value) }));
     svg.append(s('text', { x: W - pad.right + 4, y: y(value) + 4, class: `threshold-label ${name}` }, `${value} % ${name.toUpperCase()}`));
   }
@@ -118,16 +123,25 @@ function timeline(card) {
     for (const [px, py] of points) svg.append(s('circle', { cx: px, cy: py, r: 3, fill: colour }));
   });
 
-  const legend = h('ul', { class: 'legend' },
+  const legend = h(
+    'ul',
+    { class: 'legend' },
     series.length === 0
       ? h('li', { class: 'muted' }, 'no readings yet — the timeline fills as the agent reports')
-      : [...series.map((one, index) => {
-        const latest = [...one.points].reverse().find((p) => p.percent !== null);
-        return h('li', {},
-          h('span', { class: 'swatch', 'data-colour': index % SERIES_COLOURS.length }),
-          `${one.metric}${one.limit ? ` ${one.limit}` : ''} · ${one.source}${one.executor ? ` · ${one.executor.slice(0, 12)}` : ''}`,
-          latest ? h('b', {}, ` ${latest.percent} %`) : null);
-      }), h('li', { class: 'muted' }, `dotted: back to NORMAL below ${relax} %`)]);
+      : [
+          ...series.map((one, index) => {
+            const latest = [...one.points].reverse().find((p) => p.percent !== null);
+            return h(
+              'li',
+              {},
+              h('span', { class: 'swatch', 'data-colour': index % SERIES_COLOURS.length }),
+              `${one.metric}${one.limit ? ` ${one.limit}` : ''} · ${one.source}${one.executor ? ` · ${one.executor.slice(0, 12)}` : ''}`,
+              latest ? h('b', {}, ` ${latest.percent} %`) : null,
+            );
+          }),
+          h('li', { class: 'muted' }, `dotted: back to NORMAL below ${relax} %`),
+        ],
+  );
   return h('div', { class: 'timeline' }, svg, legend);
 }
 
@@ -136,16 +150,31 @@ function timeline(card) {
 function drainBlock(drain) {
   if (!drain) return null;
   if (drain.waiting) {
-    return h('div', { class: 'drain' }, h('b', {}, `${drain.leg === 'return' ? 'Return drain' : 'Drain'}: `),
-      words(`waiting ${duration(drain.waiting_seconds)} for the agent to finish its atomic step (\`handoff drained\`) or the drain timeout`));
+    return h(
+      'div',
+      { class: 'drain' },
+      h('b', {}, `${drain.leg === 'return' ? 'Return drain' : 'Drain'}: `),
+      words(`waiting ${duration(drain.waiting_seconds)} for the agent to finish its atomic step (\`handoff drained\`) or the drain timeout`),
+    );
   }
-  return h('div', { class: 'drain' },
+  return h(
+    'div',
+    { class: 'drain' },
     h('b', {}, `${drain.leg === 'return' ? 'Return drain' : 'Drain'}: ${drain.done} of ${drain.total} steps`),
     drain.revision > 1 ? h('span', { class: 'muted' }, ` (revision ${drain.revision})`) : null,
-    h('ol', { class: 'steps' }, drain.steps.map((step) =>
-      h('li', { class: `step ${step.status}`, title: step.words },
-        `${STEP_MARK[step.status]} ${step.step}`,
-        step.seconds !== null ? h('span', { class: 'muted' }, ` ${duration(step.seconds)}`) : null))));
+    h(
+      'ol',
+      { class: 'steps' },
+      drain.steps.map((step) =>
+        h(
+          'li',
+          { class: `step ${step.status}`, title: step.words },
+          `${STEP_MARK[step.status]} ${step.step}`,
+          step.seconds !== null ? h('span', { class: 'muted' }, ` ${duration(step.seconds)}`) : null,
+        ),
+      ),
+    ),
+  );
 }
 
 function facts(card) {
@@ -153,31 +182,57 @@ function facts(card) {
   const holder = st.lease.holder;
   const rows = [
     ['pressure', st.pressure === null ? 'unknown — no credible reading' : `${st.pressure.percent} % ${st.pressure.metric} from ${st.pressure.source}`],
-    ['lease', holder === null
-      ? `free${st.lease.offered ? ' — on offer to a verified accept' : ''} (last token ${st.lease.last_token})`
-      : `${holder.executor} holds token ${holder.token} since ${new Date(holder.acquired_at).toLocaleString()}`],
+    [
+      'lease',
+      holder === null
+        ? `free${st.lease.offered ? ' — on offer to a verified accept' : ''} (last token ${st.lease.last_token})`
+        : `${holder.executor} holds token ${holder.token} since ${new Date(holder.acquired_at).toLocaleString()}`,
+    ],
   ];
   if (st.lease.last_break) rows.push(['lease break', `${st.lease.last_break.reason} (${age(st.lease.last_break.at)})`]);
   if (st.cycle) rows.push(['cycle', `${st.cycle.id} — ${st.cycle.trigger.kind}: ${st.cycle.trigger.reason}`]);
   if (st.receiving) rows.push(['receiving', `cycle ${st.receiving.cycle} from ${st.receiving.home}`]);
   rows.push(['capsule', st.capsule === null ? 'none yet' : st.capsule.error ? `INVALID: ${st.capsule.error}` : `updated ${age(st.capsule.updated_at)}`]);
   if (st.paused) rows.push(['paused', `${st.paused.scope}${st.paused.reason ? `: ${st.paused.reason}` : ''}`]);
-  return h('dl', { class: 'facts' }, rows.map(([k, v]) => [h('dt', {}, k), h('dd', { 'data-fact': k }, v)]));
+  return h(
+    'dl',
+    { class: 'facts' },
+    rows.map(([k, v]) => [h('dt', {}, k), h('dd', { 'data-fact': k }, v)]),
+  );
 }
 
 function readingsTable(card) {
   const st = card.status;
   if (st.readings.length === 0) return null;
-  return h('table', { class: 'readings' },
-    h('thead', {}, h('tr', {}, ['metric', 'used', 'source', 'seen', 'resets', ''].map((t) => h('th', {}, t)))),
-    h('tbody', {}, st.readings.map((r) =>
-      h('tr', { class: r.credible ? level(r.used_percent, st.thresholds) : 'stale' },
-        h('td', {}, r.limit ? `${r.metric} · ${r.limit.name ?? r.limit.id}` : r.metric),
-        h('td', { class: 'num' }, percentText(r.used_percent)),
-        h('td', {}, r.source, r.executor ? h('span', { class: 'muted' }, ` ${r.executor.slice(0, 12)}`) : null),
-        h('td', {}, ageSpan(r.observed_at)),
-        h('td', {}, r.resets_at === null ? '—' : new Date(r.resets_at * 1000).toLocaleString()),
-        h('td', { class: 'muted' }, r.credible ? '' : `not counted: ${r.not_credible}`)))));
+  return h(
+    'table',
+    { class: 'readings' },
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ['metric', 'used', 'source', 'seen', 'resets', ''].map((t) => h('th', {}, t)),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      st.readings.map((r) =>
+        h(
+          'tr',
+          { class: r.credible ? level(r.used_percent, st.thresholds) : 'stale' },
+          h('td', {}, r.limit ? `${r.metric} · ${r.limit.name ?? r.limit.id}` : r.metric),
+          h('td', { class: 'num' }, percentText(r.used_percent)),
+          h('td', {}, r.source, r.executor ? h('span', { class: 'muted' }, ` ${r.executor.slice(0, 12)}`) : null),
+          h('td', {}, ageSpan(r.observed_at)),
+          h('td', {}, r.resets_at === null ? '—' : new Date(r.resets_at * 1000).toLocaleString()),
+          h('td', { class: 'muted' }, r.credible ? '' : `not counted: ${r.not_credible}`),
+        ),
+      ),
+    ),
+  );
 }
 
 async function loadCycle(root, id) {
@@ -202,26 +257,48 @@ async function loadCycle(root, id) {
 
 function cyclesBlock(card) {
   const open = state.open.get(card.root);
-  const list = card.cycles.length === 0
-    ? h('p', { class: 'muted' }, 'no cycle recorded yet')
-    : h('div', { class: 'cycle-list' }, card.cycles.map((id) =>
-      h('button', { type: 'button', class: open && open.id === id ? 'cycle active' : 'cycle', 'data-cycle': id, onclick: () => loadCycle(card.root, id) }, id)));
+  const list =
+    card.cycles.length === 0
+      ? h('p', { class: 'muted' }, 'no cycle recorded yet')
+      : h(
+          'div',
+          { class: 'cycle-list' },
+          card.cycles.map((id) =>
+            h(
+              'button',
+              { type: 'button', class: open && open.id === id ? 'cycle active' : 'cycle', 'data-cycle': id, onclick: () => loadCycle(card.root, id) },
+              id,
+            ),
+          ),
+        );
   let doc = null;
   if (open) {
     if (open.loading) doc = h('p', { class: 'muted' }, 'loading HANDOFF.md…');
     else if (open.error) doc = h('p', { class: 'error' }, open.error);
     else {
-      doc = h('div', { class: 'handoff-docs' }, open.revisions.map((rev) => {
-        const body = h('article', { class: 'handoff-md' });
-        // Rendered by the daemon from an escaped source (daemon/http/dashboard/markdown.ts).
-        if (rev.handoff_html !== null) body.innerHTML = rev.handoff_html;
-        else body.append(h('p', { class: 'error' }, rev.handoff_problem ?? 'HANDOFF.md is missing'));
-        return h('details', { open: rev.current ? '' : null, class: 'revision' },
-          h('summary', {}, `${rev.leg} leg, revision ${rev.revision ?? '?'}`, rev.current ? ' (current)' : ' (superseded)',
-            h('span', { class: `integrity ${rev.integrity}` }, rev.integrity === 'ok' ? ' integrity ok' : ` integrity FAILED: ${rev.problem}`),
-            h('span', { class: 'muted' }, ` ${rev.handoff_path}`)),
-          body);
-      }));
+      doc = h(
+        'div',
+        { class: 'handoff-docs' },
+        open.revisions.map((rev) => {
+          const body = h('article', { class: 'handoff-md' });
+          // Rendered by the daemon from an escaped source (daemon/http/dashboard/markdown.ts).
+          if (rev.handoff_html !== null) body.innerHTML = rev.handoff_html;
+          else body.append(h('p', { class: 'error' }, rev.handoff_problem ?? 'HANDOFF.md is missing'));
+          return h(
+            'details',
+            { open: rev.current ? '' : null, class: 'revision' },
+            h(
+              'summary',
+              {},
+              `${rev.leg} leg, revision ${rev.revision ?? '?'}`,
+              rev.current ? ' (current)' : ' (superseded)',
+              h('span', { class: `integrity ${rev.integrity}` }, rev.integrity === 'ok' ? ' integrity ok' : ` integrity FAILED: ${rev.problem}`),
+              h('span', { class: 'muted' }, ` ${rev.handoff_path}`),
+            ),
+            body,
+          );
+        }),
+      );
     }
   }
   return h('section', { class: 'cycles' }, h('h3', {}, 'Cycles'), list, doc);
@@ -230,18 +307,24 @@ function cyclesBlock(card) {
 function cardElement(card) {
   const st = card.status;
   const plain = card.words;
-  return h('article', { class: `card state-${st.state}`, 'data-root': card.root, 'data-state': st.state },
-    h('header', {},
+  return h(
+    'article',
+    { class: `card state-${st.state}`, 'data-root': card.root, 'data-state': st.state },
+    h(
+      'header',
+      {},
       h('h2', {}, card.root),
       h('span', { class: `badge ${st.state}`, 'data-testid': 'state' }, st.state),
-      h('span', { class: 'muted' }, ' since ', ageSpan(st.stage_since))),
+      h('span', { class: 'muted' }, ' since ', ageSpan(st.stage_since)),
+    ),
     h('p', { class: 'headline' }, words(plain.headline)),
     plain.blocked ? h('p', { class: 'blocked', role: 'alert' }, words(plain.blocked)) : null,
     h('p', { class: 'next' }, h('b', {}, 'Next: '), words(plain.next)),
     drainBlock(plain.drain),
     h('div', { class: 'columns' }, timeline(card), facts(card)),
     readingsTable(card),
-    cyclesBlock(card));
+    cyclesBlock(card),
+  );
 }
 
 // ---------------------------------------------------------------- the page
@@ -250,13 +333,16 @@ function render() {
   const main = document.getElementById('workspaces');
   const cards = [...state.cards.values()].sort((a, b) => a.root.localeCompare(b.root));
   const openDetails = new Set([...main.querySelectorAll('details.revision')].filter((d) => !d.open).map((d) => d.querySelector('summary').textContent));
-  main.replaceChildren(...(cards.length === 0
-    ? [h('p', { class: 'muted' }, words('No workspace yet: run `handoff status` in a repository, or connect an agent (`handoff install claude`).'))]
-    : cards.map(cardElement)));
+  main.replaceChildren(
+    ...(cards.length === 0
+      ? [h('p', { class: 'muted' }, words('No workspace yet: run `handoff status` in a repository, or connect an agent (`handoff install claude`).'))]
+      : cards.map(cardElement)),
+  );
   // Keep superseded revisions the reader folded shut folded.
   for (const d of main.querySelectorAll('details.revision')) if (openDetails.has(d.querySelector('summary').textContent)) d.open = false;
   if (state.daemon) {
-    document.getElementById('daemon').textContent = `daemon pid ${state.daemon.pid} on 127.0.0.1:${state.daemon.port}, up since ${new Date(state.daemon.started_at).toLocaleString()}`;
+    document.getElementById('daemon').textContent =
+      `daemon pid ${state.daemon.pid} on 127.0.0.1:${state.daemon.port}, up since ${new Date(state.daemon.started_at).toLocaleString()}`;
   }
 }
 
