@@ -44,7 +44,14 @@ export class WorkspaceFilesWatcher {
   ) {}
 
   async start(): Promise<void> {
-    this.watcher = watch(this.stateDir, { depth: 0, ignoreInitial: true, ignored: (path) => this.irrelevant(path) });
+    this.watcher = watch(this.stateDir, {
+      depth: 0,
+      ignoreInitial: true,
+      ignored: (path) => this.irrelevant(path),
+      // An agent may write its capsule in several writes: the change is read once the size has settled,
+      // never half-written (a half file read last would stand as a parse error).
+      awaitWriteFinish: { stabilityThreshold: 100, pollInterval: 25 },
+    });
     this.watcher.on('all', (_event, path) => this.changed(path));
     this.watcher.on('error', (error) => this.log.warn({ err: error }, 'pause watcher error'));
     await this.refresh(join(this.stateDir, PAUSE_FILE));

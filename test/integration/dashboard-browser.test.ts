@@ -147,7 +147,7 @@ describe.skipIf(!available)('the dashboard in headless Chromium (acceptance 1 an
     const stuckCard = page.locator(`article[data-root="${stuck}"]`);
     await expect.poll(() => stuckCard.getAttribute('data-state')).toBe('EVACUATE');
     expect(await stuckCard.locator('p.blocked').textContent()).toMatch(
-      /^The evacuation stopped at “push the handoff branch and check the remote has it” \(publish\): .+Nothing of yours was changed\./,
+      /^The evacuation stopped at “push the handoff branch, the package and the lease offer at once, and check the remote has them” \(publish\): .+Nothing of yours was changed\./,
     );
     expect(await stuckCard.locator('.step.blocked').textContent()).toMatch(/publish/);
 
