@@ -123,8 +123,17 @@ function why(manifest: Manifest): string[] {
     ...(trigger.reason === '' ? [] : ['', ...fenced(trigger.reason)]),
     ...(trigger.readings.length === 0 ? [] : ['']),
     ...trigger.readings.map((r) => `- ${r.metric} ${r.used_percent ?? 'unknown'} % from ${codeSpan(r.source, 200)}, observed ${codeSpan(r.observed_at, 40)}`),
+    ...(manifest.drain_wait === undefined || manifest.drain_wait === null ? [] : ['', DRAIN_WAIT_WORDS[manifest.drain_wait]]),
   ];
 }
+
+/** How the drain's wait for the source agent ended: whether its last step is in the snapshot. */
+const DRAIN_WAIT_WORDS: Readonly<Record<NonNullable<Manifest['drain_wait']>, string>> = {
+  drained: 'The source agent finished its step and said so (`handoff drained`) before the snapshot.',
+  timeout: 'The source agent did not say it was drained within the drain timeout: the snapshot may hold a step half done.',
+  no_wait: 'The evacuation did not wait for the source agent (`--no-wait`): the snapshot may hold a step half done.',
+  no_agent: 'No agent was draining: no agent session was seen working in the repository, so nothing was waited for.',
+};
 
 /**
  * HANDOFF.md: the scan-first view of the manifest. The authority line and the one next action first,

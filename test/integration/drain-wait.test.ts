@@ -43,6 +43,10 @@ describe('the drain wait and the capsule file', () => {
     const now = await cli(daemon.stateDir, ['now', '--json'], root);
     expect(now.json.code).toBe('handoff_ready');
     expect(now.json.data?.['cycle']).toMatchObject({ drain: { no_wait: false, waited: { why: 'no_agent' } } });
+    const cycle = String((now.json.data?.['cycle'] as { id: string }).id);
+    const manifest = JSON.parse(readFileSync(join(root, '.session-handoff', cycle, 'manifest.json'), 'utf8')) as Manifest;
+    expect(manifest.drain_wait).toBe('no_agent');
+    expect(readFileSync(join(root, '.session-handoff', cycle, 'HANDOFF.md'), 'utf8')).toContain('No agent was draining');
   });
 
   it('an agent that edits .session-handoff/capsule.json itself is picked up; an invalid edit is reported, not used', async () => {
