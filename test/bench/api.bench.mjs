@@ -1,9 +1,9 @@
 // Requests per second of `POST /v1/signals` (bearer token, schema validation, a real repository)
 // against a bare fastify hello-world POST route, each in its own process, loaded with autocannon in
 // the same run, alternating. Two kinds of readings:
-//   credible     — recorded, so journaled with fsync before the answer (group commit);
+//   credible     — recorded: a reading that moves no stage is telemetry, kept in memory and written
+//                  coalesced (journal.readings_flush_seconds), not fsync'd per request;
 //   not credible — `used_percent: null`: validated and answered, changes nothing, no journal write.
-// The gap between the two is the cost of durability.
 //
 // Usage: node test/bench/api.bench.mjs [--short]
 //   HANDOFF_BENCH_API_SECONDS (default 5; --short 3) per measurement, HANDOFF_BENCH_API_ROUNDS
@@ -117,7 +117,7 @@ try {
 
   const cases = [
     { key: 'hello', what: 'bare fastify POST /hello (same JSON body)', port: hello.port, path: '/hello', body: helloBody, headers: {} },
-    { key: 'credible', what: 'POST /v1/signals, credible reading (journaled + fsync)', port: daemon.port, path: '/v1/signals', body: credible, headers: auth },
+    { key: 'credible', what: 'POST /v1/signals, credible reading (recorded in memory, written coalesced)', port: daemon.port, path: '/v1/signals', body: credible, headers: auth },
     {
       key: 'notCredible',
       what: 'POST /v1/signals, not credible (used_percent null: no journal write)',
