@@ -117,7 +117,14 @@ try {
 
   const cases = [
     { key: 'hello', what: 'bare fastify POST /hello (same JSON body)', port: hello.port, path: '/hello', body: helloBody, headers: {} },
-    { key: 'credible', what: 'POST /v1/signals, credible reading (recorded in memory, written coalesced)', port: daemon.port, path: '/v1/signals', body: credible, headers: auth },
+    {
+      key: 'credible',
+      what: 'POST /v1/signals, credible reading (recorded in memory, written coalesced)',
+      port: daemon.port,
+      path: '/v1/signals',
+      body: credible,
+      headers: auth,
+    },
     {
       key: 'notCredible',
       what: 'POST /v1/signals, not credible (used_percent null: no journal write)',
