@@ -1,5 +1,14 @@
-import type { Capsule, Checkpoint, Manifest, RepositoryObservation, Validation, Withheld } from '../schemas/index.js';
+import {
+  RepositorySchema,
+  type Capsule,
+  type Checkpoint,
+  type Manifest,
+  type RepositoryObservation,
+  type Validation,
+  type Withheld,
+} from '../schemas/index.js';
 import type { CapsuleQuality } from './capsule-quality.js';
+import { clipChars } from './printable.js';
 import type { Cycle } from './workspace-machine.js';
 
 /**
@@ -45,6 +54,27 @@ const EMPTY_CAPSULE: Manifest['capsule'] = {
   tools_used: [],
 };
 
+/** The manifest schema's bound on a name the repository supplies (a branch, an upstream, a remote). */
+function boundOf(field: 'branch' | 'upstream' | 'remote'): number {
+  const [text] = RepositorySchema.properties[field].anyOf as [{ maxLength: number }, unknown];
+  return text.maxLength;
+}
+
+/**
+ * Names the repository supplies are bounded where they enter the manifest, clipped with a visible
+ * '…', so a branch name of any length never makes the package fail its own schema (the observation
+ * itself, used for git, keeps the whole name).
+ */
+function boundedRepository(repository: RepositoryObservation): RepositoryObservation {
+  const clip = (value: string | null, field: 'branch' | 'upstream' | 'remote') => (value === null ? null : clipChars(value, boundOf(field)));
+  return {
+    ...repository,
+    branch: clip(repository.branch, 'branch'),
+    upstream: clip(repository.upstream, 'upstream'),
+    remote: clip(repository.remote, 'remote'),
+  };
+}
+
 /** The manifest without its integrity list, which depends on the HANDOFF.md rendered from it. */
 export function buildManifest(inputs: ManifestInputs): Manifest {
   const { cycle } = inputs;
@@ -74,7 +104,7 @@ export function buildManifest(inputs: ManifestInputs): Manifest {
     capsule_source: inputs.capsule === null ? 'missing' : 'agent',
     capsule_quality: { score: inputs.quality.score, max: inputs.quality.max, missing: [...inputs.quality.missing] },
     capsule: inputs.capsule === null ? EMPTY_CAPSULE : { ...EMPTY_CAPSULE, ...inputs.capsule },
-    repository: inputs.repository,
+    repository: boundedRepository(inputs.repository),
     validations: [...inputs.validations],
     checkpoint: inputs.checkpoint,
     withheld: (inputs.withheld ?? []).map(({ path, rule, reason }) => ({ path, rule, reason })),

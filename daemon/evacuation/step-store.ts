@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HandoffError } from '../../protocol/index.js';
 import { writeFileAtomic } from '../store/index.js';
@@ -24,6 +24,10 @@ export function createStepStore(stateDir: string) {
         throw error;
       });
       return text === null ? null : (JSON.parse(text) as T);
+    },
+    /** Forgets a saved value, so the next run makes it again from fresh input. */
+    async forget(cycle: string, name: string): Promise<void> {
+      await rm(join(dirOf(cycle), `${name}.json`), { force: true });
     },
     async load<T>(cycle: string, name: string, sha256: string | null): Promise<T> {
       const path = join(dirOf(cycle), `${name}.json`);

@@ -260,10 +260,12 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       const handoff = renderHandoff(manifest);
       const complete: Manifest = { ...manifest, integrity: { artifacts: [{ path: files.handoff, sha256: sha256(handoff) }] } };
       if (!validateManifest(structuredClone(complete))) {
+        // Nothing was written: the next attempt reads the capsule again rather than fail the same way.
+        await store.forget(cycle.id, inputName);
         throw new HandoffError(
           'internal_error',
           `the manifest would not validate: ${describeErrors(validateManifest.errors, 'manifest')}`,
-          'this is a bug; the package was not written',
+          'this is a bug; the package was not written. Fix the capsule if it is named, then `handoff resume` reads it again',
         );
       }
       const text = serializeManifest(complete);
