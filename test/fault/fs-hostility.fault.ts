@@ -74,7 +74,7 @@ function remount(dir: string, options: string): void {
 
 /** Stops the drain after publish, before the package exists: the place where the package will go is then known. */
 async function cycleStoppedBeforePackage(stateDir: string, repo: string): Promise<string> {
-  const doomed = await startDaemon(stateDir, { HANDOFF_TEST_KILL_AFTER_STEP: 'publish' });
+  const doomed = await startDaemon(stateDir, { HANDOFF_TEST_KILL_AFTER_STEP: 'snapshot' });
   await cli(stateDir, ['now', '--no-wait', '--json'], repo);
   await exited(doomed.child);
   const records = readJournal(join(stateDir, 'journal.jsonl')).records as { root: string; context: { cycle: { id: string } | null } }[];
@@ -327,10 +327,12 @@ describe('read-only and full file systems (tmpfs)', () => {
         }
       }
       let refused: RawResponse | null = null;
-      for (let i = 0; i < 200 && refused === null; i += 1) {
-        const observed_at = new Date(Date.now() + i).toISOString();
-        const got = await call('POST', '/v1/signals', { repo, source: 'claude-statusline', metric: 'context', used_percent: 10, observed_at }, d);
-        if (got.status === 200) acked.push(observed_at);
+      // Lease breaks: changes that are journaled and fsync'd before the answer (a reading that moves
+      // nothing is telemetry, written coalesced, and would not reach the full disk at once).
+      for (let i = 0; i < 400 && refused === null; i += 1) {
+        const reason = `fill the disk ${i} ${'x'.repeat(200)}`;
+        const got = await call('POST', '/v1/lease/break', { repo, reason }, d);
+        if (got.status === 200) acked.push(reason);
         else refused = got;
       }
       expect(refused, 'the state dir never filled up').not.toBeNull();
@@ -343,10 +345,10 @@ describe('read-only and full file systems (tmpfs)', () => {
     rmSync(join(mnt, 'filler'));
     const again = await startDaemon(stateDir);
     try {
-      const records = readJournal(join(stateDir, 'journal.jsonl')).records as { event: { type: string; reading?: { observed_at: string } } }[];
-      const seen = new Set(records.map((r) => r.event.reading?.observed_at));
-      for (const observed of acked) expect(seen.has(observed), `acknowledged reading ${observed}`).toBe(true);
-      expect((await call('POST', '/v1/signals', { repo, source: 'claude-statusline', metric: 'context', used_percent: 11 }, again)).status).toBe(200);
+      const records = readJournal(join(stateDir, 'journal.jsonl')).records as { event: { type: string; reason?: string } }[];
+      const seen = new Set(records.map((r) => r.event.reason));
+      for (const reason of acked) expect(seen.has(reason), `acknowledged lease break ${reason.slice(0, 20)}`).toBe(true);
+      expect((await call('POST', '/v1/lease/break', { repo, reason: 'with space again' }, again)).status).toBe(200);
       figures.runs += 1;
     } finally {
       await again.stop();
