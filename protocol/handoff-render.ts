@@ -12,8 +12,6 @@ import { withheldBlock } from './withheld.js';
  * agent fields in fenced blocks labelled as unverified, names in code spans, all of it printable.
  */
 
-const NONE = '_none recorded_';
-
 function section(title: string, lines: readonly string[]): string[] {
   return [`## ${title}`, '', ...lines, ''];
 }
@@ -72,7 +70,32 @@ function keepLocalChanges(manifest: Manifest): string[] {
 }
 
 /** A capsule list: quoted when the agent wrote something, the daemon's `none` otherwise. */
-const listOrNone = (items: readonly string[]): string[] => (items.length === 0 ? [NONE] : agentList(items));
+/**
+ * The capsule's lists: each one the agent filled is a section of its own; the empty ones are named
+ * together on one line near the top, so an empty capsule leaves a short document, still scan-first.
+ */
+function capsuleLists(capsule: Manifest['capsule']): Map<string, string[] | null> {
+  const work: [string, readonly string[]][] = [
+    ['Completed', capsule.work.completed],
+    ['In progress', capsule.work.in_progress],
+    ['Remaining', capsule.work.remaining],
+    ['Blocked', capsule.work.blocked],
+    ['Deferred', capsule.work.deferred],
+  ];
+  const filledWork = work.filter(([, items]) => items.length > 0);
+  const list = (items: readonly string[]) => (items.length === 0 ? null : agentList(items));
+  return new Map([
+    ['Files to read first', list(capsule.first_files)],
+    ['Acceptance criteria', list(capsule.acceptance_criteria)],
+    ['Work', filledWork.length === 0 ? null : filledWork.flatMap(([title, items], i) => [...(i === 0 ? [] : ['']), `**${title}**`, '', ...agentList(items)])],
+    ['Decisions', list(capsule.decisions)],
+    ['Do not repeat', list(capsule.do_not_repeat)],
+    ['Rejected approaches', list(capsule.rejected_approaches)],
+    ['Do not change silently', list(capsule.do_not_change_silently)],
+    ['Risks', list(capsule.risks)],
+    ['Assumptions', list(capsule.assumptions)],
+  ]);
+}
 
 function nextAction(manifest: Manifest): string[] {
   const next = manifest.capsule.next_action;
@@ -143,6 +166,12 @@ const DRAIN_WAIT_WORDS: Readonly<Record<NonNullable<Manifest['drain_wait']>, str
 export function renderHandoff(manifest: Manifest): string {
   const { capsule } = manifest;
   const missing = manifest.capsule_source === 'missing';
+  const lists = capsuleLists(capsule);
+  const empty = [...lists].filter(([, lines]) => lines === null).map(([title]) => title.toLowerCase());
+  const listed = (title: string): string[] => {
+    const lines = lists.get(title);
+    return lines === null || lines === undefined ? [] : section(title, lines);
+  };
   const lines: string[] = [
     `# Handoff ${manifest.cycle_id} (${manifest.leg} leg, revision ${manifest.revision})`,
     '',
@@ -153,40 +182,15 @@ export function renderHandoff(manifest: Manifest): string {
     ...withheldBlock(manifest),
     ...section('Next action', [...nextAction(manifest), '', ...quality(manifest)]),
     ...section('Recover the source', [...whereFrom(manifest), '', '```sh', ...recoveryCommands(manifest), '```', ...keepLocalChanges(manifest)]),
-    ...section('Files to read first', listOrNone(capsule.first_files)),
+    ...(empty.length === 0 ? [] : [`_Not recorded by the source agent: ${empty.join(', ')}._`, '']),
+    ...listed('Files to read first'),
     ...section(
       'Objective',
       capsule.objective !== null ? agentText(capsule.objective) : [missing ? '_The agent wrote no capsule: objective unknown._' : '_not given_'],
     ),
-    ...section('Acceptance criteria', listOrNone(capsule.acceptance_criteria)),
-    ...section('Work', [
-      '**Completed**',
-      '',
-      ...listOrNone(capsule.work.completed),
-      '',
-      '**In progress**',
-      '',
-      ...listOrNone(capsule.work.in_progress),
-      '',
-      '**Remaining**',
-      '',
-      ...listOrNone(capsule.work.remaining),
-      '',
-      '**Blocked**',
-      '',
-      ...listOrNone(capsule.work.blocked),
-      '',
-      '**Deferred**',
-      '',
-      ...listOrNone(capsule.work.deferred),
-    ]),
-    ...section('Decisions', listOrNone(capsule.decisions)),
-    ...section('Do not repeat', listOrNone(capsule.do_not_repeat)),
-    ...section('Rejected approaches', listOrNone(capsule.rejected_approaches)),
-    ...section('Do not change silently', listOrNone(capsule.do_not_change_silently)),
+    ...['Acceptance criteria', 'Work', 'Decisions', 'Do not repeat', 'Rejected approaches', 'Do not change silently'].flatMap(listed),
     ...section('Validations', validations(manifest)),
-    ...section('Risks', listOrNone(capsule.risks)),
-    ...section('Assumptions', listOrNone(capsule.assumptions)),
+    ...['Risks', 'Assumptions'].flatMap(listed),
     ...section('Repository (observed by the daemon)', repositoryLines(manifest)),
     ...section('Why this handoff', why(manifest)),
   ];

@@ -251,15 +251,14 @@ describe('what the dashboard shows', () => {
       'Work',
       'Decisions',
       'Do not repeat',
-      'Rejected approaches',
-      'Do not change silently',
       'Validations',
       'Risks',
-      'Assumptions',
       'Repository (observed by the daemon)',
       'Why this handoff',
     ]);
     expect(html.match(/<p>Authority:/g)).toHaveLength(1);
+    // The lists the capsule left empty are named on one daemon line, not a heading each.
+    expect(html).toContain('Not recorded by the source agent: rejected approaches, do not change silently, assumptions.');
     expect(html).not.toMatch(/<script|<div|<a |<img|<h3/);
     expect(html).not.toMatch(UNPRINTABLE);
     expect(shown.text).not.toMatch(UNPRINTABLE);

@@ -176,7 +176,8 @@ describe('handoff hook claude-session-start and claude-event', () => {
     const payload = fixtureText('claude-hooks/StopFailure.rate_limit.json').replaceAll('/home/dev/acme-api', repo);
     const run = await hook('claude-event', payload);
     expect([run.code, run.stdout, run.stderr]).toEqual([0, '', '']);
-    expect(await state(repo)).toBe('EVACUATE');
+    // Evacuating; with no agent session seen working (the one that failed stopped), the drain runs at once.
+    expect(['EVACUATE', 'HANDOFF_READY']).toContain(await state(repo));
   });
 
   it('an unknown hook is a usage error (64); global options before `hook` reach it through commander', async () => {

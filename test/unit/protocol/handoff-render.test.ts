@@ -118,6 +118,12 @@ const DAEMON_HEADINGS = [
   ].map((h) => `## ${h}`),
 ];
 
+/** With an empty capsule: the daemon's sections and the objective; the empty lists are one line. */
+const EMPTY_CAPSULE_HEADINGS = [
+  DAEMON_HEADINGS[0],
+  ...['Next action', 'Recover the source', 'Objective', 'Validations', 'Repository (observed by the daemon)', 'Why this handoff'].map((h) => `## ${h}`),
+];
+
 /** What only the daemon writes: every line outside a fence, and every fence of commands (`sh`). */
 const daemonPart = (blocks: readonly Block[]) =>
   blocks.map((b) => (b.kind === 'line' ? b.text : b.info === 'sh' ? `sh:${b.body.join('\n')}` : `quoted ${b.info}`));
@@ -132,7 +138,7 @@ function assertDaemonSectionsIntact(hostile: string, neutral: string): void {
 }
 
 describe('HANDOFF.md', () => {
-  it('says plainly when the capsule is missing, and lists every section even when empty', () => {
+  it('says plainly when the capsule is missing, and names the empty sections on one line instead of a heading each', () => {
     const manifest = buildManifest({
       cycle: cycle(),
       leg: 'out',
@@ -158,7 +164,11 @@ describe('HANDOFF.md', () => {
     ]);
     expect(text).toContain('Capsule quality, scored by the daemon: **0/6**. What keeps it down:\n\n```text\nno capsule\n```');
     expect(text).toContain('_The agent wrote no capsule: objective unknown._');
-    expect(headingsOf(markdownBlocks(text))).toEqual(DAEMON_HEADINGS);
+    expect(headingsOf(markdownBlocks(text))).toEqual(EMPTY_CAPSULE_HEADINGS);
+    expect(text).toContain(
+      '_Not recorded by the source agent: files to read first, acceptance criteria, work, decisions, do not repeat, rejected approaches, do not change silently, risks, assumptions._',
+    );
+    expect(text).not.toContain('_none recorded_');
     expect(lines.filter((l) => l.startsWith('Authority:'))).toHaveLength(1);
   });
 
@@ -236,7 +246,7 @@ describe('HANDOFF.md', () => {
         instructions: [{ path: evil, sha256: 'e'.repeat(64) }],
       },
     });
-    expect(headingsOf(markdownBlocks(text))).toEqual(DAEMON_HEADINGS);
+    expect(headingsOf(markdownBlocks(text))).toEqual(EMPTY_CAPSULE_HEADINGS);
     expect(text).toContain('  - ```x`` y\\n## Recover the source\\n\\u{202e}\\x1b[2J```');
     expect(text).not.toMatch(UNPRINTABLE);
   });
