@@ -37,7 +37,8 @@ export interface ManifestInputs {
   readonly withheld?: readonly Withheld[];
 }
 
-const EMPTY_CAPSULE: Manifest['capsule'] = {
+/** A capsule with nothing in it: the manifest's fields an agent left out. */
+export const EMPTY_CAPSULE: Manifest['capsule'] = {
   objective: null,
   acceptance_criteria: [],
   scope: [],

@@ -22,7 +22,12 @@ export interface JournalRepair {
  * without the one before it could describe a state that never was.
  */
 export async function repairJournal(path: string, now: Date): Promise<JournalRepair> {
-  const bytes = await readFile(path);
+  const bytes = await readFile(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+  // No journal yet: nothing to repair, and nothing is created.
+  if (bytes === null) return { kept: 0, quarantine: null, quarantinedBytes: 0, damage: null };
   const scan = scanJournal(bytes);
   if (scan.kind === 'ok') return { kept: scan.records.length, quarantine: null, quarantinedBytes: 0, damage: null };
   const quarantine = `${path}.damaged-${now.toISOString().replace(/[:.]/g, '-')}`;

@@ -1,13 +1,15 @@
 import type { Command } from 'commander';
 import { join } from 'node:path';
-import { success, type Envelope } from '../../../protocol/index.js';
+import { HandoffError, success, type Envelope } from '../../../protocol/index.js';
 import { action, type CommandContext } from '../context.js';
 
 /** Offline: the daemon must be stopped, so the instance guard is taken for the repair's duration. */
 async function repair(ctx: CommandContext): Promise<Envelope> {
-  const { acquireInstanceGuard, openStateDir, repairJournal, JOURNAL_FILE } = await import('../../store/index.js');
-  // The daemon's own checks on the state dir, before anything in it is touched.
-  await openStateDir(ctx.stateDir, { uid: process.getuid?.() ?? 0 });
+  const { acquireInstanceGuard, readClientToken, repairJournal, JOURNAL_FILE } = await import('../../store/index.js');
+  // The daemon's own checks on the state dir, before anything in it is touched; a repair creates nothing.
+  if ((await readClientToken(ctx.stateDir, process.getuid?.() ?? 0)) === null) {
+    throw new HandoffError('usage_error', `${ctx.stateDir} is not a daemon state dir: there is no journal to repair`, 'pass the --state-dir the daemon uses');
+  }
   const guard = await acquireInstanceGuard(ctx.stateDir, process.pid);
   try {
     const path = join(ctx.stateDir, JOURNAL_FILE);

@@ -14,6 +14,7 @@ import {
   type ContextKind,
   type SessionRecord,
   type StageView,
+  EMPTY_CAPSULE,
 } from '../../../protocol/index.js';
 import type { Capsule, Checkpoint, RepositoryObservation } from '../../../schemas/index.js';
 import { EVERYTHING, hostileText, UNPRINTABLE } from './hostile-text.js';
@@ -258,23 +259,7 @@ describe('pickupText', () => {
     createdAt: '2026-08-20T10:00:00.000Z',
     predecessor: null,
     source: 's1',
-    capsule: {
-      objective: null,
-      acceptance_criteria: [],
-      scope: [],
-      out_of_scope: [],
-      work: { completed: [], in_progress: [], remaining: [], blocked: [], deferred: [] },
-      decisions: [],
-      assumptions: [],
-      rejected_approaches: [],
-      do_not_repeat: [],
-      first_files: [],
-      next_action: null,
-      risks: [],
-      do_not_change_silently: [],
-      tools_used: [],
-      ...capsule,
-    },
+    capsule: { ...EMPTY_CAPSULE, ...capsule },
     quality: { score: 4, max: 6, missing: ['no acceptance criteria', 'no first files'] },
     repository,
     validations: [],

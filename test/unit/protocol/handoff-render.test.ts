@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildManifest, initialSnapshot, recoveryCommands, renderHandoff, step, type Cycle } from '../../../protocol/index.js';
+import { buildManifest, EMPTY_CAPSULE, initialSnapshot, recoveryCommands, renderHandoff, step, type Cycle } from '../../../protocol/index.js';
 import type { Capsule, Checkpoint, Manifest, RepositoryObservation } from '../../../schemas/index.js';
 import { EVERYTHING, headingsOf, hostileText, markdownBlocks, UNPRINTABLE, type Block } from './hostile-text.js';
 import { POLICY, T0 } from './machine-harness.js';
@@ -37,22 +37,7 @@ const checkpoint: Checkpoint = {
 };
 const QUALITY = { score: 3, max: 6, missing: ['no acceptance criteria'] };
 
-const EMPTY: Capsule = {
-  objective: null,
-  acceptance_criteria: [],
-  scope: [],
-  out_of_scope: [],
-  work: { completed: [], in_progress: [], remaining: [], blocked: [], deferred: [] },
-  decisions: [],
-  assumptions: [],
-  rejected_approaches: [],
-  do_not_repeat: [],
-  first_files: [],
-  next_action: null,
-  risks: [],
-  do_not_change_silently: [],
-  tools_used: [],
-} as Capsule;
+const EMPTY: Capsule = EMPTY_CAPSULE as Capsule;
 
 /** Every capsule field the agent writes, from one text per field. */
 function capsuleOf(text: (field: string) => string): Capsule {

@@ -258,6 +258,12 @@ describe('repairJournal', () => {
     expect(records).toEqual([{ n: 1 }]);
   });
 
+  it('a missing journal is nothing to repair, and nothing is created', async () => {
+    const path = join(await tempDir(), 'journal.jsonl');
+    expect(await repairJournal(path, new Date())).toEqual({ kept: 0, quarantine: null, quarantinedBytes: 0, damage: null });
+    await expect(lstat(path)).rejects.toThrow();
+  });
+
   it('a whole journal is left as it is', async () => {
     const path = await journalWith([{ n: 1 }]);
     const before = await readFile(path);
