@@ -120,6 +120,18 @@ export const CODES = registry({
   daemon_already_running: { code: 'daemon_already_running', status: 409, exit: 75, summary: 'another daemon already serves this state dir' },
   internal_error: { code: 'internal_error', status: 500, exit: 75, summary: 'the daemon failed unexpectedly; it logged the cause' },
 
+  install_refused: {
+    code: 'install_refused',
+    status: 409,
+    exit: 65,
+    summary: '`handoff install`: an agent file cannot be edited safely (a link, a read-only file, unparseable, a damaged block); nothing was changed',
+  },
+  install_failed: {
+    code: 'install_failed',
+    status: 500,
+    exit: 75,
+    summary: '`handoff install`: writing an agent file failed; every file was put back, or the ones that could not be are named',
+  },
   service_failed: {
     code: 'service_failed',
     status: 500,

@@ -4,7 +4,7 @@ import { HandoffError } from '../../protocol/errors.js';
 export type Json = Record<string, unknown>;
 
 export function refuse(path: string, problem: string): HandoffError {
-  return new HandoffError('invalid_config', `${path}: ${problem}`, 'fix the file by hand, then install again; nothing was changed');
+  return new HandoffError('install_refused', `${path}: ${problem}`, 'fix the file by hand, then install again; nothing was changed');
 }
 
 interface Edit {

@@ -25,7 +25,7 @@ export function upsertMarkedBlock(before: string | null, body: string, path: str
   // Guessing where a damaged block ends could eat the user's own lines.
   if (end < 0) {
     throw new HandoffError(
-      'invalid_config',
+      'install_refused',
       `${path} has a session-handoff begin marker without its end marker`,
       `restore or remove the block by hand (the line starting with ${BEGIN_PREFIX}), then install again; nothing was changed`,
     );

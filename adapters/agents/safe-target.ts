@@ -32,7 +32,7 @@ export interface InstallIo {
 }
 
 function refused(message: string, hint: string): HandoffError {
-  return new HandoffError('invalid_config', message, `${hint}; nothing was changed`);
+  return new HandoffError('install_refused', message, `${hint}; nothing was changed`);
 }
 
 const readOnly = (path: string) =>

@@ -108,7 +108,7 @@ async function commit(writes: readonly PlannedWrite[]): Promise<void> {
     const failed = await undo(undoSteps);
     const cause = `${errnoOf(error) ?? 'error'}: ${(error as Error).message}`;
     throw new HandoffError(
-      'internal_error',
+      'install_failed',
       failed.length === 0
         ? `could not write ${current} (${cause}); every file was left as it was`
         : `could not write ${current} (${cause}), and undoing the install failed too: ${failed.join('; ')}`,

@@ -2,6 +2,7 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSyn
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diskIo } from '../../daemon/cli/install-disk.js';
+import { isHandoffError } from '../../protocol/errors.js';
 import { tempDir, tempRepo } from '../support/git.js';
 import { piped } from './ingest-support.js';
 
@@ -147,7 +148,8 @@ describe('all or nothing', () => {
     writeFileSync(join(dir, 'commands'), 'not a directory\n');
     const before = snapshot(dir);
     const run = await install(['claude', '--settings', path, '--json']);
-    expect(run.code).not.toBe(0);
+    expect(run.code).toBe(75);
+    expect(run.json.error?.code).toBe('install_failed');
     expect(run.json.error?.message).toMatch(
       new RegExp(`^could not write ${join(dir, 'commands', 'handoff-capsule.md')} \\(.+\\); every file was left as it was$`),
     );
@@ -173,6 +175,7 @@ describe('all or nothing', () => {
         () => null,
         (error: unknown) => error as Error,
       );
+    expect(isHandoffError(failure) && failure.code).toBe('install_failed');
     expect(failure?.message).toMatch(new RegExp(`^could not write ${blocked} \\(.+\\); every file was left as it was$`));
     expect(snapshot(dir)).toEqual(before);
     expect(lstatSync(first).mode & 0o777).toBe(0o640);

@@ -103,7 +103,7 @@ describe('mergeClaudeSettings', () => {
       mergeClaudeSettings(text, ours, PATH);
       expect.unreachable();
     } catch (error) {
-      expect(isHandoffError(error) && error.code).toBe('invalid_config');
+      expect(isHandoffError(error) && error.code).toBe('install_refused');
       expect((error as Error).message).toMatch(message);
       expect((error as Error).message).toContain(PATH);
     }

@@ -93,7 +93,7 @@ describe('mergeCodexHooks', () => {
       mergeCodexHooks('{ "hooks": ', ours, '/h/.codex/hooks.json');
       expect.unreachable();
     } catch (error) {
-      expect(isHandoffError(error) && error.code).toBe('invalid_config');
+      expect(isHandoffError(error) && error.code).toBe('install_refused');
       expect((error as Error).message).toMatch(/\/h\/\.codex\/hooks\.json: not valid JSON/);
     }
   });

@@ -109,7 +109,7 @@ describe('JsonDocument through the merges: every byte outside our hooks is kept'
       mergeGeminiSettings(text, ours, '/p/settings.json');
       expect.unreachable();
     } catch (error) {
-      expect(isHandoffError(error) && error.code).toBe('invalid_config');
+      expect(isHandoffError(error) && error.code).toBe('install_refused');
       expect((error as Error).message).toMatch(message);
     }
   });

@@ -21,7 +21,7 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
   try {
     await promise;
   } catch (error) {
-    expect(isHandoffError(error) && error.code).toBe('invalid_config');
+    expect(isHandoffError(error) && error.code).toBe('install_refused');
     return (error as Error).message;
   }
   return expect.unreachable('refused');
