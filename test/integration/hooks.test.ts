@@ -85,7 +85,9 @@ describe('handoff hook claude-statusline', () => {
 
   it("chains the user's previous status line: same stdin, its line first", async () => {
     const repo = tempRepo();
-    const previous = `node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log('mine:'+JSON.parse(s).session_id.slice(0,8)))"`;
+    // Reads the same stdin as Claude Code would give it; shell tools rather than a second node, whose
+    // start alone can pass the chain's 2 s deadline on a loaded CI machine.
+    const previous = `tr -d ' \\n' | grep -o '"session_id":"[^"]*' | cut -c15-22 | sed 's/^/mine:/'`;
     const run = await hook('claude-statusline', statuslinePayload(repo, 20), '--chain', previous);
     expect(run.stdout).toBe('mine:3f0c9a52 | handoff NORMAL · 7d 41.2% · ctx 59%\n');
     const broken = await hook('claude-statusline', statuslinePayload(repo, 20), '--chain', 'exit 3');
