@@ -27,7 +27,7 @@ import type {
 import { capsuleFromMarkdown, parseCapsule, readCapsule, writeCapsule } from './capsule/capsule-file.js';
 import { capsuleQuality } from './capsule/quality.js';
 import { writeAbandoned, type AbandonedRecord } from './evacuation/abandoned-record.js';
-import type { TailStatus } from '../adapters/telemetry/codex-tail.js';
+import type { TailStatus } from './ingest/index.js';
 import type { Clock } from './clock.js';
 import type { DrainRunner } from './evacuation/index.js';
 import type { LeaseSync, TakeoverService } from './takeover/index.js';

@@ -12,7 +12,7 @@ export type { Adapter, AdapterResult, AgentEvent, ParseContext, PayloadRoute, Sk
 export { parseAnthropicHeaders } from './anthropic-headers.js';
 export { parseClaudeHook } from './claude-hook.js';
 export { parseClaudeStatusline } from './claude-statusline.js';
-export { parseCodexRollout } from './codex-rollout.js';
+export { parseCodexRollout, rolloutRoute } from './codex-rollout.js';
 export { parseGeminiTelemetry, RECENT_ERROR_MS } from './gemini-telemetry.js';
 export { parseJsonFile } from './json-file.js';
 export { parseOpenaiHeaders } from './openai-headers.js';

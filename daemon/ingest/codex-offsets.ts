@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { TailedFile, TailState } from '../../adapters/telemetry/codex-tail.js';
 import type { Logger } from '../logger.js';
 import { writeFileAtomic } from '../store/index.js';
+import type { TailedFile, TailState } from './codex-tail.js';
 
 export const CODEX_OFFSETS_FILE = 'codex-offsets.json';
 const VERSION = 1;

@@ -1,9 +1,9 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { CodexTail } from '../../adapters/telemetry/codex-tail.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { codexOffsetsStore } from './codex-offsets.js';
+import { CodexTail } from './codex-tail.js';
 import type { IngestService } from './ingest-service.js';
 
 export interface CodexWatchDeps {

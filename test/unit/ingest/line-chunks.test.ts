@@ -1,7 +1,7 @@
 import { open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { firstLine, lastLineEnd, nextLineChunk } from '../../../adapters/telemetry/line-chunks.js';
+import { firstLine, lastLineEnd, nextLineChunk } from '../../../daemon/ingest/line-chunks.js';
 import { tempDir } from '../../support/git.js';
 
 async function withFile<T>(text: string, use: (handle: Awaited<ReturnType<typeof open>>, size: number) => Promise<T>): Promise<T> {

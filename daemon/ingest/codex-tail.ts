@@ -1,8 +1,7 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
+import { parseCodexRollout, rolloutRoute, type SkippedLine } from '../../adapters/telemetry/index.js';
 import { isHandoffError } from '../../protocol/errors.js';
-import type { SkippedLine } from './adapter-result.js';
-import { parseCodexRollout, rolloutRoute } from './codex-rollout.js';
 import { DirWatches, walk } from './dir-watch.js';
 import { firstLine, lastLineEnd, nextLineChunk } from './line-chunks.js';
 
