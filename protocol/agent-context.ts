@@ -3,7 +3,7 @@ import { describeQuality, type CapsuleQuality } from './capsule-quality.js';
 import { recoveryCommands } from './handoff-render.js';
 import { printable } from './printable.js';
 import { shellQuote } from './shell-quote.js';
-import type { WorkspaceContext, WorkspaceState } from './workspace-machine.js';
+import { runningDrain, type WorkspaceContext, type WorkspaceState } from './workspace-machine.js';
 
 /**
  * What each stage asks of the working agent, told once per stage per session through the agent's own
@@ -40,7 +40,7 @@ export interface StageView {
 }
 
 export function stageOf(state: WorkspaceState, context: WorkspaceContext): StageView {
-  const returnDrain = state === 'TAKEOVER' ? (context.cycle?.return_drain ?? null) : null;
+  const returnDrain = state === 'TAKEOVER' ? runningDrain(state, context.cycle) : null;
   const asked = context.prepare_since ?? context.cycle?.started_at ?? context.stage_since;
   const { capsule } = context;
   return {

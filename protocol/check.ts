@@ -1,4 +1,5 @@
 import type { Code } from './codes.js';
+import { runningDrain } from './workspace-machine.js';
 import { stateOf, type WorkspaceSnapshot } from './workspace-step.js';
 
 /**
@@ -7,8 +8,7 @@ import { stateOf, type WorkspaceSnapshot } from './workspace-step.js';
  */
 export function checkCode(snapshot: WorkspaceSnapshot, drainRunning: boolean): Code {
   const state = stateOf(snapshot);
-  const draining = state === 'EVACUATE' || (state === 'TAKEOVER' && snapshot.context.cycle?.return_drain != null);
-  if (draining) return drainRunning && snapshot.context.blocked === null ? 'check_clear' : 'resume_needed';
+  if (runningDrain(state, snapshot.context.cycle) !== null) return drainRunning && snapshot.context.blocked === null ? 'check_clear' : 'resume_needed';
   if (state === 'TAKEOVER') return 'check_clear';
   if (state === 'NORMAL' || state === 'PREPARE') return 'check_clear';
   return 'cycle_completed';

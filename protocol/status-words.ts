@@ -1,5 +1,6 @@
 import { DRAIN_STEPS, type DrainProgress, type DrainStep } from './drain-plan.js';
 import type { StatusView } from './status-view.js';
+import { runningDrain } from './workspace-machine.js';
 
 /**
  * The status in plain words, for people: the human `handoff status` and the dashboard say the same
@@ -116,12 +117,6 @@ function pressureWords(view: StatusView): string {
   return `${view.pressure.metric} at ${view.pressure.percent} % (${view.pressure.source})`;
 }
 
-const activeDrainOf = (view: StatusView): DrainProgress | null => (view.cycle === null ? null : (view.cycle.return_drain ?? view.cycle.drain));
-
-function isDraining(view: StatusView): boolean {
-  return view.state === 'EVACUATE' || (view.state === 'TAKEOVER' && view.cycle?.return_drain != null);
-}
-
 function blockedWords(view: StatusView, report: DrainReport | null): string | null {
   if (view.blocked !== null) {
     const where = report?.current ? `at “${report.current.words}” (${report.current.step})` : 'before it finished';
@@ -167,7 +162,7 @@ function nextOf(view: StatusView): string {
 }
 
 export function plainStatus(view: StatusView, nowMs: number): PlainStatus {
-  const drain = activeDrainOf(view);
-  const report = drain !== null && isDraining(view) ? drainReport(drain, view.blocked !== null, nowMs) : null;
+  const drain = runningDrain(view.state, view.cycle);
+  const report = drain !== null ? drainReport(drain, view.blocked !== null, nowMs) : null;
   return { headline: headlineOf(view, report), blocked: blockedWords(view, report), next: nextOf(view), drain: report };
 }

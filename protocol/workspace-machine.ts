@@ -7,7 +7,7 @@ import * as leaseRules from './lease-rules.js';
 import { assess, credibility, describeReading, readingKey, type PressurePolicy } from './pressure-policy.js';
 import { retainReadings } from './reading-retention.js';
 import { DRAIN_STEPS, newDrain, REVISION_STEPS, type DrainProgress } from './drain-plan.js';
-import type { CapsuleState, PauseInfo, RemoteTracking, VerifiedCheckpoint, WorkspaceEvent, WorkspaceEventType } from './workspace-events.js';
+import type { CapsuleState, PauseInfo, RemoteTracking, VerifiedCheckpoint, WorkspaceEvent } from './workspace-events.js';
 
 export const STATES = ['NORMAL', 'PREPARE', 'EVACUATE', 'HANDOFF_READY', 'TAKEOVER', 'RETURN_HANDOFF_READY', 'CLOSED'] as const;
 export type WorkspaceState = (typeof STATES)[number];
@@ -59,6 +59,8 @@ export interface WorkspaceContext {
   /** Time and entropy of the event being handled: the machine's only clock and dice. */
   readonly now: number;
   readonly entropy: string;
+  /** The state the workspace is in (its top level), set on entry: what a refusal names. */
+  readonly stage: WorkspaceState;
   readonly stage_since: string;
   readonly readings: Readonly<Record<string, Reading>>;
   readonly warnings: readonly ProviderWarning[];
@@ -182,16 +184,25 @@ export function drainKey(cycle: Cycle, drain: DrainProgress): string {
   return `${cycle.id}/${drain.leg}/${drain.started_at}`;
 }
 
-/** The drain that is running: the return leg's once it started, else the out leg's. */
-export function activeDrain(cycle: Cycle): DrainProgress {
-  return cycle.return_drain ?? cycle.drain;
+/**
+ * Is a drain running, and which: the out leg's in EVACUATE, the return leg's in TAKEOVER once
+ * `handoff return` started it; null anywhere else. The one answer to that question for the machine,
+ * the drain runner, status, `handoff check` and the ways out.
+ */
+export function runningDrain(state: WorkspaceState, cycle: Cycle | null): DrainProgress | null {
+  if (cycle === null) return null;
+  if (state === 'EVACUATE') return cycle.drain;
+  if (state === 'TAKEOVER') return cycle.return_drain;
+  return null;
 }
 
-/** Applies `change` to the active drain of the current cycle; the machine only calls it where a cycle exists. */
+/** Applies `change` to the running drain; the machine only calls it where one runs (EVACUATE, TAKEOVER.returning). */
 function withDrain(context: WorkspaceContext, change: (drain: DrainProgress) => DrainProgress): Cycle | null {
   const cycle = context.cycle;
   if (cycle === null) return null;
-  return cycle.return_drain === null ? { ...cycle, drain: change(cycle.drain) } : { ...cycle, return_drain: change(cycle.return_drain) };
+  return context.stage === 'TAKEOVER' && cycle.return_drain !== null
+    ? { ...cycle, return_drain: change(cycle.return_drain) }
+    : { ...cycle, drain: change(cycle.drain) };
 }
 
 /** The first unfinished step of a drain (null when it waits for the agent or has finished). */
@@ -213,14 +224,6 @@ function telemetryTrigger(context: WorkspaceContext, line: number): Trigger {
   return { kind: 'telemetry', reason: `${what} reached the ${line} % line`, readings: pressing.filter((r) => (r.used_percent ?? 0) >= line) };
 }
 
-/** Per state, the events that make no sense there: answered with `wrong_state`, nothing changes. */
-function refuse(state: WorkspaceState, types: readonly WorkspaceEventType[]) {
-  return Object.fromEntries(types.map((type) => [type, { actions: { type: 'replyWrongState' as const, params: { state } } }]));
-}
-
-const DRAIN_EVENTS = ['DRAIN_BLOCKED', 'DRAINED', 'DRAIN_WAITED', 'DRAIN_STEP_DONE', 'DRAIN_REVISION', 'DRAIN_RESUME', 'CHECKPOINT_VERIFIED'] as const;
-const HANDOFF_EVENTS = [...DRAIN_EVENTS, 'HANDOFF_ACCEPTED', 'RETURN_START', 'RETURN_READY', 'RETURN_ACCEPTED', 'CLOSE_ONE_WAY'] as const;
-
 const NOTHING_TO_CANCEL: Partial<Record<WorkspaceState, string>> = {
   NORMAL: 'nothing to cancel: no stage or drain is under way',
   TAKEOVER: 'nothing to cancel: no return leg is under way; the lease holder hands back with `handoff return`',
@@ -238,6 +241,16 @@ const HINT_BY_STATE: Record<WorkspaceState, string> = {
   CLOSED: 'the cycle is closed; the next reading or `handoff now` starts a new one',
 };
 
+/** What a running drain reports, the same in either leg (EVACUATE, TAKEOVER.returning). */
+const DRAIN_REPORTS = {
+  DRAIN_BLOCKED: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { actions: ['stamp', 'recordBlocked'] }],
+  DRAINED: { actions: ['stamp', 'recordDrained'] },
+  DRAIN_WAITED: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { actions: ['stamp', 'recordWaited'] }],
+  DRAIN_STEP_DONE: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { actions: ['stamp', 'recordStep'] }],
+  DRAIN_REVISION: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { actions: ['stamp', 'startRevision'] }],
+  DRAIN_RESUME: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { actions: ['stamp', 'clearBlocked'] }],
+} as const;
+
 export const workspaceMachine = setup({
   types: {} as { context: WorkspaceContext; events: WorkspaceEvent; input: WorkspaceInput },
   guards: {
@@ -253,11 +266,11 @@ export const workspaceMachine = setup({
       assertEvent(event, ['RETURN_READY', 'CLOSE_ONE_WAY', 'RETURN_START']);
       return context.lease.holder?.token === event.token;
     },
-    returning: ({ context }) => context.cycle?.return_drain != null,
-    // A runner's report about a drain that is no longer the active one (cancelled while a step ran).
+    // A runner's report about a drain that is no longer the running one (cancelled while a step ran).
     staleDrain: ({ context, event }) => {
       const key = (event as { drain?: string }).drain;
-      return key !== undefined && (context.cycle === null || key !== drainKey(context.cycle, activeDrain(context.cycle)));
+      const drain = runningDrain(context.stage, context.cycle);
+      return key !== undefined && (context.cycle === null || drain === null || key !== drainKey(context.cycle, drain));
     },
     remoteTaken: ({ event }) => event.type === 'REMOTE_LEASE' && event.lease.state === 'taken' && event.lease.holder !== null,
     remoteReturned: ({ event }) => event.type === 'REMOTE_LEASE' && event.lease.state === 'return_offered' && event.return_drain !== null,
@@ -272,7 +285,7 @@ export const workspaceMachine = setup({
   },
   actions: {
     stamp: assign(({ event }) => ({ now: event.at, entropy: event.entropy })),
-    enterStage: assign(({ context }) => ({ stage_since: iso(context.now) })),
+    enterStage: assign(({ context }, params: { stage: WorkspaceState }) => ({ stage: params.stage, stage_since: iso(context.now) })),
     markPrepare: assign(({ context }) => ({ prepare_since: context.prepare_since ?? iso(context.now) })),
     clearPrepare: assign({ prepare_since: null, prepare_requested_at: null }),
     recordReading: assign(({ context, event }) => {
@@ -329,8 +342,8 @@ export const workspaceMachine = setup({
         ),
       };
     }),
-    replyWrongState: assign(({ event }, params: { state: WorkspaceState }) => ({
-      outcome: refused('wrong_state', `${event.type.toLowerCase()} is not possible in ${params.state}`, HINT_BY_STATE[params.state]),
+    replyWrongState: assign(({ context, event }) => ({
+      outcome: refused('wrong_state', `${event.type.toLowerCase()} is not possible in ${context.stage}`, HINT_BY_STATE[context.stage]),
     })),
     clearCycle: assign({ cycle: null, blocked: null }),
     setPause: assign(({ context, event }) => {
@@ -380,7 +393,7 @@ export const workspaceMachine = setup({
     }),
     recordDrained: assign(({ context }) => ({
       cycle: withDrain(context, (drain) => ({ ...drain, drained_at: drain.drained_at ?? iso(context.now) })),
-      outcome: done('ok', null, context.cycle === null || activeDrain(context.cycle).drained_at === null),
+      outcome: done('ok', null, runningDrain(context.stage, context.cycle)?.drained_at === null),
     })),
     recordWaited: assign(({ context, event }) => {
       assertEvent(event, 'DRAIN_WAITED');
@@ -589,8 +602,8 @@ export const workspaceMachine = setup({
         }),
       };
     }),
-    replyNothingToCancel: assign((_args, params: { state: WorkspaceState }) => ({
-      outcome: refused('wrong_state', NOTHING_TO_CANCEL[params.state] ?? `nothing to cancel in ${params.state}`, HINT_BY_STATE[params.state]),
+    replyNothingToCancel: assign(({ context }) => ({
+      outcome: refused('wrong_state', NOTHING_TO_CANCEL[context.stage] ?? `nothing to cancel in ${context.stage}`, HINT_BY_STATE[context.stage]),
     })),
     replyOfferTravels: assign(({ context }) => ({
       outcome: refused(
@@ -614,6 +627,7 @@ export const workspaceMachine = setup({
     profile: input.profile,
     now: input.at,
     entropy: 'aaaaaa',
+    stage: 'NORMAL',
     stage_since: iso(input.at),
     readings: {},
     warnings: [],
@@ -627,7 +641,8 @@ export const workspaceMachine = setup({
     cancelled_at: null,
     outcome: done('ok', null, false),
   }),
-  // Events that mean the same in every state; states override where they move.
+  // Events that mean the same in every state; states override where they move. xstate tries the
+  // deepest state's handlers first and the root's last, so what stands here is what is left over.
   on: {
     READING: { actions: ['stamp', 'recordReading'] },
     WARNING: { actions: ['stamp', 'recordWarning'] },
@@ -640,19 +655,20 @@ export const workspaceMachine = setup({
     LEASE_BREAK: { actions: ['stamp', 'leaseBreak'] },
     CAPSULE_SET: { actions: ['stamp', 'recordCapsule'] },
     LEASE_HEAD: { actions: ['stamp', 'recordLeaseHead'] },
-    // What the remote says is only news when it moves something; each state below says what.
-    REMOTE_LEASE: { actions: ['stamp', { type: 'replyWrongState', params: { state: 'NORMAL' } }] },
-    IMPORT_TAKEOVER: { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
+    // A state with something to end takes CANCEL itself; everywhere else there is nothing to cancel.
+    CANCEL: { actions: ['stamp', 'replyNothingToCancel'] },
+    // Not allowed here: every event no state takes (or whose guards all fail) is answered `wrong_state`,
+    // naming the state and its way on (HINT_BY_STATE); nothing changes.
+    '*': { actions: 'replyWrongState' },
   },
   states: {
     NORMAL: {
-      entry: ['enterStage', 'clearPrepare'],
+      entry: [{ type: 'enterStage', params: { stage: 'NORMAL' } }, 'clearPrepare'],
       always: [
         { guard: and([not('paused'), 'atEvacuateLine']), target: 'EVACUATE', actions: 'startTelemetryCycle' },
         { guard: and([not('paused'), 'atPrepareLine']), target: 'PREPARE' },
       ],
       on: {
-        ...refuse('NORMAL', HANDOFF_EVENTS),
         IMPORT_TAKEOVER: [
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { target: 'TAKEOVER', actions: ['stamp', 'importTakeover'] },
@@ -669,17 +685,15 @@ export const workspaceMachine = setup({
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { target: 'EVACUATE', actions: ['stamp', 'startManualCycle'] },
         ],
-        CANCEL: { actions: ['stamp', { type: 'replyNothingToCancel', params: { state: 'NORMAL' } }] },
       },
     },
     PREPARE: {
-      entry: ['enterStage', 'markPrepare'],
+      entry: [{ type: 'enterStage', params: { stage: 'PREPARE' } }, 'markPrepare'],
       always: [
         { guard: and([not('paused'), 'atEvacuateLine']), target: 'EVACUATE', actions: 'startTelemetryCycle' },
         { guard: and([not('paused'), 'canRelax']), target: 'NORMAL' },
       ],
       on: {
-        ...refuse('PREPARE', HANDOFF_EVENTS),
         IMPORT_TAKEOVER: [
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { target: 'TAKEOVER', actions: ['stamp', 'importTakeover'] },
@@ -698,16 +712,10 @@ export const workspaceMachine = setup({
       },
     },
     EVACUATE: {
-      entry: ['enterStage', 'startDrain'],
+      entry: [{ type: 'enterStage', params: { stage: 'EVACUATE' } }, 'startDrain'],
       on: {
-        ...refuse('EVACUATE', ['PREPARE', 'HANDOFF_ACCEPTED', 'RETURN_START', 'RETURN_READY', 'RETURN_ACCEPTED', 'CLOSE_ONE_WAY']),
         NOW: { actions: ['stamp', 'replyAlreadyEvacuating'] },
-        DRAIN_BLOCKED: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { actions: ['stamp', 'recordBlocked'] }],
-        DRAINED: { actions: ['stamp', 'recordDrained'] },
-        DRAIN_WAITED: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { actions: ['stamp', 'recordWaited'] }],
-        DRAIN_STEP_DONE: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { actions: ['stamp', 'recordStep'] }],
-        DRAIN_REVISION: [{ guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] }, { actions: ['stamp', 'startRevision'] }],
-        DRAIN_RESUME: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { actions: ['stamp', 'clearBlocked'] }],
+        ...DRAIN_REPORTS,
         CANCEL: [
           { guard: 'offerTravels', actions: ['stamp', 'replyOfferTravels'] },
           { target: 'NORMAL', actions: ['stamp', 'cancelCycle'] },
@@ -720,9 +728,8 @@ export const workspaceMachine = setup({
       },
     },
     HANDOFF_READY: {
-      entry: 'enterStage',
+      entry: { type: 'enterStage', params: { stage: 'HANDOFF_READY' } },
       on: {
-        ...refuse('HANDOFF_READY', ['PREPARE', 'NOW', ...DRAIN_EVENTS, 'RETURN_START', 'RETURN_READY', 'RETURN_ACCEPTED', 'CLOSE_ONE_WAY']),
         HANDOFF_ACCEPTED: [
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { target: 'TAKEOVER', actions: ['stamp', 'grantAccepted'] },
@@ -736,88 +743,67 @@ export const workspaceMachine = setup({
         REMOTE_LEASE: [{ guard: 'remoteTaken', target: 'TAKEOVER', actions: ['stamp', 'applyRemoteTaken'] }, { actions: ['stamp', 'replyAlreadyCurrent'] }],
       },
     },
+    // Public and journaled as 'TAKEOVER' (stateOf); the children only say whether the return leg's
+    // drain runs, and restoring a journal picks the child from the cycle (restoreSnapshot).
     TAKEOVER: {
-      entry: 'enterStage',
+      entry: { type: 'enterStage', params: { stage: 'TAKEOVER' } },
+      initial: 'held',
       on: {
-        ...refuse('TAKEOVER', ['PREPARE', 'NOW', 'CHECKPOINT_VERIFIED', 'HANDOFF_ACCEPTED', 'RETURN_ACCEPTED']),
+        // `handoff return` starts the return leg; again from the current holder it is a no-op, or it
+        // takes the leg's fence over after the lease changed hands (startReturn), and the drain goes on.
         RETURN_START: [
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { guard: not('holdsLease'), actions: ['stamp', 'replyStaleToken'] },
-          { actions: ['stamp', 'startReturn', 'startDrain'] },
+          { target: '.returning', actions: ['stamp', 'startReturn'] },
         ],
-        // The return leg's drain reports here, as the out leg's does in EVACUATE. Without a return leg
-        // they are refused: an event no transition takes would answer with the previous event's outcome.
-        DRAIN_BLOCKED: [
-          { guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] },
-          { guard: 'returning', actions: ['stamp', 'recordBlocked'] },
-          { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
-        ],
-        DRAINED: [
-          { guard: 'returning', actions: ['stamp', 'recordDrained'] },
-          { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
-        ],
-        DRAIN_WAITED: [
-          { guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] },
-          { guard: 'returning', actions: ['stamp', 'recordWaited'] },
-          { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
-        ],
-        DRAIN_STEP_DONE: [
-          { guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] },
-          { guard: 'returning', actions: ['stamp', 'recordStep'] },
-          { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
-        ],
-        DRAIN_REVISION: [
-          { guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] },
-          { guard: 'returning', actions: ['stamp', 'startRevision'] },
-          { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
-        ],
-        DRAIN_RESUME: [
-          { guard: not('returning'), actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
+        CLOSE_ONE_WAY: [
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
-          { actions: ['stamp', 'clearBlocked'] },
-        ],
-        CANCEL: [
-          { guard: not('returning'), actions: ['stamp', { type: 'replyNothingToCancel', params: { state: 'TAKEOVER' } }] },
-          { guard: 'offerTravels', actions: ['stamp', 'replyOfferTravels'] },
-          { actions: ['stamp', 'cancelReturn'] },
+          { guard: not('holdsLease'), actions: ['stamp', 'replyStaleToken'] },
+          { guard: 'closable', target: 'CLOSED', actions: ['stamp', 'replyClosed'] },
         ],
         REMOTE_LEASE: [
           { guard: 'remoteReturned', target: 'RETURN_HANDOFF_READY', actions: ['stamp', 'applyRemoteReturn'] },
           { guard: and(['remoteTaken', 'remoteMoved']), actions: ['stamp', 'applyRemoteTaken'] },
           { actions: ['stamp', 'replyAlreadyCurrent'] },
         ],
-        RETURN_READY: [
-          { guard: not('holdsLease'), actions: ['stamp', 'replyStaleToken'] },
-          { guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] },
-          { guard: 'checkpointVerified', target: 'RETURN_HANDOFF_READY', actions: ['stamp', 'offerReturn'] },
-          { guard: 'returning', actions: ['stamp', 'recordUnverified'] },
-          { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
-        ],
-        CLOSE_ONE_WAY: [
-          { guard: 'paused', actions: ['stamp', 'replyPaused'] },
-          { guard: not('holdsLease'), actions: ['stamp', 'replyStaleToken'] },
-          { guard: 'closable', target: 'CLOSED', actions: ['stamp', 'replyClosed'] },
-          { actions: ['stamp', { type: 'replyWrongState', params: { state: 'TAKEOVER' } }] },
-        ],
+      },
+      states: {
+        // The holder works; nothing runs and there is nothing to cancel.
+        held: {},
+        // The return leg's drain runs; it reports here as the out leg's does in EVACUATE.
+        returning: {
+          entry: 'startDrain',
+          on: {
+            ...DRAIN_REPORTS,
+            // The return leg is fenced by the token of the holder who started it (cycle.receiver.token).
+            RETURN_READY: [
+              { guard: not('holdsLease'), actions: ['stamp', 'replyStaleToken'] },
+              { guard: 'staleDrain', actions: ['stamp', 'replyStaleDrain'] },
+              { guard: 'checkpointVerified', target: '#workspace.RETURN_HANDOFF_READY', actions: ['stamp', 'offerReturn'] },
+              { actions: ['stamp', 'recordUnverified'] },
+            ],
+            CANCEL: [
+              { guard: 'offerTravels', actions: ['stamp', 'replyOfferTravels'] },
+              { target: 'held', actions: ['stamp', 'cancelReturn'] },
+            ],
+          },
+        },
       },
     },
     RETURN_HANDOFF_READY: {
-      entry: 'enterStage',
+      entry: { type: 'enterStage', params: { stage: 'RETURN_HANDOFF_READY' } },
       on: {
-        ...refuse('RETURN_HANDOFF_READY', ['PREPARE', 'NOW', ...DRAIN_EVENTS, 'HANDOFF_ACCEPTED', 'RETURN_START', 'RETURN_READY', 'CLOSE_ONE_WAY']),
         RETURN_ACCEPTED: [
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { target: 'CLOSED', actions: ['stamp', 'grantAccepted'] },
         ],
-        CANCEL: { actions: ['stamp', { type: 'replyNothingToCancel', params: { state: 'RETURN_HANDOFF_READY' } }] },
         // The primary on another machine took the work back: this holder's part is over.
         REMOTE_LEASE: [{ guard: 'remoteClosed', target: 'CLOSED', actions: ['stamp', 'applyRemoteTaken'] }, { actions: ['stamp', 'replyAlreadyCurrent'] }],
       },
     },
     CLOSED: {
-      entry: 'enterStage',
+      entry: { type: 'enterStage', params: { stage: 'CLOSED' } },
       on: {
-        ...refuse('CLOSED', HANDOFF_EVENTS),
         IMPORT_TAKEOVER: [
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { target: 'TAKEOVER', actions: ['stamp', 'clearCycle', 'importTakeover'] },
@@ -836,7 +822,6 @@ export const workspaceMachine = setup({
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { target: 'EVACUATE', actions: ['stamp', 'startManualCycle'] },
         ],
-        CANCEL: { actions: ['stamp', { type: 'replyNothingToCancel', params: { state: 'CLOSED' } }] },
       },
     },
   },

@@ -1,6 +1,6 @@
 import { initialTransition, transition, type SnapshotFrom } from 'xstate';
 import type { WorkspaceEvent } from './workspace-events.js';
-import { workspaceMachine, type Outcome, type WorkspaceContext, type WorkspaceInput, type WorkspaceState } from './workspace-machine.js';
+import { runningDrain, workspaceMachine, type Outcome, type WorkspaceContext, type WorkspaceInput, type WorkspaceState } from './workspace-machine.js';
 
 export type WorkspaceSnapshot = SnapshotFrom<typeof workspaceMachine>;
 
@@ -10,16 +10,26 @@ export interface PersistedWorkspace {
   readonly context: WorkspaceContext;
 }
 
+/** The public state: the top level of the machine (TAKEOVER's children are not part of the protocol). */
 export function stateOf(snapshot: WorkspaceSnapshot): WorkspaceState {
-  return snapshot.value as WorkspaceState;
+  const value = snapshot.value;
+  return (typeof value === 'string' ? value : Object.keys(value)[0]) as WorkspaceState;
 }
 
 export function initialSnapshot(input: WorkspaceInput): WorkspaceSnapshot {
   return initialTransition(workspaceMachine, input)[0];
 }
 
+/**
+ * The journal keeps the public state only; TAKEOVER's child follows from the cycle (a return leg's
+ * drain runs or not), so journals written before the machine had children restore the same way.
+ * The context's `stage` is the state too (journals older than that field have none).
+ */
 export function restoreSnapshot(persisted: PersistedWorkspace): WorkspaceSnapshot {
-  return workspaceMachine.resolveState({ value: persisted.state, context: persisted.context });
+  const { state } = persisted;
+  const context: WorkspaceContext = { ...persisted.context, stage: state };
+  const value = state === 'TAKEOVER' ? { TAKEOVER: runningDrain(state, context.cycle) === null ? 'held' : 'returning' } : state;
+  return workspaceMachine.resolveState({ value, context });
 }
 
 export function persist(snapshot: WorkspaceSnapshot): PersistedWorkspace {

@@ -1,4 +1,4 @@
-import { failure, success, type Envelope, type StatusView } from '../../protocol/index.js';
+import { failure, runningDrain, success, type Envelope, type StatusView } from '../../protocol/index.js';
 import { plainStatus } from '../../protocol/status-words.js';
 import type { CommandContext } from './context.js';
 
@@ -24,8 +24,7 @@ export async function followDrain(ctx: CommandContext, started: Envelope): Promi
     if (status.error) return status;
     const view = status.data as StatusView & { change: number };
     seen = view.change;
-    const draining = view.state === 'EVACUATE' || (view.state === 'TAKEOVER' && view.cycle?.return_drain != null);
-    if (!draining) {
+    if (runningDrain(view.state, view.cycle) === null) {
       return view.state === 'HANDOFF_READY' || view.state === 'RETURN_HANDOFF_READY' ? success('handoff_ready', view) : status;
     }
     if (view.blocked !== null) {

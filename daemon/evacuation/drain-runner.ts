@@ -4,6 +4,7 @@ import {
   isHandoffError,
   nextDrainAction,
   redactCredentials,
+  runningDrain,
   stateOf,
   type DrainStep,
   type WorkspaceContext,
@@ -19,12 +20,11 @@ import { createSteps, remoteTracking, verifiedCheckpoint, type DrainTarget } fro
 /** The drain a workspace is running, if any: the out leg in EVACUATE, the return leg in TAKEOVER. */
 function drainTarget(home: string, state: WorkspaceState, context: WorkspaceContext): DrainTarget | null {
   const cycle = context.cycle;
-  if (cycle === null) return null;
-  if (state === 'EVACUATE') return { home, work: home, context, cycle, drain: cycle.drain };
-  if (state === 'TAKEOVER' && cycle.return_drain !== null && cycle.receiver?.root != null) {
-    return { home, work: cycle.receiver.root, context, cycle, drain: cycle.return_drain };
-  }
-  return null;
+  const drain = runningDrain(state, cycle);
+  if (cycle === null || drain === null) return null;
+  if (drain.leg === 'out') return { home, work: home, context, cycle, drain };
+  // The return leg drains the receiver's checkout; a holder on another machine drains over there.
+  return cycle.receiver?.root != null ? { home, work: cycle.receiver.root, context, cycle, drain } : null;
 }
 
 export interface DrainDeps {

@@ -11,12 +11,17 @@ export const ALWAYS = '(always)';
 const key = (e: Edge) => `${e.from}|${e.event}|${e.to}`;
 
 interface TransitionDef {
-  readonly target?: readonly { readonly key: string }[] | undefined;
+  /** A target's path from the root: its first element is the public state (TAKEOVER's children are not). */
+  readonly target?: readonly { readonly path: readonly string[] }[] | undefined;
 }
 interface NodeLike {
   readonly transitions: Map<string, readonly TransitionDef[]>;
   readonly always?: readonly TransitionDef[] | undefined;
+  readonly states: Record<string, NodeLike>;
 }
+
+/** A state node and every node nested in it: their transitions all leave the same public state. */
+const withChildren = (node: NodeLike): NodeLike[] => [node, ...Object.values(node.states).flatMap(withChildren)];
 
 /** Read from the machine definition itself, so a transition added later shows up uncovered. */
 export function machineEdges(): Edge[] {
@@ -27,11 +32,17 @@ export function machineEdges(): Edge[] {
     seen.add(key(edge));
   };
   const states = workspaceMachine.root.states as unknown as Record<string, NodeLike>;
+  // A move between TAKEOVER's children stays in TAKEOVER: the journal cannot show it, so it is no edge.
+  const move = (from: string, event: string, to: string | undefined) => {
+    if (to !== undefined && to !== from) add({ from, event, to });
+  };
   for (const from of STATES) {
-    const node = states[from];
-    if (node === undefined) continue;
-    for (const [event, defs] of node.transitions) for (const def of defs) for (const target of def.target ?? []) add({ from, event, to: target.key });
-    for (const def of node.always ?? []) for (const target of def.target ?? []) add({ from, event: ALWAYS, to: target.key });
+    const top = states[from];
+    if (top === undefined) continue;
+    for (const node of withChildren(top)) {
+      for (const [event, defs] of node.transitions) for (const def of defs) for (const target of def.target ?? []) move(from, event, target.path[0]);
+      for (const def of node.always ?? []) for (const target of def.target ?? []) move(from, ALWAYS, target.path[0]);
+    }
   }
   return edges;
 }

@@ -227,8 +227,11 @@ describe('the handoff path', () => {
     expect(h.state).toBe('TAKEOVER');
     expect(h.context.lease.holder).toMatchObject({ executor: 'emergency', token: 2 });
     expect(h.send({ type: 'LEASE_RENEW', token: 1 }).code).toBe('stale_token');
-    expect(h.send({ type: 'RETURN_READY', token: 1, checkpoint: verified }).code).toBe('stale_token');
+    // No return leg runs yet: a drain's report of one is not possible here.
+    expect(h.send({ type: 'RETURN_READY', token: 2, checkpoint: verified }).code).toBe('wrong_state');
     expect(h.send({ type: 'CLOSE_ONE_WAY', token: 2 }).code).toBe('wrong_state');
+    expect(h.send({ type: 'RETURN_START', token: 2, wait: false }).code).toBe('return_started');
+    expect(h.send({ type: 'RETURN_READY', token: 1, checkpoint: verified }).code).toBe('stale_token');
     h.send({ type: 'RETURN_READY', token: 2, checkpoint: verified });
     expect(h.state).toBe('RETURN_HANDOFF_READY');
     h.send({ type: 'RETURN_ACCEPTED', executor: 'primary', token: null });
@@ -425,7 +428,11 @@ describe('the handoff path', () => {
       const h = ready();
       h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: null });
       h.send({ type: 'HANDOFF_ACCEPTED', executor: 'emergency', receiver_root: '/clone', token: null });
+      const held = h.send({ type: 'CANCEL', reason: null });
+      expect([held.code, held.message]).toEqual(['wrong_state', expect.stringMatching(/^nothing to cancel: no return leg/)]);
+      h.send({ type: 'RETURN_START', token: 2, wait: false });
       h.send({ type: 'RETURN_READY', token: 2, checkpoint: verified });
+      expect(h.state).toBe('RETURN_HANDOFF_READY');
       expect(h.send({ type: 'CANCEL', reason: null }).code).toBe('wrong_state');
       expect(new Harness().send({ type: 'CANCEL', reason: null }).code).toBe('wrong_state');
     });
