@@ -1,8 +1,8 @@
 import type { Metric, ProviderWarning, Reading } from '../../schemas/telemetry.schema.js';
-import type { AdapterResult, ParseContext, UnknownMetric } from './adapter-result.js';
+import type { AdapterResult, ParseContext, UnknownMetric } from './adapter-contract.js';
 import { bodyWarnings, HEADERS_HINT_SUFFIX, parseDecimal, parseHttpHeaders, retryAfterSeconds } from './http-headers.js';
 import { usedPercentOfLimit } from './limit-ratio.js';
-import { cleanPercent, reading, result, sha256Hex, warning, type Stamp } from './result.js';
+import { cleanPercent, reading, result, sha256Hex, warning, type Stamp } from './record-builders.js';
 import type { ShapeSpec } from './shape.js';
 import { parseRfc3339Seconds } from './time-formats.js';
 

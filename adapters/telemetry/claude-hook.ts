@@ -1,7 +1,7 @@
 import type { ProviderWarning } from '../../schemas/telemetry.schema.js';
-import type { AdapterResult, AgentEvent, ParseContext } from './adapter-result.js';
+import type { AdapterResult, AgentEvent, ParseContext } from './adapter-contract.js';
 import { hookEvent } from './hook-event.js';
-import { agentEvent, result, sha256Hex, warning, type Stamp } from './result.js';
+import { agentEvent, result, sha256Hex, warning, type Stamp } from './record-builders.js';
 import {
   describeType,
   EPOCH_SECONDS_RANGE,

@@ -1,6 +1,6 @@
 import type { Metric, Reading } from '../../schemas/telemetry.schema.js';
-import type { AdapterResult, ParseContext, UnknownMetric } from './adapter-result.js';
-import { reading, result, sha256Hex, type Stamp } from './result.js';
+import type { AdapterResult, ParseContext, UnknownMetric } from './adapter-contract.js';
+import { reading, result, sha256Hex, type Stamp } from './record-builders.js';
 import {
   EPOCH_SECONDS_RANGE,
   EXECUTOR_MAX_LENGTH,

@@ -1,10 +1,10 @@
 import { isHandoffError } from '../../protocol/errors.js';
 import type { LimitFamily, Metric, Reading } from '../../schemas/telemetry.schema.js';
-import type { AdapterResult, AgentEvent, ParseContext, PayloadRoute, SkippedLine, UnknownMetric } from './adapter-result.js';
+import type { AdapterResult, AgentEvent, ParseContext, PayloadRoute, SkippedLine, UnknownMetric } from './adapter-contract.js';
 import { describeSlot, limitFamily, readSlots, SLOTS, type WindowObservation } from './codex-rate-limits.js';
 import { hookEvent } from './hook-event.js';
 import { lineReason, readJsonLines, type JsonLine } from './jsonl.js';
-import { agentEvent, reading, result, sha256Hex, type Stamp } from './result.js';
+import { agentEvent, reading, result, sha256Hex, type Stamp } from './record-builders.js';
 import {
   describeType,
   EXECUTOR_MAX_LENGTH,

@@ -1,7 +1,7 @@
 import type { ProviderWarning } from '../../schemas/telemetry.schema.js';
-import type { AdapterResult, AgentEvent, ParseContext, SkippedLine, UnknownMetric } from './adapter-result.js';
+import type { AdapterResult, AgentEvent, ParseContext, SkippedLine, UnknownMetric } from './adapter-contract.js';
 import { splitJsonObjects } from './json-stream.js';
-import { agentEvent, result, sha256Hex, warning, type Stamp } from './result.js';
+import { agentEvent, result, sha256Hex, warning, type Stamp } from './record-builders.js';
 import { EXECUTOR_MAX_LENGTH, invalid, isRecord, lenientString, type JsonRecord, type ShapeSpec } from './shape.js';
 
 const SPEC: ShapeSpec = {

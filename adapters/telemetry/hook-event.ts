@@ -1,5 +1,5 @@
-import type { AgentEvent } from './adapter-result.js';
-import { agentEvent, type Stamp } from './result.js';
+import type { AgentEvent } from './adapter-contract.js';
+import { agentEvent, type Stamp } from './record-builders.js';
 import { optString, type JsonRecord, type ShapeSpec } from './shape.js';
 
 /**

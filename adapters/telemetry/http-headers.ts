@@ -1,7 +1,7 @@
 import { isHandoffError } from '../../protocol/errors.js';
 import type { ProviderWarning } from '../../schemas/telemetry.schema.js';
 import { errorBodyWarnings, type Provider } from './provider-error-body.js';
-import type { Stamp } from './result.js';
+import type { Stamp } from './record-builders.js';
 import { describeType, invalid, isRecord, parseJson, type ShapeSpec } from './shape.js';
 
 export interface HttpHeaders {

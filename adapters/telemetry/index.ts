@@ -1,5 +1,5 @@
 import type { Source } from '../../schemas/telemetry.schema.js';
-import type { Adapter } from './adapter-result.js';
+import type { Adapter } from './adapter-contract.js';
 import { parseAnthropicHeaders } from './anthropic-headers.js';
 import { parseClaudeHook } from './claude-hook.js';
 import { parseClaudeStatusline } from './claude-statusline.js';
@@ -8,7 +8,7 @@ import { parseGeminiTelemetry } from './gemini-telemetry.js';
 import { parseJsonFile } from './json-file.js';
 import { parseOpenaiHeaders } from './openai-headers.js';
 
-export type { Adapter, AdapterResult, AgentEvent, ParseContext, PayloadRoute, SkippedLine, UnknownMetric } from './adapter-result.js';
+export type { Adapter, AdapterResult, AgentEvent, ParseContext, PayloadRoute, SkippedLine, UnknownMetric } from './adapter-contract.js';
 export { parseAnthropicHeaders } from './anthropic-headers.js';
 export { parseClaudeHook } from './claude-hook.js';
 export { parseClaudeStatusline } from './claude-statusline.js';

@@ -1,7 +1,7 @@
 import { METRICS } from '../../schemas/telemetry.schema.js';
 import type { Metric, Reading } from '../../schemas/telemetry.schema.js';
-import type { AdapterResult, ParseContext, UnknownMetric } from './adapter-result.js';
-import { reading, result, sha256Hex, type Stamp } from './result.js';
+import type { AdapterResult, ParseContext, UnknownMetric } from './adapter-contract.js';
+import { reading, result, sha256Hex, type Stamp } from './record-builders.js';
 import {
   describeType,
   EPOCH_SECONDS_RANGE,

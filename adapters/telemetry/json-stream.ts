@@ -1,4 +1,4 @@
-import type { SkippedLine } from './adapter-result.js';
+import type { SkippedLine } from './adapter-contract.js';
 
 export interface JsonText {
   /** 1-based line where the value starts, as an editor shows it. */

@@ -1,4 +1,4 @@
-import type { SkippedLine } from './adapter-result.js';
+import type { SkippedLine } from './adapter-contract.js';
 import { describeType, isRecord, parseJson, type JsonRecord, type ShapeSpec } from './shape.js';
 
 export interface JsonLine {

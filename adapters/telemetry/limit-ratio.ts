@@ -1,5 +1,5 @@
 import { parseDecimal } from './http-headers.js';
-import { cleanPercent } from './result.js';
+import { cleanPercent } from './record-builders.js';
 
 /** Used percent of a counted limit, or why it cannot be read. */
 export type RatioOutcome = { readonly usedPercent: number } | { readonly reason: string };

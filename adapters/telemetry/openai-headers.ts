@@ -1,8 +1,8 @@
 import type { Metric, ProviderWarning, Reading } from '../../schemas/telemetry.schema.js';
-import type { AdapterResult, ParseContext, UnknownMetric } from './adapter-result.js';
+import type { AdapterResult, ParseContext, UnknownMetric } from './adapter-contract.js';
 import { bodyWarnings, HEADERS_HINT_SUFFIX, parseHttpHeaders, retryAfterSeconds } from './http-headers.js';
 import { usedPercentOfLimit } from './limit-ratio.js';
-import { reading, result, sha256Hex, warning, type Stamp } from './result.js';
+import { reading, result, sha256Hex, warning, type Stamp } from './record-builders.js';
 import type { ShapeSpec } from './shape.js';
 import { parseGoDurationMs } from './time-formats.js';
 

@@ -1,6 +1,6 @@
 import type { ProviderWarning, Source } from '../../schemas/telemetry.schema.js';
-import type { ParseContext } from './adapter-result.js';
-import { sha256Hex, warning, type Stamp } from './result.js';
+import type { ParseContext } from './adapter-contract.js';
+import { sha256Hex, warning, type Stamp } from './record-builders.js';
 import { invalid, optRecord, optString, parseJsonObject, type JsonRecord, type ShapeSpec } from './shape.js';
 
 export type Provider = 'anthropic' | 'openai';

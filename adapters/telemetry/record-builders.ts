@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { METRICS } from '../../schemas/telemetry.schema.js';
 import type { Metric, ProviderWarning, Reading, Source, WarningKind } from '../../schemas/telemetry.schema.js';
-import type { AdapterResult, AgentEvent, PayloadRoute, UnknownMetric } from './adapter-result.js';
+import type { AdapterResult, AgentEvent, PayloadRoute, UnknownMetric } from './adapter-contract.js';
 
 /** Identifies the exact payload a number came from, so a reading can be traced back to its bytes. */
 export function sha256Hex(raw: string): string {
