@@ -8,6 +8,21 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
+/** Work the daemon repeats (the coalesced readings write, the lease sync): on the clock that runs it. */
+export interface Intervals {
+  /** Runs `task` every `ms` until the returned function is called. */
+  every(ms: number, task: () => Promise<void>): () => void;
+}
+
+/** Node's timers, unref'd: a repeating task never keeps the process alive by itself. */
+export const systemIntervals: Intervals = {
+  every(ms, task) {
+    const timer = setInterval(() => void task(), ms);
+    timer.unref();
+    return () => clearInterval(timer);
+  },
+};
+
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
 /** Random bytes drawn in blocks: one syscall serves hundreds of events. */

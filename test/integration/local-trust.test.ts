@@ -3,9 +3,8 @@ import { chmodSync, existsSync, lstatSync, readFileSync, symlinkSync } from 'nod
 import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import pino from 'pino';
-import { buildServer } from '../../daemon/http/index.js';
 import { helloVerified } from '../../daemon/http/hello.js';
+import { compose, FakeClock } from '../fault/support/compose.js';
 import { api, cli, rawRequest, startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { tempDir, tempRepo } from '../support/git.js';
 import { piped, statuslinePayload } from './ingest-support.js';
@@ -246,16 +245,9 @@ describe('the limits are the documented ones (docs/http-api.md, Limits)', () => 
   });
 
   it('on the loopback port and on the socket', async () => {
-    const unused = {} as never;
-    const app = buildServer({
-      service: unused,
-      takeover: unused,
-      ingest: unused,
-      token: 'a'.repeat(64),
-      port: () => 0,
-      logger: pino({ enabled: false }),
-      bodyLimit: 65_536,
-    });
+    // The daemon's own composition (daemon/compose-daemon.ts), built without listening.
+    const daemon = await compose({ stateDir: join(tempDir('limits'), 'state'), clock: new FakeClock(Date.now()) });
+    const app = daemon.app;
     try {
       for (const [server, maxConnections] of [
         [app.server, 128],
@@ -272,7 +264,7 @@ describe('the limits are the documented ones (docs/http-api.md, Limits)', () => 
         expect(server.listenerCount('error')).toBeGreaterThan(0);
       }
     } finally {
-      await app.close();
+      await daemon.close();
     }
   });
 });

@@ -1,35 +1,67 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { PROTOCOL_VERSION } from '../../../protocol/index.js';
-import type { Clock } from '../../../daemon/clock.js';
+import type { Clock, Intervals } from '../../../daemon/clock.js';
+import { claimStateDir, composeDaemon } from '../../../daemon/compose-daemon.js';
 import { loadConfig } from '../../../daemon/config.js';
 import type { DrainRunner } from '../../../daemon/evacuation/index.js';
 import { resolveRepoRoot } from '../../../daemon/git/index.js';
-import { buildServer } from '../../../daemon/http/index.js';
-import { cachedRootResolver, createIngestService } from '../../../daemon/ingest/index.js';
+import { cachedRootResolver } from '../../../daemon/ingest/index.js';
 import { createLogger } from '../../../daemon/logger.js';
-import { createService } from '../../../daemon/service.js';
-import { acquireInstanceGuard, Journal, openStateDir } from '../../../daemon/store/index.js';
-import { createLeaseSync, createTakeoverService } from '../../../daemon/takeover/index.js';
-import { WorkspaceRegistry } from '../../../daemon/workspaces/registry.js';
+import type { WorkspaceRegistry } from '../../../daemon/workspaces/registry.js';
 import { ensureWorkspaceDir } from '../../../daemon/workspaces/workspace-dir.js';
-import { createWorkspaceJournal } from '../../../daemon/workspaces/workspace-journal.js';
 
 /** The port the composed server believes it is bound to: the Host check compares against it. */
 export const COMPOSED_PORT = 47_321;
 
-/** Time under the test's control: the daemon reads no other clock. */
-export class FakeClock implements Clock {
+interface Repeating {
+  readonly ms: number;
+  readonly task: () => Promise<void>;
+  next: number;
+}
+
+/**
+ * Time under the test's control: the daemon reads no other clock, and its repeating work (the
+ * coalesced readings write, the lease sync) runs on this time too, when the test lets it (`tick`).
+ */
+export class FakeClock implements Clock, Intervals {
+  private readonly repeating = new Set<Repeating>();
+
   constructor(private ms: number) {}
 
   now(): number {
     return this.ms;
   }
 
+  /** Moves time only: repeating work that comes due waits for the next `tick`. */
   advance(seconds: number): void {
     this.ms += seconds * 1000;
+  }
+
+  /** Repeating tasks registered and not cancelled: a closed composition leaves none behind. */
+  get repeatingTasks(): number {
+    return this.repeating.size;
+  }
+
+  every(ms: number, task: () => Promise<void>): () => void {
+    const entry: Repeating = { ms, task, next: this.ms + ms };
+    this.repeating.add(entry);
+    return () => void this.repeating.delete(entry);
+  }
+
+  /**
+   * Moves time, then runs once each repeating task that came due and waits for it, so whatever it
+   * writes is written before the test looks. A task due several times over runs once, as node's
+   * interval does after a long block.
+   */
+  async tick(seconds: number): Promise<void> {
+    this.advance(seconds);
+    const due = [...this.repeating].filter((entry) => entry.next <= this.ms).sort((x, y) => x.next - y.next);
+    for (const entry of due) {
+      entry.next += entry.ms * (Math.floor((this.ms - entry.next) / entry.ms) + 1);
+      await entry.task();
+    }
   }
 }
 
@@ -78,15 +110,17 @@ export function writeConfig(stateDir: string, config: Record<string, unknown>): 
 }
 
 /**
- * The daemon's composition as daemon/main.ts wires it — state dir, instance guard, config, journal,
- * registry restored from the journal, takeover, service and the fastify server — minus the listening
- * socket, the file watchers and the Codex tail. The drain is supplied by the test. A restart is
+ * The daemon's composition (daemon/compose-daemon.ts, the one daemon/main.ts runs) on the test's
+ * clock, built without listening: state dir claimed, config, journal, registry restored from it, the
+ * file watchers, the Codex tail (on an empty CODEX_HOME in the state dir), the repeating work on
+ * `clock`, takeover, service and the fastify app. A restart is
  * `close()` and `compose()` again on the same state dir: the journal is reopened and replayed.
  */
 export interface ComposeOptions {
   readonly stateDir: string;
-  readonly clock: Clock;
-  readonly drain: DrainDouble;
+  readonly clock: FakeClock;
+  /** The model's scripted drain; without one, the daemon's own drain runner (daemon/evacuation/). */
+  readonly drain?: DrainDouble;
   /** Shared across restarts to spare git calls when many compositions see the same repositories. */
   readonly rootOf?: (dir: string) => Promise<string>;
   readonly onOpen?: (root: string) => Promise<void>;
@@ -94,59 +128,32 @@ export interface ComposeOptions {
 
 export async function compose(options: ComposeOptions): Promise<Composed> {
   const { clock, drain } = options;
-  const { dir, token } = await openStateDir(options.stateDir, { uid: process.getuid?.() ?? 0 });
-  const guard = await acquireInstanceGuard(dir, process.pid);
+  const claimed = await claimStateDir(options.stateDir);
   try {
-    const config = await loadConfig(dir);
-    const logger = createLogger(memoryLog().stream, 'warn');
-    const journalPath = join(dir, 'journal.jsonl');
-    const { journal, records } = await Journal.open(journalPath);
-    const workspaceJournal = createWorkspaceJournal(journal, {
-      compactAfterBytes: config.journal.compact_after_bytes,
-      snapshot: () => registry.snapshotRecords(),
-      log: logger,
-    });
-    const registry: WorkspaceRegistry = new WorkspaceRegistry({
-      config,
-      append: (record) => workspaceJournal.append(record),
-      effect: (_effect, root) => void drain.start(root),
-      // Entropy from a process-wide counter: never the same cycle id twice, even after a restart.
-      meta: () => ({ at: clock.now(), entropy: base32(entropyCounter++) }),
-      log: logger,
-      onOpen: options.onOpen ?? ((root) => ensureWorkspaceDir(root)),
-    });
-    registry.restore(records);
-    await registry.reconcile();
-    const rootOf = options.rootOf ?? cachedRootResolver(resolveRepoRoot);
-    const takeover = createTakeoverService({ registry, config, clock, rootOf, startDrain: (home) => drain.start(home) });
-    const info = () => ({
-      pid: process.pid,
+    const codexHome = join(claimed.dir, 'codex-home');
+    mkdirSync(codexHome, { recursive: true, mode: 0o700 });
+    const daemon = await composeDaemon({
+      stateDir: claimed.dir,
+      token: claimed.token,
+      config: await loadConfig(claimed.dir),
       port: COMPOSED_PORT,
-      protocol_version: PROTOCOL_VERSION,
-      started_at: new Date(clock.now()).toISOString(),
-      state_dir: dir,
-    });
-    const leaseSync = createLeaseSync({ registry, clock, log: logger, timeoutMs: Math.min(10_000, config.git_timeout_seconds * 1000) });
-    const service = createService({
-      registry,
-      drain,
-      takeover,
-      leaseSync,
-      guardWhenUnverified: config.guard_when_lease_unverified,
+      logger: createLogger(memoryLog().stream, 'warn'),
       clock,
-      stateDir: dir,
-      info,
+      intervals: clock,
+      // Entropy from a process-wide counter: never the same cycle id twice, even after a restart.
+      entropy: () => base32(entropyCounter++),
+      env: { CODEX_HOME: codexHome },
       requestStop: () => undefined,
-      resolveRoot: rootOf,
+      ...(drain === undefined ? {} : { drainRunner: () => drain }),
+      ...(options.rootOf === undefined ? {} : { rootOf: options.rootOf }),
+      ...(options.onOpen === undefined ? {} : { prepareWorkspace: options.onOpen }),
     });
-    const ingest = createIngestService({ registry, clock, resolveRoot: rootOf, log: logger });
-    const app = buildServer({ service, takeover, ingest, token, port: () => COMPOSED_PORT, logger, bodyLimit: config.body_limit_bytes });
-    await app.ready();
+    const { app, token } = daemon;
     return {
       app,
-      registry,
-      journalPath,
-      stateDir: dir,
+      registry: daemon.registry,
+      journalPath: daemon.journalPath,
+      stateDir: daemon.stateDir,
       token,
       async inject(method, url, body, headers = {}) {
         const response = await app.inject({
@@ -163,14 +170,12 @@ export async function compose(options: ComposeOptions): Promise<Composed> {
         return { status: response.statusCode, body: response.json<InjectedBody>() };
       },
       async close() {
-        await app.close();
-        await registry.flushReadings();
-        await journal.close();
-        await guard.release();
+        await daemon.close();
+        await claimed.release();
       },
     };
   } catch (error) {
-    await guard.release();
+    await claimed.release();
     throw error;
   }
 }
