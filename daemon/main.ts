@@ -45,9 +45,11 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const claimed = await claimStateDir(options.stateDir);
   const { dir } = claimed;
   let daemon: ComposedDaemon | null = null;
+  let startLog: Logger | null = null;
   try {
     const config = await loadConfig(dir);
     const logger = createLogger(options.logDestination ?? pino.destination({ dest: join(dir, LOG_FILE), mkdir: true, sync: false, mode: 0o600 }));
+    startLog = logger;
     let stopping: Promise<void> | null = null;
     let resolveClosed: () => void = () => undefined;
     const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
@@ -76,7 +78,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     return { info: daemon.info(), logger, closed, stop };
   } catch (error) {
     await daemon?.close();
-    await claimed.release();
+    // The start's own error is the one to report; a lock left behind is taken over by the next start.
+    await claimed.release().catch((releaseError: unknown) => startLog?.error({ err: releaseError }, 'could not release the instance lock'));
     throw error;
   }
 }
