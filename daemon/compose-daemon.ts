@@ -99,7 +99,7 @@ export interface ComposedDaemon {
    * publishes daemon.json. Answers the bound port.
    */
   listen(port: number): Promise<number>;
-  /** Everything in reverse order of start: listeners, agent context, Codex tail, timers, drain, watchers, readings, journal. */
+  /** In reverse order of start: daemon.json, listeners, agent context, Codex tail, lease sync, drain, watchers, a last readings write, journal. Safe to call twice. */
   close(): Promise<void>;
 }
 
