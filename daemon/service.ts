@@ -5,6 +5,7 @@ import {
   CODES,
   editPolicy,
   HandoffError,
+  leaseTravels,
   outcomeEnvelope,
   stateOf,
   statusView,
@@ -31,6 +32,7 @@ import type { TailStatus } from './ingest/index.js';
 import type { Clock } from './clock.js';
 import type { DrainRunner } from './evacuation/index.js';
 import type { LeaseSync, TakeoverService } from './takeover/index.js';
+import { createRemoteLeaseMoves, outOfferRemote, type ChainMoved } from './takeover/remote-lease-moves.js';
 import { writeFileAtomic } from './store/index.js';
 import type { WorkspaceRegistry } from './workspaces/registry.js';
 import { PAUSE_FILE, workspacePauseFile } from './workspaces/workspace-dir.js';
@@ -83,12 +85,97 @@ export function createService(deps: ServiceDeps) {
     return outcomeEnvelope(outcome, snapshot);
   }
 
-  /** A local lease change, unless the lease now lives on the remote (protocol/remote-lease.ts). */
-  async function sendLocalLease(repo: string, verb: 'acquire' | 'release' | 'break', body: Parameters<WorkspaceRegistry['dispatch']>[1]): Promise<Envelope> {
-    const root = await rootOf(repo);
-    const snapshot = registry.find(root)?.snapshot();
-    const refused = snapshot === undefined ? null : travellingLeaseRefusal(snapshot.context.cycle, stateOf(snapshot), verb);
-    return refused ?? send(root, body);
+  // Local lease verbs while the lease travels move the remote chain first (the one truth), then this machine.
+  const chain = createRemoteLeaseMoves({ clock, timeoutMs: deps.leaseSync.timeoutMs });
+
+  /** Where a lease verb acts: the workspace, what it holds now, and whether its lease lives on the remote. */
+  async function leaseWhere(root: string, verb: 'acquire' | 'release' | 'break') {
+    const workspace = await registry.open(root);
+    // A lease that travels is read there first, as for status: another machine may have moved it.
+    await deps.leaseSync.sync(workspace);
+    const snapshot = workspace.snapshot();
+    const { cycle, lease, paused } = snapshot.context;
+    const state = stateOf(snapshot);
+    return {
+      refused: travellingLeaseRefusal(cycle, state, verb),
+      travelling: leaseTravels(cycle, state) ? cycle : null,
+      lease,
+      paused: paused.global !== null || paused.workspace !== null,
+    };
+  }
+
+  /** After the chain moved: the machine records the record's commit, so lease-sync does not apply it twice. */
+  async function followHead(root: string, moved: ChainMoved): Promise<void> {
+    await registry.dispatch(root, { type: 'LEASE_HEAD', lease_head: moved.head });
+  }
+
+  async function acquireLease(body: LeaseAcquireBody): Promise<Envelope> {
+    const root = await rootOf(body.repo);
+    const event = { type: 'LEASE_ACQUIRE' as const, executor: body.as };
+    const where = await leaseWhere(root, 'acquire');
+    if (where.refused !== null) return where.refused;
+    // Held, or paused: the machine refuses it as for any lease, before anything travels.
+    if (where.travelling === null || where.paused || where.lease.holder !== null) return send(root, event);
+    const cycle = where.travelling;
+    const moved = await chain.acquire(root, cycle.remote.name, cycle.id, body.as);
+    if (!moved.ok) return moved.envelope;
+    // The chain's record is what this machine follows, as lease-sync would: the holder and its token, here.
+    const { outcome, snapshot } = await registry.dispatch(root, {
+      type: 'REMOTE_LEASE',
+      lease: moved.record,
+      lease_head: moved.head,
+      return_drain: null,
+      receiver_root: root,
+    });
+    const token = moved.record.holder?.token ?? null;
+    if (snapshot.context.lease.holder?.token !== token) return outcomeEnvelope(outcome, snapshot);
+    return success('lease_acquired', { workspace: root, state: stateOf(snapshot), token, remote: moved.remote, changed: true, note: null });
+  }
+
+  async function releaseLease(body: LeaseTokenBody): Promise<Envelope> {
+    const home = await drainHome(body.repo);
+    const event = { type: 'LEASE_RELEASE' as const, token: body.token };
+    const where = await leaseWhere(home, 'release');
+    if (where.refused !== null) return where.refused;
+    // A token this machine already refuses is refused here, before the remote is asked.
+    if (where.travelling === null || where.lease.holder?.token !== body.token) return send(home, event);
+    const moved = await chain.letGo(home, where.travelling.remote.name, where.travelling.id, 'released', body.token);
+    if (!moved.ok) return moved.envelope;
+    const envelope = await send(home, event);
+    await followHead(home, moved);
+    return envelope;
+  }
+
+  async function breakLease(body: LeaseBreakBody): Promise<Envelope> {
+    const root = await rootOf(body.repo);
+    const event = { type: 'LEASE_BREAK' as const, reason: body.reason };
+    const where = await leaseWhere(root, 'break');
+    if (where.refused !== null) return where.refused;
+    // Nobody holds it here: nothing travels to break, the machine records the operator's break.
+    if (where.travelling === null || where.lease.holder === null) return send(root, event);
+    const moved = await chain.letGo(root, where.travelling.remote.name, where.travelling.id, 'broken', null);
+    if (!moved.ok) return moved.envelope;
+    const envelope = await send(root, event);
+    await followHead(root, moved);
+    return envelope;
+  }
+
+  /**
+   * An out leg whose offer went out through a remote is withdrawn there first (a `withdrawn` record):
+   * a receiver that took it before is the winner (`lease_held`), and nothing changes here.
+   */
+  async function withdrawn(home: string): Promise<{ head: string | null } | Envelope> {
+    const snapshot = (await registry.open(home)).snapshot();
+    const cycle = snapshot.context.cycle;
+    const state = stateOf(snapshot);
+    if (cycle === null || cycle.return_drain !== null || (state !== 'EVACUATE' && state !== 'HANDOFF_READY')) return { head: null };
+    const remote = outOfferRemote(cycle);
+    if (remote === null) return { head: null };
+    const moved = await chain.withdraw(home, remote, cycle.id);
+    if (moved.ok) return { head: moved.head };
+    // Refused because a receiver won: this machine follows the remote now rather than at the next sync.
+    if (moved.envelope.code === 'lease_held') await deps.leaseSync.sync(await registry.open(home));
+    return moved.envelope;
   }
 
   async function pauseFile(body: PauseBody): Promise<{ path: string; root: string | null }> {
@@ -175,8 +262,12 @@ export function createService(deps: ServiceDeps) {
      */
     async cancel(body: StageBody): Promise<Envelope> {
       const home = await drainHome(body.repo);
-      const { outcome, snapshot } = await registry.dispatch(home, { type: 'CANCEL', reason: body.reason ?? null });
-      const envelope = outcomeEnvelope(outcome, snapshot);
+      const offer = await withdrawn(home);
+      if ('authority' in offer) return offer;
+      const { outcome, snapshot } = await registry.dispatch(home, { type: 'CANCEL', reason: body.reason ?? null, withdrawn: offer.head });
+      const answered = outcomeEnvelope(outcome, snapshot);
+      // The remote chain's `withdrawn` record, when the offer had gone out through a remote.
+      const envelope = offer.head === null || answered.error ? answered : { ...answered, data: { ...(answered.data ?? {}), withdrawn: offer.head } };
       const data = outcome.data as (AbandonedRecord & { cycle: string | null }) | null;
       if (outcome.code !== 'cancelled' || !outcome.changed || data === null || data.cycle === null) return envelope;
       const record: AbandonedRecord = {
@@ -218,11 +309,11 @@ export function createService(deps: ServiceDeps) {
       const read = await readCapsule(root);
       return success('capsule_shown', { workspace: root, ...read });
     },
-    acquire: (body: LeaseAcquireBody) => sendLocalLease(body.repo, 'acquire', { type: 'LEASE_ACQUIRE', executor: body.as }),
+    acquire: acquireLease,
     // From a receiver's checkout these act on the cycle it took over; the token fences them there.
     renew: async (body: LeaseTokenBody) => send(await drainHome(body.repo), { type: 'LEASE_RENEW', token: body.token }),
-    release: async (body: LeaseTokenBody) => sendLocalLease(await drainHome(body.repo), 'release', { type: 'LEASE_RELEASE', token: body.token }),
-    breakLease: (body: LeaseBreakBody) => sendLocalLease(body.repo, 'break', { type: 'LEASE_BREAK', reason: body.reason }),
+    release: releaseLease,
+    breakLease,
 
     /** The file is the switch; it is written first so that the daemon's own restart sees it too. */
     async pause(body: PauseBody): Promise<Envelope> {

@@ -174,7 +174,7 @@ export const CODES = registry({
     status: 409,
     exit: 77,
     summary:
-      'the lease lives on the git remote (`refs/handoff/lease/<cycle>`): it moves there by accept, return and close, not by a local acquire, release or break',
+      'the lease is on offer on the git remote (`refs/handoff/lease/<cycle>`, HANDOFF_READY or RETURN_HANDOFF_READY): nobody holds it, so a lease acquire, release or break has nothing to move; `handoff accept` takes it, `handoff cancel` withdraws an out leg',
   },
   paused_denied: { code: 'paused_denied', status: 423, exit: 77, summary: 'the kill switch is on; unpause first' },
   insecure_state_dir: { code: 'insecure_state_dir', status: 500, exit: 77, summary: 'the state dir or token file is accessible to others' },

@@ -27,15 +27,54 @@ export function offered(
   return { schema_version: 1, cycle, state: 'offered', holder, last_token: lastToken, manifest, at };
 }
 
-export type LeaseMove = { readonly ok: true; readonly record: RemoteLeaseRecord } | { readonly ok: false; readonly reason: string };
+/** A move of the chain, or why it cannot be made (the registry code the caller answers with). */
+export type LeaseMove =
+  | { readonly ok: true; readonly record: RemoteLeaseRecord }
+  | { readonly ok: false; readonly code: 'lease_held' | 'stale_token' | 'wrong_state'; readonly reason: string };
 
-/** A receiver takes an offered lease (out leg) or the primary takes a returned one (closing). */
-export function take(record: RemoteLeaseRecord, executor: string, at: string): LeaseMove {
+const holderOf = (record: RemoteLeaseRecord): string => (record.holder === null ? '' : ` by '${record.holder.executor}' (token ${record.holder.token})`);
+const refusedMove = (record: RemoteLeaseRecord, code: 'lease_held' | 'stale_token' | 'wrong_state' = 'lease_held'): LeaseMove => ({
+  ok: false,
+  code,
+  reason:
+    record.state === 'withdrawn'
+      ? `the offer of cycle ${record.cycle} was withdrawn by its source (\`handoff cancel\` there): there is nothing to take`
+      : `the lease of cycle ${record.cycle} is ${record.state}${holderOf(record)}`,
+});
+
+/** Claims what is on offer: a receiver takes an offered lease (out leg), or the primary takes a returned one (closing). */
+export function claimOffer(record: RemoteLeaseRecord, executor: string, at: string): LeaseMove {
   const next = { executor, token: record.last_token + 1 };
   if (record.state === 'offered') return { ok: true, record: { ...record, state: 'taken', holder: next, last_token: next.token, at } };
   if (record.state === 'return_offered') return { ok: true, record: { ...record, state: 'closed', holder: next, last_token: next.token, at } };
-  const who = record.holder === null ? '' : ` by '${record.holder.executor}' (token ${record.holder.token})`;
-  return { ok: false, reason: `the lease of cycle ${record.cycle} is ${record.state}${who}` };
+  return refusedMove(record);
+}
+
+/** The source's `handoff cancel` of an out leg on offer: nobody may take it from now on. */
+export function withdrawOffer(record: RemoteLeaseRecord, at: string): LeaseMove {
+  // Already withdrawn (a cancel that stopped between the push and the machine): nothing more to write.
+  if (record.state === 'withdrawn') return { ok: true, record };
+  if (record.state !== 'offered') return refusedMove(record);
+  return { ok: true, record: { ...record, state: 'withdrawn', holder: null, at } };
+}
+
+/**
+ * A held lease let go: `broken` by an operator (any holder: the one that vanished), `released` by its
+ * holder (only with the token the chain gave it). `last_token` stays, so every older token is stale.
+ */
+export function letGo(record: RemoteLeaseRecord, how: 'broken' | 'released', token: number | null, at: string): LeaseMove {
+  if (record.state !== 'taken' || record.holder === null) return refusedMove(record, 'wrong_state');
+  if (how === 'released' && record.holder.token !== token) {
+    return { ok: false, code: 'stale_token', reason: `token ${token ?? 'none'} does not hold the lease of cycle ${record.cycle}${holderOf(record)}` };
+  }
+  return { ok: true, record: { ...record, state: how, holder: null, at } };
+}
+
+/** Someone takes a lease nobody holds (broken or released): the next token along the chain. */
+export function acquireFree(record: RemoteLeaseRecord, executor: string, at: string): LeaseMove {
+  if (record.state !== 'broken' && record.state !== 'released') return refusedMove(record);
+  const token = record.last_token + 1;
+  return { ok: true, record: { ...record, state: 'taken', holder: { executor, token }, last_token: token, at } };
 }
 
 /** The holder offers the work back: only with the token the chain gave it. */
@@ -43,6 +82,7 @@ export function offerReturn(record: RemoteLeaseRecord, token: number, manifest: 
   if (record.state !== 'taken' || record.holder?.token !== token) {
     return {
       ok: false,
+      code: 'stale_token',
       reason: `token ${token} does not hold the lease of cycle ${record.cycle} (${record.state}${record.holder ? `, holder '${record.holder.executor}'` : ''})`,
     };
   }
@@ -55,17 +95,26 @@ export const serializeLeaseRecord = (record: RemoteLeaseRecord): string => `${JS
 export const TRAVELLING_STATES: ReadonlySet<WorkspaceState> = new Set(['HANDOFF_READY', 'TAKEOVER', 'RETURN_HANDOFF_READY']);
 
 /**
- * One truth for a travelling lease: a local acquire, release or break would leave the remote record
- * naming the old holder, so every other machine would go on trusting it. Refused, saying where the
- * lease lives and how it moves there.
+ * One truth for a travelling lease: every local acquire, release or break moves the remote chain first
+ * (daemon/takeover/remote-lease-moves.ts). Two places have nothing such a move could mean, and are
+ * refused naming what works there: an offer (nobody holds it: a receiver accepts it, or the source
+ * withdraws it with `handoff cancel`) and a return on offer (the primary accepts it back).
  */
 export function travellingLeaseRefusal(cycle: Cycle | null, state: WorkspaceState, verb: 'acquire' | 'release' | 'break'): Envelope | null {
-  if (cycle === null || cycle.remote === null || !TRAVELLING_STATES.has(state)) return null;
+  if (cycle === null || cycle.remote === null || (state !== 'HANDOFF_READY' && state !== 'RETURN_HANDOFF_READY')) return null;
   const ref = leaseRef(cycle.id);
+  const works =
+    state === 'HANDOFF_READY'
+      ? `a receiver takes it with \`handoff accept ${cycle.id} --from ${cycle.remote.name} --as NAME\`; the source withdraws it with \`handoff cancel\``
+      : `the primary takes the work back with \`handoff accept ${cycle.id} --return --as NAME\` in the source checkout`;
   return failure(
     'lease_travels',
-    `the lease of cycle ${cycle.id} lives on the remote '${cycle.remote.name}' (${ref}, ${state}): a local \`handoff lease ${verb}\` would leave that record naming another holder`,
-    `it moves on the remote only: \`handoff accept ${cycle.id} --from ${cycle.remote.name}\` takes an offered lease, \`handoff return\` hands it back, \`handoff accept ${cycle.id} --return\` closes; see the holder with \`handoff status\` or \`git fetch ${cycle.remote.name} ${ref}\``,
+    `the lease of cycle ${cycle.id} is on offer on the remote '${cycle.remote.name}' (${ref}, ${state}): while it is on offer a \`handoff lease ${verb}\` has nothing to move`,
+    `${works}; see it with \`handoff status\` or \`git fetch ${cycle.remote.name} ${ref}\``,
     { cycle: cycle.id, remote: cycle.remote.name, ref, state },
   );
 }
+
+/** The lease of this cycle lives on the remote now: local lease verbs write through to the chain. */
+export const leaseTravels = (cycle: Cycle | null, state: WorkspaceState): cycle is Cycle & { remote: NonNullable<Cycle['remote']> } =>
+  cycle !== null && cycle.remote !== null && TRAVELLING_STATES.has(state);

@@ -90,7 +90,10 @@ export function nextSteps(view: WaysOutInput): NextStep[] {
   const id = cycle?.id ?? 'CYCLE';
   const receiverRoot = cycle?.receiver?.root ?? null;
   const holder = view.lease.holder;
-  const cancel = (why: string): NextStep[] => (cycle !== null && offerTravels(cycle) ? [] : [step('cancel', 'handoff cancel', `or \`handoff cancel\` ${why}`)]);
+  // An out leg's offer is withdrawn on the remote too (a `withdrawn` record, pushed first); a return
+  // leg's offer that went out through the remote is not withdrawn by the holder: the primary takes it.
+  const cancel = (why: string): NextStep[] =>
+    cycle !== null && cycle.return_drain !== null && offerTravels(cycle) ? [] : [step('cancel', 'handoff cancel', `or \`handoff cancel\` ${why}`)];
   const situation = situationOf(view);
   switch (situation) {
     case 'paused': {
@@ -135,7 +138,7 @@ export function nextSteps(view: WaysOutInput): NextStep[] {
           `handoff accept ${id} --as NAME`,
           `a receiver verifies and takes over: \`handoff accept ${id} --as NAME\` in a clone of this repository`,
         ),
-        ...cancel('withdraws the offer if no receiver will come'),
+        ...cancel('withdraws the offer if no receiver will come (on the remote too, unless a receiver took it first)'),
       ];
     case 'TAKEOVER (held)': {
       const token = holder === null ? '' : ` --token ${holder.token}`;
@@ -151,6 +154,14 @@ export function nextSteps(view: WaysOutInput): NextStep[] {
         'handoff lease break --reason TEXT',
         'or, if the holder is gone, an operator records `handoff lease break --reason TEXT`',
       );
+      // Taken on another machine (through the remote): it returns or closes there; this checkout follows the remote.
+      if (receiverRoot === null && cycle?.remote != null) {
+        const who = holder === null ? 'the holder' : `'${holder.executor}'`;
+        return [
+          step('wait', null, `wait: ${who} works on another machine and hands back with \`handoff return\` there; this checkout follows the remote`),
+          { ...lost, why: `or, if that machine is gone for good, an operator records \`handoff lease break --reason TEXT\` (written through to the remote)` },
+        ];
+      }
       if (cycle?.profile === 'one-way') return [close, ret, lost];
       // After a cancelled return leg the holder may also finish here, when the return cannot be made.
       const giveUp = step(

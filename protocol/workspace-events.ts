@@ -79,9 +79,11 @@ export type WorkspaceEvent =
   | (EventMeta & { type: 'RETURN_ACCEPTED'; executor: string; token: number | null })
   | (EventMeta & { type: 'CLOSE_ONE_WAY'; token: number })
   /** `handoff cancel`: end a stage, an out leg (drain or offer) or a return leg's drain; needs no token (it only withdraws). */
-  | (EventMeta & { type: 'CANCEL'; reason: string | null })
+  /** `withdrawn`: the commit of the remote chain's `withdrawn` record, when the offer had gone out through a remote (pushed first). */
+  | (EventMeta & { type: 'CANCEL'; reason: string | null; withdrawn?: string | null })
   | (EventMeta & { type: 'LEASE_HEAD'; lease_head: string })
   | (EventMeta & { type: 'IMPORT_TAKEOVER'; cycle: Cycle; executor: string; token: number; receiver_root: string })
-  | (EventMeta & { type: 'REMOTE_LEASE'; lease: RemoteLeaseRecord; lease_head: string; return_drain: DrainProgress | null });
+  /** `receiver_root`: the checkout of this machine where a `handoff lease acquire` took a travelling lease (it returns from there). */
+  | (EventMeta & { type: 'REMOTE_LEASE'; lease: RemoteLeaseRecord; lease_head: string; return_drain: DrainProgress | null; receiver_root?: string | null });
 
 export type WorkspaceEventType = WorkspaceEvent['type'];

@@ -281,7 +281,9 @@ export const workspaceMachine = setup({
     // that cannot be made must not keep the holder from finishing: docs/concepts.md, "Ways out").
     closable: ({ context }) => context.cycle !== null && closableOneWay(context.cycle),
     // `handoff cancel` only withdraws what this daemon alone offered; a lease on offer through the remote is not.
-    offerTravels: ({ context }) => context.cycle !== null && offerTravels(context.cycle),
+    // A cancel whose `withdrawn` record the remote took first (daemon/service.ts) is not refused: the chain withdrew it.
+    offerTravels: ({ context, event }) =>
+      context.cycle !== null && offerTravels(context.cycle) && !(event.type === 'CANCEL' && (event.withdrawn ?? null) !== null),
   },
   actions: {
     stamp: assign(({ event }) => ({ now: event.at, entropy: event.entropy })),
@@ -462,7 +464,8 @@ export const workspaceMachine = setup({
         },
         cycle: {
           ...cycle,
-          receiver: { executor: holder.executor, root: null, token: holder.token },
+          // Taken on another machine (null), or by `handoff lease acquire` in a checkout of this one.
+          receiver: { executor: holder.executor, root: event.receiver_root ?? null, token: holder.token },
           remote: cycle.remote === null ? null : { ...cycle.remote, lease_head: event.lease_head },
         },
         outcome: done('ok', { moved_to: holder.executor }),
@@ -608,8 +611,8 @@ export const workspaceMachine = setup({
     replyOfferTravels: assign(({ context }) => ({
       outcome: refused(
         'wrong_state',
-        `the lease of cycle ${context.cycle?.id ?? ''} is on offer through the git remote: cancelling here would not withdraw it there`,
-        'a receiver takes it with `handoff accept`; to end it without one, accept it yourself and close or return it',
+        `the return of cycle ${context.cycle?.id ?? ''} is on offer through the git remote: the primary may be taking it back there`,
+        'the primary takes it back with `handoff accept CYCLE --return --as NAME` in the source checkout; `handoff status` here follows the remote',
       ),
     })),
     replyAlreadyCurrent: assign({ outcome: done('ok', null, false) }),
@@ -796,6 +799,8 @@ export const workspaceMachine = setup({
         RETURN_ACCEPTED: [
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { target: 'CLOSED', actions: ['stamp', 'grantAccepted'] },
+          // A machine that saw neither the hand-back nor the close (it was away): the cycle ended without it.
+          { guard: 'remoteClosed', target: 'CLOSED', actions: ['stamp', 'applyRemoteTaken'] },
         ],
         // The primary on another machine took the work back: this holder's part is over.
         REMOTE_LEASE: [{ guard: 'remoteClosed', target: 'CLOSED', actions: ['stamp', 'applyRemoteTaken'] }, { actions: ['stamp', 'replyAlreadyCurrent'] }],

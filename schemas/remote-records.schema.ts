@@ -14,12 +14,15 @@ const RemoteName = Type.String({ pattern: '^(?!-)(?!.*\\.\\.)[A-Za-z0-9._/-]{1,2
 /** A file of the package, relative to the cycle's directory, in plain segments. */
 const PackagePath = Type.String({ pattern: '^(?!.*(^|/)\\.{1,2}(/|$))[A-Za-z0-9._-]{1,100}(/[A-Za-z0-9._-]{1,100}){0,3}$' });
 
-/** `lease.json` on `refs/handoff/lease/<cycle>`. */
+/**
+ * `lease.json` on `refs/handoff/lease/<cycle>`. `withdrawn` (the source's `handoff cancel` of its offer),
+ * `broken` and `released` (an operator's break, the holder's release) have no holder: nobody's token counts.
+ */
 export const RemoteLeaseRecordSchema = Type.Object(
   {
     schema_version: Type.Literal(1),
     cycle: Type.String({ pattern: `^${CYCLE}$` }),
-    state: literals(['offered', 'taken', 'return_offered', 'closed']),
+    state: literals(['offered', 'taken', 'return_offered', 'closed', 'withdrawn', 'broken', 'released']),
     holder: Type.Union([Type.Object({ executor: ExecutorIdSchema, token: LeaseTokenSchema }, { additionalProperties: false }), Type.Null()]),
     last_token: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
     manifest: Type.Object(

@@ -15,7 +15,7 @@ import {
   type RemoteLeaseRecord,
 } from '../../protocol/index.js';
 import { RemoteLeaseRecordSchema, type RemoteLeaseRecordData } from '../../schemas/index.js';
-import { commitFiles, currentRef, fetchRecordsRef, fetchRecordsRefs, filesAt, git, pushRecordsRef, type RefUpdate } from '../git/index.js';
+import { commitFiles, currentRef, fetchRecordsRef, fetchRecordsRefs, filesAt, git, pushRecordsRef, runGit, type RefUpdate } from '../git/index.js';
 import { precompiled } from '../precompiled.js';
 import { describeErrors } from '../validation.js';
 import { cycleDir } from './package-writer.js';
@@ -109,6 +109,18 @@ export async function readLease(
   if (fetched.commit === null) return { head: null, record: null };
   const files = await boundedFilesAt(work, fetched.commit, leaseRef(cycle), remote);
   return { head: fetched.commit, record: leaseRecordOf(files[LEASE_RECORD_FILE] ?? '', cycle, remote) };
+}
+
+/**
+ * The record before `head` on the chain (already fetched with it): what a machine that was away
+ * missed, e.g. the `taken` under a `broken` or `released`. Checked like every record read from a remote.
+ */
+export async function previousLease(work: string, remote: string, cycle: string, head: string): Promise<{ head: string; record: RemoteLeaseRecord } | null> {
+  const parent = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${head}^1`], { cwd: work });
+  const commit = parent.stdout.trim();
+  if (parent.code !== 0 || commit === '') return null;
+  const files = await boundedFilesAt(work, commit, leaseRef(cycle), remote);
+  return { head: commit, record: leaseRecordOf(files[LEASE_RECORD_FILE] ?? '', cycle, remote) };
 }
 
 /** Pushes `record` as a child of `head`; a rejection means another machine moved the lease first. */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { packagesRef, stateOf, TRAVELLING_STATES, type Cycle } from '../../protocol/index.js';
+import { leaseRef, packagesRef, stateOf, TRAVELLING_STATES, type Cycle, type RemoteLeaseRecord } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
-import { readLease, readPackages } from '../evacuation/remote-records.js';
+import { previousLease, readLease, readPackages } from '../evacuation/remote-records.js';
 import { cycleDir } from '../evacuation/package-writer.js';
 import type { Logger } from '../logger.js';
 import type { Workspace } from '../workspaces/workspace.js';
@@ -20,7 +20,7 @@ export interface LeaseSyncStatus {
 
 /**
  * Follows the lease chain on the remote for every cycle whose lease travels: a move made on another
- * machine (taken, handed back, closed) becomes this machine's state; a remote that cannot be read
+ * machine (taken, handed back, closed, withdrawn, broken, released) becomes this machine's state; a remote that cannot be read
  * is said so, with the time since when, and nothing is assumed.
  */
 export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Clock; log: Logger; timeoutMs: number }) {
@@ -37,6 +37,7 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
       const { head, record } = await readLease(workspace.root, cycle.remote.name, cycle.id, deps.timeoutMs);
       status.set(workspace.root, { remote: cycle.remote.name, verified_at: iso(), unverified_since: null, error: null });
       if (head === null || record === null || head === cycle.remote.lease_head) return;
+      if (await followLetGo(workspace, record, head)) return;
       const returnDrain = record.state === 'return_offered' ? await importReturn(workspace.root, cycle, record.manifest) : null;
       await deps.registry.dispatch(workspace.root, { type: 'REMOTE_LEASE', lease: record, lease_head: head, return_drain: returnDrain });
     } catch (error) {
@@ -49,6 +50,33 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
       });
       deps.log.warn({ workspace: workspace.root, err: error }, 'lease sync failed');
     }
+  }
+
+  /**
+   * The moves that leave nobody holding (the source withdrew its offer; an operator broke, or the
+   * holder released, the lease elsewhere) become this machine's own cancel or break, so its old token
+   * is refused here too; the record's commit is kept so it is applied once.
+   */
+  async function followLetGo(workspace: Workspace, record: RemoteLeaseRecord, head: string): Promise<boolean> {
+    const where = `on the remote (${leaseRef(record.cycle)}, ${record.at})`;
+    if (record.state === 'withdrawn') {
+      await deps.registry.dispatch(workspace.root, { type: 'CANCEL', reason: `the offer was withdrawn ${where}`, withdrawn: head });
+      return true;
+    }
+    if (record.state !== 'broken' && record.state !== 'released') return false;
+    // Still offering here: it was taken (the record before) and let go while this machine was away.
+    const snapshot = workspace.snapshot();
+    if (stateOf(snapshot) === 'HANDOFF_READY' && snapshot.context.cycle?.remote != null) {
+      const taken = await previousLease(workspace.root, snapshot.context.cycle.remote.name, record.cycle, head);
+      if (taken?.record.state === 'taken') {
+        await deps.registry.dispatch(workspace.root, { type: 'REMOTE_LEASE', lease: taken.record, lease_head: taken.head, return_drain: null });
+      }
+    }
+    if (workspace.snapshot().context.lease.holder !== null) {
+      await deps.registry.dispatch(workspace.root, { type: 'LEASE_BREAK', reason: `the lease was ${record.state} ${where}` });
+    }
+    await deps.registry.dispatch(workspace.root, { type: 'LEASE_HEAD', lease_head: head });
+    return true;
   }
 
   /** The return package from the remote, written beside the out one (create-once), and proven by its sha256. */
@@ -75,6 +103,8 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
     async syncAll(): Promise<void> {
       await Promise.all(deps.registry.all().map((workspace) => this.sync(workspace)));
     },
+    /** How long a read of the remote may take: the write-through of local lease verbs uses the same bound. */
+    timeoutMs: deps.timeoutMs,
     statusOf(root: string): LeaseSyncStatus | null {
       return status.get(root) ?? null;
     },

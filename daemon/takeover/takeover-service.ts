@@ -4,7 +4,7 @@ import {
   checkpointRef,
   failure,
   packagesRef,
-  take,
+  claimOffer,
   judgeTakeover,
   outcomeEnvelope,
   packageFiles,
@@ -351,7 +351,7 @@ export function createTakeoverService(deps: TakeoverDeps) {
   async function acceptRemote(source: Source, body: AcceptBody, receiverRoot: string): Promise<Envelope> {
     const lease = source.lease;
     if (lease === null) return failure('internal_error', 'a remote source without its lease', 'this is a bug');
-    const next = take(lease.record, body.as, new Date(clock.now()).toISOString());
+    const next = claimOffer(lease.record, body.as, new Date(clock.now()).toISOString());
     if (!next.ok) return failure('lease_held', next.reason, 'only one executor holds the lease');
     const timeoutMs = config.git_timeout_seconds * 1000;
     const written = await writeLease(receiverRoot, lease.remote, next.record, lease.head, timeoutMs);
@@ -388,7 +388,7 @@ export function createTakeoverService(deps: TakeoverDeps) {
     const { head, record } = await readLease(gitRoot, cycle.remote.name, cycle.id, timeoutMs);
     if (record === null)
       return { ok: false, envelope: failure('wrong_state', `the remote has no lease for cycle ${cycle.id}`, 'the source has not offered it yet') };
-    const next = take(record, executor, new Date(clock.now()).toISOString());
+    const next = claimOffer(record, executor, new Date(clock.now()).toISOString());
     if (!next.ok) return { ok: false, envelope: failure('lease_held', next.reason, 'only one executor holds the lease') };
     const written = await writeLease(gitRoot, cycle.remote.name, next.record, head, timeoutMs);
     if (written.ok) return { ok: true, token: next.record.holder?.token ?? null, head: written.head };

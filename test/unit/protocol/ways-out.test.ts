@@ -30,11 +30,30 @@ describe('the ways out status offers (docs/concepts.md, "Ways out")', () => {
     expect(ways(h)).toMatchObject({ situation: 'paused', verbs: ['unpause', 'cancel'] });
   });
 
-  it('an offer that travels through a remote is not offered for cancelling', () => {
+  it('an offer that travels through a remote is offered for cancelling (withdrawn on the remote first)', () => {
     const h = new Harness();
     h.send({ type: 'NOW', reason: null, wait: false });
     h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: { name: 'origin', lease_head: 'abc' } });
-    expect(ways(h)).toMatchObject({ situation: 'HANDOFF_READY', verbs: ['accept'] });
+    expect(ways(h)).toMatchObject({ situation: 'HANDOFF_READY', verbs: ['accept', 'cancel'] });
+  });
+
+  it('a lease taken on another machine: this checkout waits for it, or breaks it if that machine is gone', () => {
+    const h = new Harness();
+    h.send({ type: 'NOW', reason: null, wait: false });
+    h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: { name: 'origin', lease_head: 'abc' } });
+    const cycle = h.context.cycle?.id ?? '';
+    const manifest = { path: 'manifest.json', sha256: 'a'.repeat(64) };
+    const lease = {
+      schema_version: 1 as const,
+      cycle,
+      state: 'taken' as const,
+      holder: { executor: 'laptop-b', token: 1 },
+      last_token: 1,
+      manifest,
+      at: '2026-08-20T10:00:00.000Z',
+    };
+    expect(h.send({ type: 'REMOTE_LEASE', lease, lease_head: 'def', return_drain: null }).changed).toBe(true);
+    expect(ways(h)).toMatchObject({ situation: 'TAKEOVER (held)', verbs: ['wait', 'lease break'] });
   });
 
   it('a return leg whose lease moved: fenced out until the new holder returns, with its token', () => {
