@@ -113,8 +113,8 @@ export function writeConfig(stateDir: string, config: Record<string, unknown>): 
  * The daemon's composition (daemon/compose-daemon.ts, the one daemon/main.ts runs) on the test's
  * clock, built without listening: state dir claimed, config, journal, registry restored from it, the
  * file watchers, the Codex tail (on an empty CODEX_HOME in the state dir), the repeating work on
- * `clock`, takeover, service and the fastify app. A restart is
- * `close()` and `compose()` again on the same state dir: the journal is reopened and replayed.
+ * `clock`, takeover, service and the fastify app. A restart is `close()` and `compose()` again on
+ * the same state dir: the journal is reopened and replayed.
  */
 export interface ComposeOptions {
   readonly stateDir: string;
@@ -144,9 +144,9 @@ export async function compose(options: ComposeOptions): Promise<Composed> {
       entropy: () => base32(entropyCounter++),
       env: { CODEX_HOME: codexHome },
       requestStop: () => undefined,
-      ...(drain === undefined ? {} : { drainRunner: () => drain }),
-      ...(options.rootOf === undefined ? {} : { rootOf: options.rootOf }),
-      ...(options.onOpen === undefined ? {} : { prepareWorkspace: options.onOpen }),
+      drainRunner: drain === undefined ? undefined : () => drain,
+      rootOf: options.rootOf,
+      prepareWorkspace: options.onOpen,
     });
     const { app, token } = daemon;
     return {
