@@ -16,6 +16,8 @@ export interface Figures {
   failures: number;
   /** Anything else worth a number: restarts, rounds, torn tails… */
   extra: Record<string, number>;
+  /** What a number alone would hide, named: the ways-out rows no walk took, the situations no walk began in… */
+  lists: Record<string, string[]>;
 }
 
 /** One observed change of state: `from` before the event, `to` after it settled (always-chains included). */
@@ -32,7 +34,7 @@ export function figuresDir(): string {
 }
 
 export function newFigures(): Figures {
-  return { runs: 0, kills: 0, requests: 0, failures: 0, extra: {} };
+  return { runs: 0, kills: 0, requests: 0, failures: 0, extra: {}, lists: {} };
 }
 
 export function bump(figures: Figures, key: string, by = 1): void {
