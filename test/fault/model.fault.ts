@@ -1195,6 +1195,11 @@ describe('the lease and the machine against a reference model, through the HTTP 
     // A bounded local run (MODEL_RUNS below 1,000) only prints; the full property (CI) holds every row to it.
     if (RUNS < 1_000) return;
     expect(left.rows, 'ways-out rows never walked').toEqual([]);
+    // A walk stops once home, so only the rows out of NORMAL and CLOSED are for the directed walks alone.
+    expect(
+      left.onlyDirected.filter((key) => !GOALS.has(key.split('|')[0] ?? '')),
+      'ways-out rows no generated history walked',
+    ).toEqual([]);
     expect(left.situations, 'situations no generated history ended in').toEqual([]);
   });
 });
