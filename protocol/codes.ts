@@ -167,7 +167,7 @@ export const CODES = registry({
     status: 409,
     exit: 75,
     summary:
-      'accept --checkout took the lease but git could not move the work tree (a cause that appeared after the pre-check); the answer names the token, the checkpoint and the command that finishes the move',
+      "accept --checkout could not move the work tree after the lease moved (a cause the pre-check cannot see); the out leg's accept is undone: the lease is on offer again, the token spent, and the hint is the accept to run again (or, when the remote cannot be told, the command that finishes the move)",
   },
   lease_travels: {
     code: 'lease_travels',

@@ -118,3 +118,15 @@ export function travellingLeaseRefusal(cycle: Cycle | null, state: WorkspaceStat
 /** The lease of this cycle lives on the remote now: local lease verbs write through to the chain. */
 export const leaseTravels = (cycle: Cycle | null, state: WorkspaceState): cycle is Cycle & { remote: NonNullable<Cycle['remote']> } =>
   cycle !== null && cycle.remote !== null && TRAVELLING_STATES.has(state);
+
+/**
+ * The receiver's accept undone (its `--checkout` failed after the chain moved): a child of the `taken`
+ * record offers the lease again. `last_token` stays, so the token of the undone accept is stale
+ * everywhere and the next accept gets a higher one.
+ */
+export function reofferTaken(record: RemoteLeaseRecord, token: number, at: string): LeaseMove {
+  if (record.state !== 'taken' || record.holder?.token !== token) {
+    return { ok: false, code: 'stale_token', reason: `token ${token} does not hold the lease of cycle ${record.cycle} (${record.state})` };
+  }
+  return { ok: true, record: { ...record, state: 'offered', holder: null, at } };
+}

@@ -82,6 +82,12 @@ export type WorkspaceEvent =
   /** `withdrawn`: the commit of the remote chain's `withdrawn` record, when the offer had gone out through a remote (pushed first). */
   | (EventMeta & { type: 'CANCEL'; reason: string | null; withdrawn?: string | null })
   | (EventMeta & { type: 'LEASE_HEAD'; lease_head: string })
+  /**
+   * `accept --checkout` whose git move failed after the accept was journaled: the lease goes back on
+   * offer (the token stays spent). `imported`: the accept imported the cycle from a remote (this
+   * workspace was the receiver only); `lease_head`: the chain's `offered` record, when it travels.
+   */
+  | (EventMeta & { type: 'ACCEPT_UNDONE'; token: number; imported: boolean; reason: string; lease_head: string | null })
   | (EventMeta & { type: 'IMPORT_TAKEOVER'; cycle: Cycle; executor: string; token: number; receiver_root: string })
   /** `receiver_root`: the checkout of this machine where a `handoff lease acquire` took a travelling lease (it returns from there). */
   | (EventMeta & { type: 'REMOTE_LEASE'; lease: RemoteLeaseRecord; lease_head: string; return_drain: DrainProgress | null; receiver_root?: string | null });

@@ -263,9 +263,17 @@ export const workspaceMachine = setup({
       return event.checkpoint.verified;
     },
     holdsLease: ({ context, event }) => {
-      assertEvent(event, ['RETURN_READY', 'CLOSE_ONE_WAY', 'RETURN_START']);
+      assertEvent(event, ['RETURN_READY', 'CLOSE_ONE_WAY', 'RETURN_START', 'ACCEPT_UNDONE']);
       return context.lease.holder?.token === event.token;
     },
+    // The accept imported the cycle from a remote: this workspace only ever held it as the receiver.
+    undoesImport: ({ event }) => event.type === 'ACCEPT_UNDONE' && event.imported,
+    // The chain offers the lease again after the accept that took it was undone (its token stays spent, so
+    // an offer record read before that accept, with a lower last_token, is not this).
+    remoteReoffered: ({ context, event }) =>
+      event.type === 'REMOTE_LEASE' && event.lease.state === 'offered' && event.lease.last_token >= context.lease.last_token,
+    // A travelling cycle this workspace imported as the receiver (its drain ran elsewhere: no inspect step here).
+    importedCycle: ({ context }) => context.cycle !== null && context.cycle.drain.steps.inspect === undefined,
     // A runner's report about a drain that is no longer the running one (cancelled while a step ran).
     staleDrain: ({ context, event }) => {
       const key = (event as { drain?: string }).drain;
@@ -469,6 +477,31 @@ export const workspaceMachine = setup({
           remote: cycle.remote === null ? null : { ...cycle.remote, lease_head: event.lease_head },
         },
         outcome: done('ok', { moved_to: holder.executor }),
+      };
+    }),
+    // The accept is undone (its checkout failed): the lease is on offer again, nobody holds it, its token stays spent.
+    undoAccept: assign(({ context, event }) => {
+      assertEvent(event, ['ACCEPT_UNDONE', 'REMOTE_LEASE']);
+      const cycle = context.cycle;
+      const head = event.lease_head;
+      const remote = cycle?.remote == null ? null : { ...cycle.remote, lease_head: head ?? cycle.remote.lease_head };
+      const lastToken = Math.max(context.lease.last_token, event.type === 'REMOTE_LEASE' ? event.lease.last_token : event.token);
+      return {
+        lease: { holder: null, last_token: lastToken, offered: true, last_break: context.lease.last_break },
+        cycle: cycle === null ? null : { ...cycle, receiver: null, remote },
+        blocked: null,
+        outcome: done('ok', { undone: event.type === 'ACCEPT_UNDONE' ? event.token : (context.lease.holder?.token ?? null), state: 'HANDOFF_READY' }),
+      };
+    }),
+    // The receiver's side of an undone import: the cycle was only ever held here; its token stays spent.
+    undoImport: assign(({ context, event }) => {
+      assertEvent(event, ['ACCEPT_UNDONE', 'REMOTE_LEASE']);
+      const lastToken = Math.max(context.lease.last_token, event.type === 'REMOTE_LEASE' ? event.lease.last_token : event.token);
+      return {
+        lease: { holder: null, last_token: lastToken, offered: false, last_break: context.lease.last_break },
+        cycle: null,
+        blocked: null,
+        outcome: done('ok', { undone: event.type === 'ACCEPT_UNDONE' ? event.token : (context.lease.holder?.token ?? null), state: 'NORMAL' }),
       };
     }),
     applyRemoteReturn: assign(({ context, event }) => {
@@ -766,13 +799,28 @@ export const workspaceMachine = setup({
         ],
         REMOTE_LEASE: [
           { guard: 'remoteReturned', target: 'RETURN_HANDOFF_READY', actions: ['stamp', 'applyRemoteReturn'] },
+          // A machine that saw neither the hand-back nor the close (it was away): the cycle ended without it.
+          { guard: 'remoteClosed', target: 'CLOSED', actions: ['stamp', 'applyRemoteTaken'] },
           { guard: and(['remoteTaken', 'remoteMoved']), actions: ['stamp', 'applyRemoteTaken'] },
+          // The receiver undid its accept (its checkout failed) and offered the lease again on the chain.
+          { guard: and(['remoteReoffered', 'importedCycle']), target: 'NORMAL', actions: ['stamp', 'undoImport'] },
+          { guard: 'remoteReoffered', target: 'HANDOFF_READY', actions: ['stamp', 'undoAccept'] },
           { actions: ['stamp', 'replyAlreadyCurrent'] },
         ],
       },
       states: {
         // The holder works; nothing runs and there is nothing to cancel.
-        held: {},
+        held: {
+          on: {
+            // `accept --checkout` whose git move failed after the accept was journaled (daemon/takeover/takeover-service.ts):
+            // the lease goes back where it was. Allowed while paused: it hands no authority to anyone.
+            ACCEPT_UNDONE: [
+              { guard: not('holdsLease'), actions: ['stamp', 'replyStaleToken'] },
+              { guard: 'undoesImport', target: '#workspace.NORMAL', actions: ['stamp', 'undoImport'] },
+              { target: '#workspace.HANDOFF_READY', actions: ['stamp', 'undoAccept'] },
+            ],
+          },
+        },
         // The return leg's drain runs; it reports here as the out leg's does in EVACUATE.
         returning: {
           entry: 'startDrain',
@@ -799,8 +847,6 @@ export const workspaceMachine = setup({
         RETURN_ACCEPTED: [
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { target: 'CLOSED', actions: ['stamp', 'grantAccepted'] },
-          // A machine that saw neither the hand-back nor the close (it was away): the cycle ended without it.
-          { guard: 'remoteClosed', target: 'CLOSED', actions: ['stamp', 'applyRemoteTaken'] },
         ],
         // The primary on another machine took the work back: this holder's part is over.
         REMOTE_LEASE: [{ guard: 'remoteClosed', target: 'CLOSED', actions: ['stamp', 'applyRemoteTaken'] }, { actions: ['stamp', 'replyAlreadyCurrent'] }],

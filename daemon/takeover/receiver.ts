@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HandoffError, displayRemote, type ReceiverObservation } from '../../protocol/index.js';
 import type { Manifest } from '../../schemas/index.js';
@@ -141,6 +143,32 @@ async function checkoutBlocker(root: string, commit: string | null): Promise<str
 /** Out leg `--checkout`: a clean work tree is switched to the checkpoint (detached); git refuses anything else. */
 export async function switchToCheckpoint(root: string, commit: string): Promise<void> {
   await git(['switch', '--detach', '--end-of-options', dataArg(commit, 'checkpoint commit', 'corrupt_record')], { cwd: root, timeoutMs: 120_000 });
+}
+
+/**
+ * After a `git switch` that failed part way (a smudge filter, a disk that filled): HEAD and the index
+ * are where they were, but files of the checkpoint may be written. The tree was clean before the move
+ * (checked), so a path that now differs from the index and holds exactly the checkpoint's bytes was
+ * written by the switch: a tracked one is restored from the index, a new one removed; a tracked file the
+ * switch deleted is restored. Anything else is left as it is and named: nothing of the user's is guessed at.
+ */
+export async function undoPartialSwitch(root: string, commit: string): Promise<string[]> {
+  const status = await git(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], { cwd: root, timeoutMs: 120_000 });
+  const target = dataArg(commit, 'checkpoint commit', 'corrupt_record');
+  const restore: string[] = [];
+  const left: string[] = [];
+  for (const entry of status.split('\0').filter(Boolean)) {
+    const how = entry.slice(0, 2);
+    const path = entry.slice(3);
+    const wanted = await optional(['rev-parse', '-q', '--verify', '--end-of-options', `${target}:${path}`], root);
+    const written = () => optional(['hash-object', '--no-filters', '--', path], root);
+    if (how === '??' && wanted !== null && (await written()) === wanted) await unlink(join(root, path));
+    else if (how === ' M' && wanted !== null && (await written()) === wanted) restore.push(path);
+    else if (how === ' D' && wanted === null) restore.push(path);
+    else left.push(path);
+  }
+  if (restore.length > 0) await git(['checkout-index', '-f', '-q', '--', ...restore], { cwd: root, timeoutMs: 120_000 });
+  return left;
 }
 
 /**

@@ -5,6 +5,8 @@ import {
   failure,
   packagesRef,
   claimOffer,
+  reofferTaken,
+  shellQuote,
   judgeTakeover,
   outcomeEnvelope,
   packageFiles,
@@ -28,7 +30,7 @@ import type { WorkspaceRegistry } from '../workspaces/registry.js';
 import { workspaceDir } from '../workspaces/workspace-dir.js';
 import { cycleDir } from '../evacuation/package-writer.js';
 import { readAbandoned } from '../evacuation/abandoned-record.js';
-import { bringToReturned, observeReceiver, switchToCheckpoint } from './receiver.js';
+import { bringToReturned, observeReceiver, switchToCheckpoint, undoPartialSwitch } from './receiver.js';
 import { frozenWithheld } from './frozen-withheld.js';
 import { importedCycle } from './imported-cycle.js';
 import { materialize } from './materialize.js';
@@ -302,6 +304,70 @@ export function createTakeoverService(deps: TakeoverDeps) {
     );
   }
 
+  /**
+   * The out leg's `--checkout` failed after the accept was journaled: the accept is undone, so the lease
+   * is where it was — on offer — and the tree as it was; the spent token stays stale (last_token keeps
+   * it) and the next accept gets a higher one. A lease that travels is offered again on the chain first
+   * (an `offered` child of the `taken` record, never forced): the chain is the truth, so when that push
+   * fails nothing is undone here either and the answer says how to finish the move by hand.
+   *
+   * A crash between journaling the accept and journaling the undo leaves the accept standing (TAKEOVER,
+   * the receiver holding the token): the same ways out as any holder — finish the move by hand
+   * (`git switch --detach COMMIT` in the receiver's checkout), or `handoff return`. A crash after the
+   * chain's `offered` push and before the journal is completed by lease-sync, which reads that record
+   * (REMOTE_LEASE) and undoes the accept in the machine.
+   */
+  async function undoAccept(source: Source, body: AcceptBody, receiverRoot: string, token: number, why: string): Promise<Envelope> {
+    const id = source.cycle.id;
+    const commit = source.record.manifest.checkpoint.commit ?? '';
+    // The workspace that journaled the accept: the source's on this machine, else the receiver's (imported).
+    const where = source.home?.root ?? receiverRoot;
+    const cycle = registry.find(where)?.snapshot().context.cycle ?? null;
+    const left = await undoPartialSwitch(receiverRoot, commit).catch((error: unknown) => [`(not checked: ${(error as Error).message})`]);
+    const leftWords =
+      left.length === 0 ? '' : `; git left ${left.length} path(s) it had written that differ from the checkpoint: ${left.slice(0, 5).join(', ')}`;
+    const data = { cycle: id, leg: 'out', token, checkpoint: commit, checkout: receiverRoot, left };
+    let leaseHead: string | null = null;
+    if (cycle?.remote != null) {
+      const offered = await reofferOnRemote(where, cycle.remote.name, id, token);
+      if (!offered.ok) {
+        return failure(
+          'checkout_incomplete',
+          `git could not move ${receiverRoot} to the checkpoint of cycle ${id}: ${why}; the lease could not be offered again on '${cycle.remote.name}' (${offered.why}), so it stays yours there with token ${token}${leftWords}`,
+          `fix the cause, then finish the move with \`git -C ${shellQuote(receiverRoot)} switch --detach ${commit}\`; \`handoff status\` there shows the cycle you hold`,
+          { ...data, undone: false },
+        );
+      }
+      leaseHead = offered.head;
+    }
+    const { outcome } = await registry.dispatch(where, { type: 'ACCEPT_UNDONE', token, imported: source.home === null, reason: why, lease_head: leaseHead });
+    if (!outcome.changed)
+      return checkoutIncomplete(source, receiverRoot, 'out', token, `${why}; the accept could not be undone: ${outcome.message ?? outcome.code}`);
+    const from = source.lease === null ? '' : ` --from ${shellQuote(source.lease.remote)}`;
+    return failure(
+      'checkout_incomplete',
+      `git could not move ${receiverRoot} to the checkpoint of cycle ${id}: ${why}; the accept was undone: the lease is on offer again and token ${token} is spent${leftWords}`,
+      `fix the cause, then accept again: \`handoff accept ${id}${from} --as ${shellQuote(body.as)} --checkout\``,
+      { ...data, undone: true, state: source.home === null ? 'NORMAL' : 'HANDOFF_READY' },
+    );
+  }
+
+  /** The chain's `offered` record after an undone accept, pushed as a child of the `taken` one. */
+  async function reofferOnRemote(gitRoot: string, remote: string, id: string, token: number): Promise<{ ok: true; head: string } | { ok: false; why: string }> {
+    const timeoutMs = config.git_timeout_seconds * 1000;
+    try {
+      const { head, record } = await readLease(gitRoot, remote, id, timeoutMs);
+      if (record === null) return { ok: false, why: 'the remote has no lease record for it' };
+      const next = reofferTaken(record, token, new Date(clock.now()).toISOString());
+      if (!next.ok) return { ok: false, why: next.reason };
+      const written = await writeLease(gitRoot, remote, next.record, head, timeoutMs);
+      return written.ok ? { ok: true, head: written.head } : { ok: false, why: written.why };
+    } catch (error) {
+      // readLease names an unreachable remote or an unreadable record: either way the chain did not move.
+      return { ok: false, why: (error as Error).message };
+    }
+  }
+
   function resultData(source: Source, judgement: ReturnType<typeof judgeTakeover>, leg: 'out' | 'return') {
     return {
       checks: judgement.checks as readonly Check[],
@@ -447,6 +513,20 @@ export function createTakeoverService(deps: TakeoverDeps) {
         source.home === null ? await acceptRemote(source, body, receiverRoot) : await acceptLocal(source.home, source.cycle, body, receiverRoot, leg);
       if (accepted.error) return accepted;
       const token = Number((accepted.data as { token?: number } | null)?.token);
+      if (judged.receiver.checkout === 'would_move') {
+        const moved = await carryOutCheckout(source, receiverRoot, leg === 'return').then(
+          () => null,
+          (error: unknown) => (error as Error).message,
+        );
+        // Checked before the lease moved (receiver.ts): only a cause that appeared since reaches here (a
+        // smudge filter that fails, a disk that fills). The out leg's accept is undone; the return leg's
+        // lease stays granted (the cycle is closed) and the answer says how to finish the move.
+        if (moved !== null)
+          return leg === 'out' ? undoAccept(source, body, receiverRoot, token, moved) : checkoutIncomplete(source, receiverRoot, leg, token, moved);
+        data.checks = data.checks.map((c) =>
+          c.name === 'work_tree' ? { ...c, status: 'ok', detail: 'the work tree was moved to the checkpoint after the lease was taken' } : c,
+        );
+      }
       const lease: LeaseRecord = { cycle: source.cycle.id, home: source.home?.root ?? receiverRoot, executor: body.as, token };
       // The lease is taken and journaled: a record that cannot be written must not turn the answer into a failure.
       const note = await writeFileAtomic(join(workspaceDir(receiverRoot), LEASE_FILE), `${JSON.stringify(lease, null, 2)}\n`, 0o600).then(
@@ -454,18 +534,6 @@ export function createTakeoverService(deps: TakeoverDeps) {
         (error: unknown) =>
           `the lease record could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); pass --token ${token} to return or close`,
       );
-      if (judged.receiver.checkout === 'would_move') {
-        const moved = await carryOutCheckout(source, receiverRoot, leg === 'return').then(
-          () => null,
-          (error: unknown) => (error as Error).message,
-        );
-        // Checked before the lease moved (receiver.ts): only a cause that appeared since reaches here. The lease
-        // stays granted and journaled (moving it back unrecorded would be worse); the answer says so and how to finish.
-        if (moved !== null) return checkoutIncomplete(source, receiverRoot, leg, token, moved);
-        data.checks = data.checks.map((c) =>
-          c.name === 'work_tree' ? { ...c, status: 'ok', detail: 'the work tree was moved to the checkpoint after the lease was taken' } : c,
-        );
-      }
       return success('accepted', { ...data, token, state: (accepted.data as { state?: string }).state, executor: body.as, ...(note === null ? {} : { note }) });
     },
 
