@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { HandoffError } from '../protocol/index.js';
 import { ConfigSchema, type Config } from '../schemas/index.js';
 import { precompiled } from './precompiled.js';
-import { describeErrors } from './validation.js';
+import { describeErrors } from './schema-check.js';
 
 export const CONFIG_FILE = 'config.json';
 

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import { validators } from './generated/validators.js';
-import { schemaKey } from './validation.js';
+import { schemaKey } from './schema-check.js';
 
 /**
  * The validator compiled at build time (scripts/emit-validators.mjs, with `createAjv`'s options) for

@@ -1,11 +1,11 @@
 // Compiles every schema exported from schemas/ (`…Schema`) with the daemon's ajv options once, at build
 // time (`npm run build`, after tsc), as ajv standalone ESM code. The daemon looks a validator up by the
-// schema's content (daemon/validation.ts `precompiled`) and never compiles a schema at run time: ajv's
+// schema's content (daemon/precompiled.ts) and never compiles a schema at run time: ajv's
 // compiler and the TypeBox walk cost ~50 MB of RSS and a second of start-up.
 // Written twice: dist/daemon/generated/ for the built daemon, daemon/generated/ for tests run from source.
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import { createAjv, schemaKey } from '../dist/daemon/validation.js';
+import { createAjv, schemaKey } from '../dist/daemon/schema-check.js';
 
 const schemaDir = new URL('../dist/schemas/', import.meta.url);
 const byKey = new Map();

@@ -5,7 +5,7 @@ import { CapsuleSchema, type Capsule } from '../../schemas/index.js';
 import { writeFileAtomic } from '../store/index.js';
 import { NotRegularFileError, readRegularFile } from '../store/regular-file.js';
 import { precompiled } from '../precompiled.js';
-import { describeErrors } from '../validation.js';
+import { describeErrors } from '../schema-check.js';
 import { workspaceDir } from '../workspaces/workspace-dir.js';
 
 export const CAPSULE_FILE = 'capsule.json';

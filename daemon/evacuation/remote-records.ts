@@ -17,7 +17,7 @@ import {
 import { RemoteLeaseRecordSchema, type RemoteLeaseRecordData } from '../../schemas/index.js';
 import { commitFiles, currentRef, fetchRecordsRef, fetchRecordsRefs, filesAt, git, pushRecordsRef, runGit, type RefUpdate } from '../git/index.js';
 import { precompiled } from '../precompiled.js';
-import { describeErrors } from '../validation.js';
+import { describeErrors } from '../schema-check.js';
 import { cycleDir } from './package-writer.js';
 
 /** Every file of a cycle's package directory, keyed `<cycle>/<path>` as they travel on the packages ref. */

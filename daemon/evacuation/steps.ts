@@ -29,7 +29,7 @@ import { capsuleQuality } from '../capsule/quality.js';
 import type { Clock } from '../clock.js';
 import { currentRef, inspectRepository, publishRefs, snapshotWorkTree, workTreeTree } from '../git/index.js';
 import { precompiled } from '../precompiled.js';
-import { describeErrors } from '../validation.js';
+import { describeErrors } from '../schema-check.js';
 import { sha256, writePackage } from './package-writer.js';
 import { adoptPublished, followRecords, leaseOfferRecord, packageRecord } from './remote-records.js';
 import type { StepStore } from './step-store.js';

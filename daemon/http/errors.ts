@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { CODES, failure, fromError, isHandoffError, type Code, type Envelope } from '../../protocol/index.js';
-import { describeErrors } from '../validation.js';
+import { describeErrors } from '../schema-check.js';
 
 const FASTIFY_CODES: Readonly<Record<string, Code>> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'body_too_large',

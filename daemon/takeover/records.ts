@@ -6,7 +6,7 @@ import { ManifestSchema, TravellingManifestSchema, type Manifest } from '../../s
 import { refusedRecord } from '../evacuation/remote-records.js';
 import { NotRegularFileError, readRegularFile } from '../store/regular-file.js';
 import { precompiled } from '../precompiled.js';
-import { describeErrors } from '../validation.js';
+import { describeErrors } from '../schema-check.js';
 import { workspaceDir } from '../workspaces/workspace-dir.js';
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');

@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManifestSchema, type Manifest } from '../../schemas/index.js';
-import { createAjv } from '../../daemon/validation.js';
+import { createAjv } from '../../daemon/schema-check.js';
 import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
 import { busyRepo, commitBlobs, hook, userState, workTreeBlobs } from '../support/scenario.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createAjv } from '../../daemon/validation.js';
+import { createAjv } from '../../daemon/schema-check.js';
 import { buildManifest, includeSecretCommand, initialSnapshot, renderHandoff, step } from '../../protocol/index.js';
 import { ManifestSchema, type Checkpoint, type Manifest, type RepositoryObservation, type Withheld } from '../../schemas/index.js';
 import { headingsOf, hostileText, markdownBlocks, UNPRINTABLE } from './protocol/hostile-text.js';

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isCycleId } from '../../../protocol/index.js';
 import { ManifestSchema, type Manifest } from '../../../schemas/index.js';
-import { createAjv } from '../../../daemon/validation.js';
+import { createAjv } from '../../../daemon/schema-check.js';
 
 const validate = createAjv().compile(ManifestSchema);
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { capsuleTemplate, isActionable, parseCapsuleMarkdown, scoreCapsule } from '../../../protocol/index.js';
 import { CapsuleSchema, type Capsule } from '../../../schemas/index.js';
-import { createAjv } from '../../../daemon/validation.js';
+import { createAjv } from '../../../daemon/schema-check.js';
 
 const validate = createAjv().compile<Capsule>(CapsuleSchema);
 const asCapsule = (value: unknown): Capsule => {

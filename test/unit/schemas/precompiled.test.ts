@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
 import { collectRoutes } from '../../../daemon/http/openapi.js';
 import { precompiled } from '../../../daemon/precompiled.js';
-import { createAjv } from '../../../daemon/validation.js';
+import { createAjv } from '../../../daemon/schema-check.js';
 import { ConfigSchema, SignalBodySchema } from '../../../schemas/index.js';
 
 // Every schema exported from schemas/ (…Schema), by module and name.
