@@ -33,7 +33,7 @@ import { describeErrors } from '../schema-check.js';
 import { sha256, writePackage } from './package-writer.js';
 import { adoptPublished, followRecords, leaseOfferRecord, packageRecord } from './remote-records.js';
 import type { StepStore } from './step-store.js';
-import { runValidation } from './validate.js';
+import { runValidation } from './validation-command.js';
 import { scanForSecrets } from './secret-scan.js';
 
 /** A step either finishes with a record for the journal or asks for a new revision (work tree moved). */

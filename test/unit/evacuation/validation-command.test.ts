@@ -6,7 +6,7 @@ import { tempRepo } from '../../support/git.js';
 describe('runValidation', () => {
   it('out of descriptors (EMFILE) the validation is recorded as failed to start, and the daemon process lives on', () => {
     const repo = tempRepo();
-    const validate = fileURLToPath(new URL('../../../dist/daemon/evacuation/validate.js', import.meta.url));
+    const validate = fileURLToPath(new URL('../../../dist/daemon/evacuation/validation-command.js', import.meta.url));
     const script = `
       import { closeSync, openSync } from 'node:fs';
       const { runValidation } = await import(${JSON.stringify(validate)});
