@@ -1,0 +1,168 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
+import { git, tempDir } from '../support/git.js';
+import { twoClones } from '../support/scenario.js';
+
+/**
+ * Attacks on the travelling lease (refs/handoff/lease/<cycle>) by someone who can push to the remote,
+ * by another machine and by racing operators. Two machines are two daemons with their own state dirs and
+ * clones of one bare remote. Periodic lease sync is off (a day), so every follow is one a command asked for.
+ */
+let machineA: DaemonProcess;
+let machineB: DaemonProcess;
+
+function stateDir(config: object = {}): string {
+  const dir = tempDir('state');
+  chmodSync(dir, 0o700);
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ git_timeout_seconds: 10, lease_sync_seconds: 86_400, ...config }));
+  return dir;
+}
+
+beforeAll(async () => {
+  [machineA, machineB] = await Promise.all([startDaemon(stateDir()), startDaemon(stateDir())]);
+});
+afterAll(async () => {
+  await Promise.all([machineA.stop(), machineB.stop()]);
+});
+
+const on = (machine: DaemonProcess, args: string[], repo: string) => cli(machine.stateDir, [...args, '--json'], repo);
+type LeaseRecord = {
+  schema_version: number;
+  cycle: string;
+  state: string;
+  holder: { executor: string; token: number } | null;
+  last_token: number;
+  manifest: { path: string; sha256: string };
+  at: string;
+};
+const status = async (machine: DaemonProcess, repo: string) => (await on(machine, ['status'], repo)).json.data ?? {};
+
+/** Writes `files` as a commit straight into the bare remote and points `ref` at it (forced), as an attacker with push rights would. */
+function forge(remote: string, ref: string, files: Record<string, string>, parents: readonly string[]): string {
+  const bare = (args: string[], input?: string) => execFileSync('git', args, { cwd: remote, input, encoding: 'utf8' }).trim();
+  const lines = Object.entries(files).map(([name, text]) => `100644 blob ${bare(['hash-object', '-w', '--stdin'], text)}\t${name}`);
+  const tree = bare(['mktree'], `${lines.join('\n')}\n`);
+  const env = { ...process.env, GIT_AUTHOR_NAME: 'm', GIT_AUTHOR_EMAIL: 'm@m', GIT_COMMITTER_NAME: 'm', GIT_COMMITTER_EMAIL: 'm@m' };
+  const commit = execFileSync('git', ['commit-tree', ...parents.flatMap((p) => ['-p', p]), '-m', 'forged', tree], { cwd: remote, env, encoding: 'utf8' }).trim();
+  bare(['update-ref', ref, commit]);
+  return commit;
+}
+
+/** A cycle offered by machine A through `origin`; the primary there held token 1 before it evacuated. */
+async function offered(source: DaemonProcess = machineA) {
+  const { a, b, remote } = twoClones();
+  expect((await on(source, ['lease', 'acquire', '--as', 'primary'], a)).json).toMatchObject({ code: 'lease_acquired', data: { token: 1 } });
+  writeFileSync(join(a, 'f.txt'), 'one\ntwo\n');
+  const now = await on(source, ['now', '--no-wait'], a);
+  expect(now.json.code, JSON.stringify(now.json)).toBe('handoff_ready');
+  const cycle = (now.json.data?.['cycle'] as { id: string }).id;
+  const ref = `refs/handoff/lease/${cycle}`;
+  const head = () => git(remote, 'rev-parse', ref);
+  const record = (at = ref) => JSON.parse(git(remote, 'show', `${at}:lease.json`)) as LeaseRecord;
+  /** A forged record: the head's, edited, as a child of the head (or of `parents`). */
+  const push = (edit: Partial<LeaseRecord> | ((r: LeaseRecord) => unknown), parents: readonly string[] = [head()]) => {
+    const base = record();
+    const next = typeof edit === 'function' ? edit(base) : { ...base, ...edit };
+    return forge(remote, ref, { 'lease.json': `${JSON.stringify(next, null, 2)}\n` }, parents);
+  };
+  return { a, b, remote, cycle, ref, head, record, push };
+}
+
+async function taken(source: DaemonProcess = machineA) {
+  const offer = await offered(source);
+  const accepted = await on(machineB, ['accept', offer.cycle, '--from', 'origin', '--as', 'laptop-b', '--checkout'], offer.b);
+  expect(accepted.json.code, JSON.stringify(accepted.json)).toBe('accepted');
+  // The source follows the remote (status reads it first): both machines know the holder before any attack.
+  expect(await status(source, offer.a)).toMatchObject({ state: 'TAKEOVER', lease: { holder: { executor: 'laptop-b' } } });
+  return { ...offer, token: Number(accepted.json.data?.['token']) };
+}
+
+describe('records forged on the remote are checked before use', () => {
+  it('a malformed head (wrong cycle, schema_version, extra field, huge executor, unknown state, no JSON, no lease.json) is refused on both machines: nothing moves, status says since when, and the daemons keep answering', async () => {
+    const { a, b, remote, ref, head, push, token } = await taken();
+    const good = head();
+    const other = `20200101T000000Z-aaaaaa`;
+    const attacks: [string, () => string][] = [
+      ['wrong cycle', () => push({ cycle: other, holder: { executor: 'mallory', token: token + 1 }, last_token: token + 1 })],
+      ['schema_version 2', () => push({ schema_version: 2, holder: { executor: 'mallory', token: token + 1 }, last_token: token + 1 })],
+      ['extra field', () => push((r) => ({ ...r, holder: { executor: 'mallory', token: token + 1 }, last_token: token + 1, admin: true }))],
+      ['huge executor', () => push({ holder: { executor: 'm'.repeat(100_000), token: token + 1 }, last_token: token + 1 })],
+      ['state outside the chain', () => push({ state: 'owned' })],
+      ['not JSON', () => forge(remote, ref, { 'lease.json': '{"state": "taken", ' }, [good])],
+      ['no lease.json, another file', () => forge(remote, ref, { 'other.json': 'x' }, [good])],
+    ];
+    for (const [name, attack] of attacks) {
+      attack();
+      for (const [machine, repo] of [
+        [machineA, a],
+        [machineB, b],
+      ] as const) {
+        const seen = await status(machine, repo);
+        expect(seen, `${name}: ${JSON.stringify(seen['lease_sync'])}`).toMatchObject({
+          state: 'TAKEOVER',
+          lease: { holder: { executor: 'laptop-b', token } },
+          lease_sync: { error: expect.stringContaining('refused') as unknown, unverified_since: expect.any(String) as unknown },
+        });
+      }
+      // The holder's token still works on its machine (renew does not read the remote).
+      expect((await on(machineB, ['lease', 'renew', '--token', String(token)], b)).json.code, name).toBe('lease_renewed');
+      // A move of the chain is refused while its head cannot be read: nothing is pushed over the forged record.
+      const broken = await on(machineA, ['lease', 'break', '--reason', 'x'], a);
+      expect(broken.json.code, name).toBe('corrupt_record');
+      git(remote, 'update-ref', ref, good);
+    }
+    expect(await status(machineA, a)).toMatchObject({ lease_sync: { error: null, unverified_since: null } });
+  });
+
+  it('a forged head holding 66 files is refused from its tree listing', async () => {
+    const { a, remote, ref, head, record, token } = await taken();
+    const good = head();
+    const text = `${JSON.stringify({ ...record(), holder: { executor: 'mallory', token: token + 1 }, last_token: token + 1 }, null, 2)}\n`;
+    const many = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`f${i}`, String(i)]));
+    forge(remote, ref, { 'lease.json': text, ...many }, [good]);
+    expect(await status(machineA, a)).toMatchObject({ lease: { holder: { executor: 'laptop-b' } }, lease_sync: { error: expect.stringMatching(/refused: it holds 66 files/) as unknown } });
+    git(remote, 'update-ref', ref, good);
+  });
+});
+
+describe('git option injection through the new paths', () => {
+  it('an accept from a remote named like an option, or an executor named like one, runs nothing', async () => {
+    const { a, b, cycle } = await offered();
+    const canary = join(tempDir('canary'), 'ran');
+    const refused = await on(machineB, ['accept', cycle, '--from', `--upload-pack=touch ${canary}`, '--as', 'x'], b);
+    expect(refused.code).not.toBe(0);
+    const dash = await on(machineB, ['accept', cycle, '--from', 'origin', '--as', '--upload-pack=x'], b);
+    expect(dash.code).not.toBe(0);
+    expect(existsSync(canary)).toBe(false);
+    expect(await status(machineA, a)).toMatchObject({ state: 'HANDOFF_READY' });
+    expect((await on(machineA, ['cancel'], a)).json.code).toBe('cancelled');
+  });
+});
+
+describe('racing operators', () => {
+  it('a stale holder that releases after a break is refused (77) and the chain keeps the break', async () => {
+    const { a, b, record, token } = await taken();
+    expect((await on(machineA, ['lease', 'break', '--reason', 'laptop-b is gone'], a)).json.code).toBe('lease_broken');
+    const late = await on(machineB, ['lease', 'release', '--token', String(token)], b);
+    expect(late.code, JSON.stringify(late.json)).toBe(77);
+    expect(record()).toMatchObject({ state: 'broken', holder: null, last_token: token });
+  });
+
+  it('acquire vs acquire on the two machines after a break: one wins, one token, both machines agree', async () => {
+    const { a, b, record, token } = await taken();
+    expect((await on(machineA, ['lease', 'break', '--reason', 'gone'], a)).json.code).toBe('lease_broken');
+    const [fromA, fromB] = await Promise.all([on(machineA, ['lease', 'acquire', '--as', 'carol'], a), on(machineB, ['lease', 'acquire', '--as', 'dave'], b)]);
+    const codes = [fromA.json.code, fromB.json.code].sort();
+    expect(codes).toEqual(['lease_acquired', 'lease_held']);
+    const winner = fromA.json.code === 'lease_acquired' ? 'carol' : 'dave';
+    expect(record()).toMatchObject({ state: 'taken', holder: { executor: winner, token: token + 1 } });
+    for (const [machine, repo] of [
+      [machineA, a],
+      [machineB, b],
+    ] as const)
+      expect(await status(machine, repo)).toMatchObject({ lease: { holder: { executor: winner, token: token + 1 } } });
+  });
+});
