@@ -2,7 +2,7 @@ import { open, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { parseCodexRollout, rolloutRoute, type SkippedLine } from '../../adapters/telemetry/index.js';
 import { isHandoffError } from '../../protocol/errors.js';
-import { DirWatches, walk } from './dir-watch.js';
+import { DirWatches, isDirectory, walk } from './dir-watch.js';
 import { firstLine, lastLineEnd, nextLineChunk } from './line-chunks.js';
 
 /** Where the tail of one rollout file stands, and which workspace and session its lines belong to. */
@@ -116,7 +116,7 @@ export class CodexTail {
     for (const [path, file] of Object.entries(await this.deps.load())) this.files.set(path, file);
     if (await isDirectory(this.home)) {
       await this.begin(true);
-    } else if (this.watches.add(this.parent)) {
+    } else if (await this.watches.add(this.parent)) {
       this.mode = 'waiting';
       // Created between the check and the watch: the watch saw nothing, so look once more.
       if (await isDirectory(this.home)) await this.begin(false);
@@ -128,7 +128,7 @@ export class CodexTail {
   async close(): Promise<void> {
     this.closed = true;
     for (const timer of this.rechecks.values()) clearTimeout(timer);
-    this.watches.close();
+    await this.watches.close();
     await this.idle();
     await this.flush();
   }
@@ -142,9 +142,14 @@ export class CodexTail {
   }
 
   private async begin(atStart: boolean): Promise<void> {
-    if (this.mode === 'on' || !this.watches.add(this.home)) return;
+    const before = this.mode;
+    if (before === 'on') return;
     this.mode = 'on';
-    if (this.watches.has(this.parent)) this.watches.remove(this.parent);
+    if (!(await this.watches.add(this.home))) {
+      this.mode = before;
+      return;
+    }
+    await this.watches.remove(this.parent);
     this.enqueue(async () => {
       await this.scan(this.sessions, atStart);
       this.deps.log.info({ dir: this.sessions, files: this.files.size + this.history.size, watched_dirs: this.watches.size }, 'tailing codex rollouts');
@@ -157,7 +162,7 @@ export class CodexTail {
    */
   private async scan(root: string, atStart: boolean): Promise<void> {
     const found = await walk(root, isRollout);
-    for (const dir of found.dirs) this.watches.add(dir);
+    for (const dir of found.dirs) await this.watches.add(dir);
     if (atStart) {
       const present = new Set(found.files);
       // Files that went away while the daemon was down need no offset any more.
@@ -345,15 +350,5 @@ export class CodexTail {
     const snapshot = Object.fromEntries(this.files);
     this.saving = this.saving.then(() => this.deps.save(snapshot)).catch((error: unknown) => this.deps.log.warn({ err: error }, 'codex offsets not saved'));
     return this.saving;
-  }
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
-    throw error;
   }
 }
