@@ -361,7 +361,9 @@ export function createTakeoverService(deps: TakeoverDeps) {
       const next = reofferTaken(record, token, new Date(clock.now()).toISOString());
       if (!next.ok) return { ok: false, why: next.reason };
       const written = await writeLease(gitRoot, remote, next.record, head, timeoutMs);
-      return written.ok ? { ok: true, head: written.head } : { ok: false, why: written.why };
+      if (written.ok) return { ok: true, head: written.head };
+      // A rejection's last line of git is its porcelain summary ("Done"): say what happened instead.
+      return { ok: false, why: written.rejected ? 'the remote rejected the push' : written.why };
     } catch (error) {
       // readLease names an unreachable remote or an unreadable record: either way the chain did not move.
       return { ok: false, why: (error as Error).message };
@@ -417,7 +419,7 @@ export function createTakeoverService(deps: TakeoverDeps) {
   async function acceptRemote(source: Source, body: AcceptBody, receiverRoot: string): Promise<Envelope> {
     const lease = source.lease;
     if (lease === null) return failure('internal_error', 'a remote source without its lease', 'this is a bug');
-    const next = claimOffer(lease.record, body.as, new Date(clock.now()).toISOString());
+    const next = claimOffer(lease.record, body.as, new Date(clock.now()).toISOString(), registry.find(receiverRoot)?.snapshot().context.lease.last_token);
     if (!next.ok) return failure('lease_held', next.reason, 'only one executor holds the lease');
     const timeoutMs = config.git_timeout_seconds * 1000;
     const written = await writeLease(receiverRoot, lease.remote, next.record, lease.head, timeoutMs);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
-import { twoClones } from '../support/scenario.js';
+import { hook, twoClones } from '../support/scenario.js';
 
 /**
  * Issue 17, "multi-step operations that cannot half-happen": `accept --checkout` either completes
@@ -29,7 +29,10 @@ const breakFilter = (b: string) => {
   git(b, 'config', 'filter.broken.smudge', 'false');
   git(b, 'config', 'filter.broken.required', 'true');
 };
-const fixFilter = (b: string) => git(b, 'config', 'filter.broken.smudge', 'cat');
+const fixFilter = (b: string) => {
+  git(b, 'config', 'filter.broken.smudge', 'cat');
+  git(b, 'config', 'filter.broken.clean', 'cat');
+};
 
 const on = (machine: DaemonProcess, args: string[], repo: string) => cli(machine.stateDir, [...args, '--json'], repo);
 
@@ -142,5 +145,43 @@ describe('accept --checkout that git cannot finish is undone on the remote lease
     expect(second.json, JSON.stringify(second.json)).toMatchObject({ code: 'accepted', data: { state: 'TAKEOVER', token: spent + 1 } });
     expect(record()).toMatchObject({ state: 'taken', holder: { executor: 'laptop-b', token: spent + 1 }, last_token: spent + 1 });
     expect((await on(machineA, ['status'], a)).json.data).toMatchObject({ state: 'TAKEOVER', lease: { holder: { executor: 'laptop-b', token: spent + 1 } } });
+  });
+
+  it('when the remote refuses the new offer nothing is undone: the lease stays with the receiver, and the command the answer names finishes the move', async () => {
+    const { a, b, remote } = twoClones();
+    filteredWork(a);
+    const now = await on(machineA, ['now', '--no-wait'], a);
+    const cycle = (now.json.data?.['cycle'] as { id: string }).id;
+    // The remote takes the offer and the take, and refuses an offer that follows a take (a server-side policy).
+    hook(
+      remote,
+      'pre-receive',
+      [
+        'while read old new ref; do',
+        '  case "$ref" in refs/handoff/lease/*)',
+        '    if [ "$old" != 0000000000000000000000000000000000000000 ] && git show "$new:lease.json" | grep -q \'"state": "offered"\'; then',
+        '      echo "policy: no second offer" >&2; exit 1',
+        '    fi;;',
+        '  esac',
+        'done',
+      ].join('\n'),
+    );
+    breakFilter(b);
+    const failed = await on(machineB, ['accept', cycle, '--from', 'origin', '--as', 'laptop-b', '--checkout'], b);
+    expect(failed.code).toBe(75);
+    expect(failed.json, JSON.stringify(failed.json)).toMatchObject({ code: 'checkout_incomplete', data: { cycle, undone: false } });
+    const token = Number(failed.json.data?.['token']);
+    expect(failed.json.error?.message).toMatch(
+      new RegExp(`could not be offered again on 'origin' \\(the remote rejected the push\\), so it stays yours there with token ${token}`),
+    );
+    const commit = String(failed.json.data?.['checkpoint']);
+    expect(failed.json.error?.hint).toContain(`git -C '${b}' switch --detach ${commit}`);
+    expect(JSON.parse(git(remote, 'show', `refs/handoff/lease/${cycle}:lease.json`))).toMatchObject({ state: 'taken', holder: { token } });
+    expect((await on(machineB, ['status'], b)).json.data).toMatchObject({ state: 'TAKEOVER', lease: { holder: { executor: 'laptop-b', token } } });
+
+    fixFilter(b);
+    git(b, 'switch', '-q', '--detach', commit);
+    expect(git(b, 'rev-parse', 'HEAD')).toBe(commit);
+    expect(git(b, 'status', '--porcelain', '--untracked-files=all')).toBe('');
   });
 });
