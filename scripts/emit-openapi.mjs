@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { openApiFiles } from '../dist/daemon/http/openapi.js';
 
-const { json, markdown } = openApiFiles();
+const { json, markdown } = await openApiFiles();
 writeFileSync(new URL('../docs/openapi.json', import.meta.url), json);
 writeFileSync(new URL('../docs/api-reference.md', import.meta.url), markdown);
 console.log('wrote docs/openapi.json and docs/api-reference.md');

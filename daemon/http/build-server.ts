@@ -10,17 +10,7 @@ import type { Dashboard } from './dashboard/index.js';
 import { answerClientError, registerErrorHandling } from './errors.js';
 import { createListeners, type Listeners } from './listeners.js';
 import { closeLocalSocket } from './local-socket.js';
-import { agentContextRoutes } from './routes/agent-context.js';
-import { capsuleRoutes } from './routes/capsule.js';
-import { daemonRoutes } from './routes/daemon.js';
-import { helloRoutes } from './routes/hello.js';
-import { ingestRoutes } from './routes/ingest.js';
-import { leaseRoutes } from './routes/lease.js';
-import { pauseRoutes } from './routes/pause.js';
-import { signalRoutes } from './routes/signals.js';
-import { stageRoutes } from './routes/stages.js';
-import { takeoverRoutes } from './routes/takeover.js';
-import { statusRoutes } from './routes/status.js';
+import { V1_PREFIX, v1Plugin, v1Routes } from './routes/v1-routes.js';
 import { registerSecurity } from './security.js';
 
 export interface ServerDeps {
@@ -35,7 +25,7 @@ export interface ServerDeps {
   readonly dashboard?: Dashboard;
   /** What each stage asks of an agent session (daemon/agent-context/), for the agent hooks. */
   readonly agentContext?: AgentContextService;
-  /** Told of every route as it is added: the OpenAPI generator reads the schemas from here. */
+  /** Told of every route as it is added (the /v1 table once the server gets ready): the OpenAPI generator reads the schemas from here. */
   readonly onRoute?: (route: RouteOptions) => void;
   /** The pid `POST /v1/hello` vouches for; this process by default. */
   readonly pid?: number;
@@ -104,17 +94,19 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     browserGate: deps.dashboard?.gate,
     isLocal: (request) => isLocal(request.raw.socket),
   });
-  helloRoutes(app, { token: deps.token, port: deps.port, pid: deps.pid ?? process.pid });
-  statusRoutes(app, deps.service);
-  signalRoutes(app, deps.service);
-  stageRoutes(app, deps.service);
-  capsuleRoutes(app, deps.service);
-  takeoverRoutes(app, deps.takeover);
-  leaseRoutes(app, deps.service);
-  pauseRoutes(app, deps.service);
-  daemonRoutes(app, deps.service);
-  ingestRoutes(app, deps.ingest);
-  if (deps.agentContext !== undefined) agentContextRoutes(app, deps.agentContext);
+  // Registered when the server gets ready (listen, inject or ready()), under the hooks added above.
+  void app.register(
+    v1Plugin(
+      v1Routes({
+        service: deps.service,
+        takeover: deps.takeover,
+        ingest: deps.ingest,
+        agentContext: deps.agentContext,
+        hello: { token: deps.token, port: deps.port, pid: deps.pid ?? process.pid },
+      }),
+    ),
+    { prefix: V1_PREFIX },
+  );
   deps.dashboard?.register(app);
   return app;
 }

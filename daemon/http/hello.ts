@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { PROTOCOL_VERSION, success, type Envelope } from '../../protocol/index.js';
 
 /** Binds a proof to this protocol, so an HMAC the daemon computes can mean nothing else. */
 const CONTEXT = 'session-handoff hello v1';
@@ -24,4 +25,16 @@ export function helloVerified(token: string, facts: HelloFacts, proof: string): 
   const expected = Buffer.from(helloProof(token, facts), 'hex');
   const presented = Buffer.from(/^[0-9a-f]{64}$/.test(proof) ? proof : '', 'hex');
   return presented.length === expected.length && timingSafeEqual(presented, expected);
+}
+
+export interface HelloDeps {
+  readonly token: string;
+  readonly port: () => number;
+  readonly pid: number;
+}
+
+/** The answer to `POST /v1/hello`: who answers, and the proof that it holds the token. */
+export function helloAnswer(deps: HelloDeps, nonce: string): Envelope {
+  const facts = { nonce, port: deps.port(), pid: deps.pid };
+  return success('ok', { pid: facts.pid, port: facts.port, protocol_version: PROTOCOL_VERSION, proof: helloProof(deps.token, facts) });
 }

@@ -109,8 +109,8 @@ const COMMON: readonly Code[] = ['unauthorized', 'forbidden_host', 'forbidden_or
 const VALIDATED: readonly Code[] = ['invalid_body'];
 const WITH_BODY: readonly Code[] = ['malformed_json', 'body_too_large', 'unsupported_media_type'];
 
-/** Every route as the daemon registers it, with its schemas; no handler runs. */
-export function collectRoutes(): RouteOptions[] {
+/** Every route as the daemon registers it, with its schemas; no handler runs and nothing listens. */
+export async function collectRoutes(): Promise<RouteOptions[]> {
   const routes: RouteOptions[] = [];
   const unused = {} as never;
   const logger = pino({ enabled: false });
@@ -122,7 +122,7 @@ export function collectRoutes(): RouteOptions[] {
     port: () => 0,
     log: logger,
   });
-  buildServer({
+  const app = buildServer({
     service: unused,
     takeover: unused,
     ingest: unused,
@@ -134,6 +134,9 @@ export function collectRoutes(): RouteOptions[] {
     dashboard,
     onRoute: (route) => void routes.push(route),
   });
+  // The /v1 table is a plugin: its routes exist once the server is ready.
+  await app.ready();
+  await app.close();
   return routes;
 }
 
@@ -315,7 +318,7 @@ export function apiReferenceMarkdown(document: Json): string {
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
-export function openApiFiles(): { json: string; markdown: string } {
-  const document = openApiDocument(collectRoutes());
+export async function openApiFiles(): Promise<{ json: string; markdown: string }> {
+  const document = openApiDocument(await collectRoutes());
   return { json: `${JSON.stringify(document, null, 2)}\n`, markdown: apiReferenceMarkdown(document) };
 }

@@ -5,14 +5,14 @@ import { collectRoutes, openApiDocument, openApiFiles } from '../../daemon/http/
 const committed = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 
 describe('the HTTP API reference is generated from the routes', () => {
-  it('docs/openapi.json and docs/api-reference.md are what the routes say today (else: npm run openapi)', () => {
-    const { json, markdown } = openApiFiles();
+  it('docs/openapi.json and docs/api-reference.md are what the routes say today (else: npm run openapi)', async () => {
+    const { json, markdown } = await openApiFiles();
     expect(committed('docs/openapi.json'), 'docs/openapi.json is out of date: run `npm run openapi`').toBe(json);
     expect(committed('docs/api-reference.md'), 'docs/api-reference.md is out of date: run `npm run openapi`').toBe(markdown);
   });
 
-  it('every route is in it, described, with its schemas and its auth', () => {
-    const routes = collectRoutes().filter((r) => r.method !== 'HEAD');
+  it('every route is in it, described, with its schemas and its auth', async () => {
+    const routes = (await collectRoutes()).filter((r) => r.method !== 'HEAD');
     const document = openApiDocument(routes) as {
       paths: Record<string, Record<string, { summary: string; security: unknown[]; requestBody?: unknown; parameters?: unknown[] }>>;
     };
