@@ -92,9 +92,6 @@ export const PauseBodySchema = body({
   reason: Type.Optional(Reason),
 });
 
-export type RepoQuery = Static<typeof RepoQuerySchema>;
-export type StatusQuery = Static<typeof StatusQuerySchema>;
-export type HelloBody = Static<typeof HelloBodySchema>;
 export type SignalBody = Static<typeof SignalBodySchema>;
 export type WarningBody = Static<typeof WarningBodySchema>;
 export type StageBody = Static<typeof StageBodySchema>;
@@ -108,5 +105,3 @@ export type VerifyBody = Static<typeof VerifyBodySchema>;
 export type AcceptBody = Static<typeof AcceptBodySchema>;
 export type ReturnBody = Static<typeof ReturnBodySchema>;
 export type CloseBody = Static<typeof CloseBodySchema>;
-export type CycleQuery = Static<typeof CycleQuerySchema>;
-export type ListQuery = Static<typeof ListQuerySchema>;

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { ExecutorIdSchema } from './lease.schema.js';
 import { SourceSchema } from './telemetry.schema.js';
 
@@ -19,6 +19,3 @@ export const IngestBodySchema = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export type IngestParams = Static<typeof IngestParamsSchema>;
-export type IngestBody = Static<typeof IngestBodySchema>;
