@@ -17,8 +17,8 @@ for (const file of readdirSync(schemaDir)
 }
 
 describe('validators compiled at build time (scripts/emit-validators.mjs)', () => {
-  it('every schema a route validates with has one: none is compiled when the daemon starts', () => {
-    const parts = collectRoutes().flatMap((route) => {
+  it('every schema a route validates with has one: none is compiled when the daemon starts', async () => {
+    const parts = (await collectRoutes()).flatMap((route) => {
       const schema = (route.schema ?? {}) as Record<string, unknown>;
       return ['body', 'querystring', 'params', 'headers']
         .filter((part) => schema[part] !== undefined)
