@@ -27,7 +27,7 @@ import type { Config } from '../../schemas/index.js';
 import { readCapsule } from '../capsule/capsule-file.js';
 import { capsuleQuality } from '../capsule/quality.js';
 import type { Clock } from '../clock.js';
-import { currentRef, inspectRepository, publishRefs, snapshotWorkTree, workTreeTree } from '../git/index.js';
+import { currentRef, inspectRepository, publishRefs, snapshotWorkTree, treeOfWorkTree } from '../git/index.js';
 import { precompiled } from '../precompiled.js';
 import { describeErrors } from '../schema-check.js';
 import { sha256, writePackage } from './package-writer.js';
@@ -66,26 +66,27 @@ function recordOf(deps: StepDeps, sha: string | null, summary: StepRecord['summa
   return { kind: 'done', record: { at: new Date(deps.clock.now()).toISOString(), sha256: sha, summary } };
 }
 
-function need<T>(value: T | undefined | null, what: string): T {
+function required<T>(value: T | undefined | null, what: string): T {
   if (value === undefined || value === null)
     throw new HandoffError('corrupt_record', `the journal lacks ${what} for this drain`, 'inspect the journal; the drain cannot continue without it');
   return value;
 }
 
-const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-const name = (target: DrainTarget, what: string) => `${what}-${target.drain.leg}-r${target.drain.revision}`;
+const stringField = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+/** A step record's name in the store: one per step, leg and drain revision. */
+const recordName = (target: DrainTarget, what: string) => `${what}-${target.drain.leg}-r${target.drain.revision}`;
 
 /** The checkpoint the package step decided on (its mechanism, ref, commit and remote). */
 function checkpointOf(drain: DrainProgress): Checkpoint {
-  const snapshot = need(drain.steps.snapshot, 'the snapshot');
-  const packaged = need(drain.steps.package, 'the package');
-  const mechanism = need(str(packaged.summary['mechanism']), 'the mechanism') as Checkpoint['mechanism'];
+  const snapshot = required(drain.steps.snapshot, 'the snapshot');
+  const packaged = required(drain.steps.package, 'the package');
+  const mechanism = required(stringField(packaged.summary['mechanism']), 'the mechanism') as Checkpoint['mechanism'];
   return {
     mechanism,
-    ref: str(packaged.summary['ref']),
-    commit: str(packaged.summary['commit']),
-    tree: str(snapshot.summary['tree']),
-    remote: str(packaged.summary['remote']),
+    ref: stringField(packaged.summary['ref']),
+    commit: stringField(packaged.summary['commit']),
+    tree: stringField(snapshot.summary['tree']),
+    remote: stringField(packaged.summary['remote']),
     // Claimed by the manifest, made true by the publish step's read-back before the lease is offered.
     remote_verified: mechanism === 'handoff_branch',
     created_at: snapshot.at,
@@ -95,7 +96,7 @@ function checkpointOf(drain: DrainProgress): Checkpoint {
 /** The remote the records travel to: the one the checkpoint branch goes to; none for a local ref. */
 function travellingRemote(drain: DrainProgress): string | null {
   const packaged = drain.steps.package;
-  return packaged?.summary['mechanism'] === 'handoff_branch' ? str(packaged.summary['remote']) : null;
+  return packaged?.summary['mechanism'] === 'handoff_branch' ? stringField(packaged.summary['remote']) : null;
 }
 
 /**
@@ -103,9 +104,9 @@ function travellingRemote(drain: DrainProgress): string | null {
  * (this machine only); the capsule alone only when the source did not change.
  */
 async function decideCheckpoint(target: DrainTarget, observed: RepositoryObservation): Promise<Pick<Checkpoint, 'mechanism' | 'ref' | 'commit' | 'remote'>> {
-  const snapshot = need(target.drain.steps.snapshot, 'the snapshot');
-  const commit = need(str(snapshot.summary['commit']), 'the snapshot commit');
-  const ref = need(str(snapshot.summary['ref']), 'the snapshot ref');
+  const snapshot = required(target.drain.steps.snapshot, 'the snapshot');
+  const commit = required(stringField(snapshot.summary['commit']), 'the snapshot commit');
+  const ref = required(stringField(snapshot.summary['ref']), 'the snapshot ref');
   // A configured remote is where the work goes; if it fails, that is a blocked reason, never silently a local ref.
   if (observed.remote !== null) return { mechanism: 'handoff_branch', ref, commit, remote: observed.remote };
   if ((await currentRef(target.work, ref)) === commit) return { mechanism: 'local_ref', ref, commit, remote: target.work };
@@ -121,8 +122,8 @@ async function decideCheckpoint(target: DrainTarget, observed: RepositoryObserva
 /** Where the lease now travels, from the offer step: the remote name and the chain's head. */
 export function remoteTracking(drain: DrainProgress): RemoteTracking | null {
   const offer = drain.steps.offer;
-  const name = str(offer?.summary['remote']);
-  return name === null ? null : { name, lease_head: str(offer?.summary['lease_head']) };
+  const name = stringField(offer?.summary['remote']);
+  return name === null ? null : { name, lease_head: stringField(offer?.summary['lease_head']) };
 }
 
 export function verifiedCheckpoint(drain: DrainProgress) {
@@ -132,9 +133,9 @@ export function verifiedCheckpoint(drain: DrainProgress) {
 
 /** What the snapshot step's secret scan withheld (none for a journal written before the scan existed). */
 async function withheldOf(store: StepStore, target: DrainTarget): Promise<readonly Withheld[]> {
-  const snapshot = need(target.drain.steps.snapshot, 'the snapshot');
+  const snapshot = required(target.drain.steps.snapshot, 'the snapshot');
   if (snapshot.sha256 === null) return [];
-  return (await store.load<{ withheld: Withheld[] }>(target.cycle.id, name(target, 'secrets'), snapshot.sha256)).withheld;
+  return (await store.load<{ withheld: Withheld[] }>(target.cycle.id, recordName(target, 'secrets'), snapshot.sha256)).withheld;
 }
 
 /** Each drain step: effects here, decisions in protocol/, results back to the journal. */
@@ -144,8 +145,8 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
 
   /** A new revision when the work tree moved since the snapshot (the withheld files left out, as the snapshot did). */
   async function treeMoved(target: DrainTarget): Promise<StepOutcome | null> {
-    const snapshot = need(target.drain.steps.snapshot, 'the snapshot');
-    const tree = await workTreeTree(
+    const snapshot = required(target.drain.steps.snapshot, 'the snapshot');
+    const tree = await treeOfWorkTree(
       target.work,
       (await withheldOf(store, target)).map((file) => file.path),
     );
@@ -157,13 +158,17 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
         'the source agent must stop editing (finish its atomic step), then run `handoff resume`',
       );
     }
-    return { kind: 'revise', reason: 'the work tree changed after the snapshot', previousCommit: need(str(snapshot.summary['commit']), 'the snapshot commit') };
+    return {
+      kind: 'revise',
+      reason: 'the work tree changed after the snapshot',
+      previousCommit: required(stringField(snapshot.summary['commit']), 'the snapshot commit'),
+    };
   }
 
   return {
     async inspect(target) {
       const observed = await inspectRepository(target.work);
-      const sha = await store.save(target.cycle.id, name(target, 'inspect'), observed);
+      const sha = await store.save(target.cycle.id, recordName(target, 'inspect'), observed);
       const dirty = observed.dirty.staged.length + observed.dirty.unstaged.length + observed.dirty.untracked.length;
       return recordOf(deps, sha, {
         remote: observed.remote,
@@ -190,12 +195,12 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
         maxFileBytes: config.secret_scan.max_file_bytes,
         now: () => deps.clock.now(),
       });
-      const scanSha = await store.save(cycle.id, name(target, 'secrets'), scan);
+      const scanSha = await store.save(cycle.id, recordName(target, 'secrets'), scan);
       const withhold = scan.withheld.map((file) => file.path);
       const result = await snapshotWorkTree(target.work, {
         ref,
         message: `handoff ${cycle.id}: snapshot of the work tree (${drain.leg} leg, revision ${drain.revision})`,
-        createdAt: need(drain.revision_at, 'the revision time'),
+        createdAt: required(drain.revision_at, 'the revision time'),
         expectedOld: drain.previous_commit,
         withhold,
       });
@@ -227,7 +232,7 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       const files = packageFiles(drain.leg, drain.revision);
       // The capsule and the package time are frozen for this revision the first time, so a resumed
       // package has the same bytes (the files are written create-once).
-      const inputName = name(target, 'package-input');
+      const inputName = recordName(target, 'package-input');
       let input: { capsule: Capsule | null; quality: CapsuleQuality; created_at: string };
       const saved = await store.find<typeof input>(cycle.id, inputName);
       if (saved !== null && typeof saved.created_at === 'string') {
@@ -237,10 +242,10 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
         input = { capsule, quality: await capsuleQuality(target.work, capsule, context), created_at: new Date(deps.clock.now()).toISOString() };
         await store.save(cycle.id, inputName, input);
       }
-      const repository = await store.load<RepositoryObservation>(cycle.id, name(target, 'inspect'), drain.steps.inspect?.sha256 ?? null);
+      const repository = await store.load<RepositoryObservation>(cycle.id, recordName(target, 'inspect'), drain.steps.inspect?.sha256 ?? null);
       const validations = await store.load<Validation[]>(cycle.id, `validate-${drain.leg}`, drain.steps.validate?.sha256 ?? null);
       const decided = await decideCheckpoint(target, repository);
-      const snapshot = need(drain.steps.snapshot, 'the snapshot');
+      const snapshot = required(drain.steps.snapshot, 'the snapshot');
       const manifest = buildManifest({
         cycle,
         leg: drain.leg,
@@ -254,7 +259,12 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
         repository,
         validations,
         // Claimed verified on the remote; the publish step proves it before the lease is offered.
-        checkpoint: { ...decided, tree: str(snapshot.summary['tree']), remote_verified: decided.mechanism === 'handoff_branch', created_at: snapshot.at },
+        checkpoint: {
+          ...decided,
+          tree: stringField(snapshot.summary['tree']),
+          remote_verified: decided.mechanism === 'handoff_branch',
+          created_at: snapshot.at,
+        },
         withheld: await withheldOf(store, target),
       });
       const handoff = renderHandoff(manifest);
@@ -293,9 +303,12 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       if (remote === null || checkpoint.ref === null || checkpoint.commit === null) {
         return recordOf(deps, null, { mechanism: checkpoint.mechanism, remote: null, remote_verified: false, pushed: false });
       }
-      const packaged = need(drain.steps.package, 'the package');
+      const packaged = required(drain.steps.package, 'the package');
       const { lease } = target.context;
-      const manifest = { path: need(str(packaged.summary['manifest']), 'the manifest path'), sha256: need(packaged.sha256, 'the manifest sha256') };
+      const manifest = {
+        path: required(stringField(packaged.summary['manifest']), 'the manifest path'),
+        sha256: required(packaged.sha256, 'the manifest sha256'),
+      };
       const leaseHead = await leaseOfferRecord(work, {
         leg: drain.leg,
         cycle: cycle.id,
@@ -304,10 +317,10 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
         holder: lease.holder === null ? null : { executor: lease.holder.executor, token: lease.holder.token },
         token: cycle.receiver?.token ?? null,
         // The package's time: a resumed drain makes the same record, and the push finds it there.
-        at: need(drain.steps.package, 'the package').at,
+        at: required(drain.steps.package, 'the package').at,
       });
       const records = [
-        { ref: packagesRef(cycle.id), commit: need(str(packaged.summary['records']), 'the package record') },
+        { ref: packagesRef(cycle.id), commit: required(stringField(packaged.summary['records']), 'the package record') },
         { ref: leaseRef(cycle.id), commit: leaseHead },
       ];
       const result = await publishRefs(work, { remote, checkpoint: { ref: checkpoint.ref, commit: checkpoint.commit }, records, timeoutMs: gitTimeout });
@@ -323,16 +336,16 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
     },
 
     async offer(target) {
-      const snapshot = need(target.drain.steps.snapshot, 'the snapshot');
-      const published = need(target.drain.steps.publish, 'the publish result');
+      const snapshot = required(target.drain.steps.snapshot, 'the snapshot');
+      const published = required(target.drain.steps.publish, 'the publish result');
       // An edit after the snapshot (even one made while the push ran) makes a new revision, whose
       // publish moves the branch, the package and the offer on together; this one is not offered here.
       const moved = await treeMoved(target);
       if (moved !== null) return moved;
       return recordOf(deps, null, {
-        tree: str(snapshot.summary['tree']),
-        remote: str(published.summary['remote']),
-        lease_head: str(published.summary['lease_head']),
+        tree: stringField(snapshot.summary['tree']),
+        remote: stringField(published.summary['remote']),
+        lease_head: stringField(published.summary['lease_head']),
       });
     },
   };

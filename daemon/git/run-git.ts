@@ -75,9 +75,9 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
     });
   };
 
-  let git: SimpleGit;
+  let client: SimpleGit;
   try {
-    git = simpleGit({
+    client = simpleGit({
       baseDir: options.cwd,
       binary: launcher.binary,
       abort: controller.signal,
@@ -132,7 +132,7 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
   subscribe('child_process', onChild);
   let failure: unknown = null;
   try {
-    await Promise.race([git.raw([...argv]).catch((error: unknown) => (failure = error)), afterDrain]);
+    await Promise.race([client.raw([...argv]).catch((error: unknown) => (failure = error)), afterDrain]);
     // A timed-out call returns only once its group had the KILL too: nothing of it outlives the call.
     if (timedOut) await afterKill;
   } finally {

@@ -72,7 +72,7 @@ export async function workTreeSnapshot(root: string, withhold: readonly string[]
   }
 }
 
-export async function workTreeTree(root: string, withhold: readonly string[] = []): Promise<string> {
+export async function treeOfWorkTree(root: string, withhold: readonly string[] = []): Promise<string> {
   return (await workTreeSnapshot(root, withhold)).tree;
 }
 

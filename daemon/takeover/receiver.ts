@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HandoffError, displayRemote, type ReceiverObservation } from '../../protocol/index.js';
 import type { Manifest } from '../../schemas/index.js';
-import { dataArg, git, instructionFiles, runGit, workTreeTree } from '../git/index.js';
+import { dataArg, git, instructionFiles, runGit, treeOfWorkTree } from '../git/index.js';
 
 async function optional(args: readonly string[], cwd: string, timeoutMs = 15_000): Promise<string | null> {
   const result = await runGit(args, { cwd, timeoutMs });
@@ -90,7 +90,7 @@ export async function observeReceiver(root: string, options: ObserveOptions): Pr
   // the repository is judged by its remote's, the root commits of its remote-tracking refs.
   const roots = await optional(['rev-list', '--max-parents=0', head === null ? '--remotes' : 'HEAD'], root);
   const commitSource = await ensureCommit(root, manifest.checkpoint.commit, options.fetchFrom, options.timeoutMs);
-  const tree = await workTreeTree(root, options.frozenTree === null ? [] : (options.frozenWithhold ?? []));
+  const tree = await treeOfWorkTree(root, options.frozenTree === null ? [] : (options.frozenWithhold ?? []));
   // Only a tree that differs from a checkpoint we have can be moved to it.
   let checkout: ReceiverObservation['checkout'] = 'not_needed';
   if (tree !== manifest.checkpoint.tree) checkout = commitSource === 'missing' ? 'not_requested' : await options.move(tree, await isClean(root));
@@ -177,7 +177,7 @@ export async function undoPartialSwitch(root: string, commit: string): Promise<s
  * returned work appears as uncommitted changes on top of them, ready for review.
  */
 export async function bringToReturned(root: string, frozenTree: string, returnedTree: string, withhold: readonly string[] = []): Promise<void> {
-  if ((await workTreeTree(root, withhold)) !== frozenTree) {
+  if ((await treeOfWorkTree(root, withhold)) !== frozenTree) {
     throw new HandoffError('diverged', 'the work tree changed while it was being checked', 'nothing was moved; verify again');
   }
   await git(['read-tree', '--end-of-options', dataArg(frozenTree, 'frozen tree', 'corrupt_record')], { cwd: root });

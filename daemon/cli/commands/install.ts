@@ -36,8 +36,8 @@ function stateDirToBake(stateDir: string): string | null {
 }
 
 function renderInstall(report: InstallReport): string {
-  const verb = (action: FileOutcome['action']) =>
-    report.dry_run ? { created: 'would create', updated: 'would update', unchanged: 'unchanged' }[action] : action;
+  const verb = (outcome: FileOutcome['action']) =>
+    report.dry_run ? { created: 'would create', updated: 'would update', unchanged: 'unchanged' }[outcome] : outcome;
   const lines: string[] = [];
   for (const file of report.files) {
     lines.push(`${verb(file.action)} ${file.path}${file.backup === null ? '' : ` (previous version kept in ${file.backup})`}`);
