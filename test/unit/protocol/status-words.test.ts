@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { renderStatus } from '../../../daemon/cli/output.js';
 import { statusView } from '../../../protocol/index.js';
 import { drainReport, formatAge, formatDuration, plainStatus } from '../../../protocol/status-words.js';
-import { EVERYTHING, UNPRINTABLE } from '../protocol/hostile-text.js';
-import { Harness } from '../protocol/machine-harness.js';
+import { EVERYTHING, UNPRINTABLE } from './hostile-text.js';
+import { Harness } from './machine-harness.js';
 
 const record = (at: number) => ({ at: new Date(at).toISOString(), sha256: null, summary: {} });
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[`);
