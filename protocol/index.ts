@@ -29,3 +29,4 @@ export * from './capsule-markdown.js';
 export * from './capsule-quality.js';
 export * from './edit-policy.js';
 export * from './agent-context.js';
+export * from './ingest-report.js';

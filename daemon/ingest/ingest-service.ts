@@ -1,6 +1,6 @@
-import { ADAPTERS, type AgentEvent, type SkippedLine, type UnknownMetric } from '../../adapters/telemetry/index.js';
-import { HandoffError, readingKey, stateOf, type Code, type WorkspaceState } from '../../protocol/index.js';
-import type { ProviderWarning, Reading, Source } from '../../schemas/telemetry.schema.js';
+import { ADAPTERS } from '../../adapters/telemetry/index.js';
+import { HandoffError, readingKey, stateOf, type IngestReport } from '../../protocol/index.js';
+import type { Reading, Source } from '../../schemas/telemetry.schema.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
@@ -14,30 +14,6 @@ export interface IngestRequest {
   readonly repo?: string | undefined;
   /** The session for records whose payload names none. */
   readonly executor?: string | undefined;
-}
-
-export interface NotCredible {
-  readonly reading: Reading;
-  readonly reason: string;
-  readonly message: string;
-}
-
-/** What one payload did to its workspace: the `data` of the `ingested` Envelope. */
-export interface IngestReport {
-  readonly workspace: string;
-  readonly state: WorkspaceState;
-  readonly cycle: string | null;
-  readonly adapter: Source;
-  /** How the payload was routed; a tailer keeps cwd and session for the next chunk of the file. */
-  readonly route: { readonly by: 'repo' | 'payload'; readonly cwd: string | null; readonly session_id: string | null };
-  readonly recorded: Reading[];
-  readonly unchanged: Reading[];
-  readonly not_credible: NotCredible[];
-  readonly unknown: UnknownMetric[];
-  readonly warnings: { readonly warning: ProviderWarning; readonly code: Code }[];
-  readonly events: AgentEvent[];
-  /** Lines of a multi-line payload that could not be read; every other line counted. */
-  readonly skipped_lines: SkippedLine[];
 }
 
 export interface IngestDeps {

@@ -1,4 +1,4 @@
-import type { IngestReport } from './ingest-service.js';
+import type { IngestReport } from '../../protocol/index.js';
 
 export interface LineBatches {
   /** Runs of whole lines, each within the budget once JSON-encoded. */

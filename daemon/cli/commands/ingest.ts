@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { success, type Envelope } from '../../../protocol/index.js';
+import { success, type Envelope, type IngestReport } from '../../../protocol/index.js';
 import { SOURCES } from '../../../schemas/telemetry.schema.js';
-import type { IngestReport } from '../../ingest/ingest-service.js';
 import { batchLines, mergeReports, type MergedReport } from '../../ingest/line-batches.js';
 import { action, usage, type CommandContext, type GlobalOptions } from '../context.js';
 

@@ -1,4 +1,4 @@
-import type { IngestReport } from '../../ingest/ingest-service.js';
+import type { IngestReport } from '../../../protocol/index.js';
 import type { DaemonAnswer } from './lean-client.js';
 
 /** Short names: the status line is one row shared with the user's own items. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { IngestReport } from '../../../daemon/ingest/ingest-service.js';
+import type { IngestReport } from '../../../protocol/index.js';
 import { batchLines, mergeReports } from '../../../daemon/ingest/line-batches.js';
 
 describe('batchLines', () => {
