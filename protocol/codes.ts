@@ -1,7 +1,7 @@
 /**
  * The one registry of result and error codes. Each key equals its `code`, so a code can be looked up
  * by the string that travels in the Envelope. `status` is the HTTP status the API answers with, `exit`
- * the CLI exit code of CONTRACT.md. docs/codes.md is tested against this table.
+ * the CLI exit code. docs/codes.md documents both and is tested against this table.
  */
 export interface CodeSpec<C extends string = string> {
   readonly code: C;

@@ -1,6 +1,6 @@
 import type { Manifest } from '../schemas/manifest.schema.js';
 
-/** The drain of CONTRACT.md: after the wait, these steps in this order, each journaled when done. */
+/** The drain of docs/concepts.md (The drain and the checkpoint): after the wait, these steps in this order, each journaled when done. */
 export const DRAIN_STEPS = ['inspect', 'validate', 'snapshot', 'package', 'publish', 'offer'] as const;
 export type DrainStep = (typeof DRAIN_STEPS)[number];
 

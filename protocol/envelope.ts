@@ -1,7 +1,7 @@
 import { CODES, type Code } from './codes.js';
 import type { HandoffError } from './errors.js';
 
-/** The shape of every `--json` output and every HTTP body (CONTRACT.md, Envelope). */
+/** The shape of every `--json` output and every HTTP body (docs/codes.md, Envelope). */
 export interface Envelope<D = unknown> {
   code: Code;
   data: D | null;

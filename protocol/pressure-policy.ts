@@ -13,8 +13,9 @@ const FUTURE_SKEW_MS = 5 * 60_000;
 const KNOWN_SOURCES: ReadonlySet<string> = new Set(SOURCES);
 
 /**
- * CONTRACT.md: a credible reading comes from a named adapter, has a numeric percent, was observed
- * within the freshness window, and its window (when it has one) has not reset yet.
+ * docs/concepts.md (Readings and pressure): a credible reading comes from a named adapter, has a
+ * numeric percent, was observed within the freshness window, and its window (when it has one) has
+ * not reset yet.
  */
 export function credibility(reading: Reading, nowMs: number, policy: PressurePolicy): Credibility {
   if (!KNOWN_SOURCES.has(reading.source)) {

@@ -4,7 +4,7 @@ const Item = Type.String({ minLength: 1, maxLength: 2000 });
 const List = Type.Array(Item, { maxItems: 200, default: [] });
 
 /**
- * The agent's continuation capsule: its own claims about the work (CONTRACT.md, manifest `capsule`).
+ * The agent's continuation capsule: its own claims about the work (docs/concepts.md, Capsule; the manifest's `capsule`).
  * Everything the daemon cannot observe itself. Lists default to empty; text fields to null.
  */
 export const CapsuleSchema = Type.Object(

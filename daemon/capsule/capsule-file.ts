@@ -39,7 +39,7 @@ export function parseCapsule(value: unknown): Capsule {
     throw new HandoffError(
       'invalid_body',
       describeErrors(validate.errors, 'capsule'),
-      'see `handoff capsule show` of a valid capsule, or CONTRACT.md for the fields',
+      '`handoff capsule template` prints a capsule with every field; compare with `handoff capsule show` of a valid one',
     );
   }
   return copy;
