@@ -11,6 +11,7 @@ import {
   outcomeEnvelope,
   packageFiles,
   stateOf,
+  step,
   statusView,
   success,
   type Cycle,
@@ -421,6 +422,19 @@ export function createTakeoverService(deps: TakeoverDeps) {
     if (lease === null) return failure('internal_error', 'a remote source without its lease', 'this is a bug');
     const next = claimOffer(lease.record, body.as, new Date(clock.now()).toISOString(), registry.find(receiverRoot)?.snapshot().context.lease.last_token);
     if (!next.ok) return failure('lease_held', next.reason, 'only one executor holds the lease');
+    const token = next.record.holder?.token ?? 0;
+    const importing = (head: string) => ({
+      type: 'IMPORT_TAKEOVER' as const,
+      cycle: { ...source.cycle, remote: { name: lease.remote, lease_head: head } },
+      executor: body.as,
+      token,
+      receiver_root: receiverRoot,
+    });
+    // Asked of the pure machine before the chain moves: a receiver that cannot take the cycle now (paused,
+    // evacuating, holding another) is refused while the lease is still on offer for someone else.
+    const receiver = await registry.open(receiverRoot);
+    const trial = step(receiver.snapshot(), { ...importing(lease.head), at: clock.now(), entropy: 'aaaaaa' });
+    if (!trial.outcome.changed) return outcomeEnvelope(trial.outcome, receiver.snapshot());
     const timeoutMs = config.git_timeout_seconds * 1000;
     const written = await writeLease(receiverRoot, lease.remote, next.record, lease.head, timeoutMs);
     if (!written.ok) {
@@ -433,16 +447,17 @@ export function createTakeoverService(deps: TakeoverDeps) {
         'only one executor holds the lease',
       );
     }
-    const cycle = { ...source.cycle, remote: { name: lease.remote, lease_head: written.head } };
-    await registry.open(receiverRoot);
-    const { outcome, snapshot } = await registry.dispatch(receiverRoot, {
-      type: 'IMPORT_TAKEOVER',
-      cycle,
-      executor: body.as,
-      token: next.record.holder?.token ?? 0,
-      receiver_root: receiverRoot,
-    });
-    return outcomeEnvelope(outcome, snapshot);
+    const { outcome, snapshot } = await registry.dispatch(receiverRoot, importing(written.head));
+    if (outcome.changed) return outcomeEnvelope(outcome, snapshot);
+    // Refused after all (the receiver moved since the trial): the take is undone on the chain, as after a failed checkout.
+    const back = await reofferOnRemote(receiverRoot, lease.remote, source.cycle.id, token);
+    if (back.ok) return outcomeEnvelope(outcome, snapshot);
+    return failure(
+      outcome.code,
+      `${outcome.message ?? outcome.code}; the lease taken on '${lease.remote}' for this accept could not be offered again (${back.why}): token ${token} holds it there`,
+      `free it with \`handoff lease break --reason REASON\` where the cycle is followed (the source), then offer or accept again`,
+      { cycle: source.cycle.id, token },
+    );
   }
 
   /** Moves the remote lease chain (when the cycle has one) before anything changes locally. */

@@ -184,4 +184,20 @@ describe('accept --checkout that git cannot finish is undone on the remote lease
     expect(git(b, 'rev-parse', 'HEAD')).toBe(commit);
     expect(git(b, 'status', '--porcelain', '--untracked-files=all')).toBe('');
   });
+
+  it('a receiver that cannot import the cycle (paused) is refused before the chain moves: the lease stays on offer', async () => {
+    const { a, b, remote } = twoClones();
+    writeFileSync(join(a, 'f.txt'), 'one\ntwo\n');
+    const now = await on(machineA, ['now', '--no-wait'], a);
+    const cycle = (now.json.data?.['cycle'] as { id: string }).id;
+    const ref = `refs/handoff/lease/${cycle}`;
+    const head = git(remote, 'rev-parse', ref);
+    expect((await on(machineB, ['pause', '--reason', 'not now'], b)).json.code).toBe('paused');
+    const refused = await on(machineB, ['accept', cycle, '--from', 'origin', '--as', 'laptop-b', '--checkout'], b);
+    expect(refused.json.code, JSON.stringify(refused.json)).toBe('paused_denied');
+    expect(git(remote, 'rev-parse', ref)).toBe(head);
+    expect(JSON.parse(git(remote, 'show', `${ref}:lease.json`))).toMatchObject({ state: 'offered' });
+    expect((await on(machineB, ['unpause'], b)).json.code).toBe('unpaused');
+    expect((await on(machineB, ['accept', cycle, '--from', 'origin', '--as', 'laptop-b', '--checkout'], b)).json.code).toBe('accepted');
+  });
 });
