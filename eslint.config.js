@@ -30,4 +30,31 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Adapters parse what they are handed: reading files, watching and spawning are the daemon's.
+    files: ['adapters/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            'node:fs',
+            'node:fs/*',
+            'fs',
+            'node:net',
+            'net',
+            'node:http',
+            'http',
+            'node:child_process',
+            'child_process',
+            'pino',
+            'simple-git',
+            'chokidar',
+            'fastify',
+            '**/daemon/**',
+          ],
+        },
+      ],
+    },
+  },
 );
