@@ -91,5 +91,3 @@ export type WorkspaceEvent =
   | (EventMeta & { type: 'IMPORT_TAKEOVER'; cycle: Cycle; executor: string; token: number; receiver_root: string })
   /** `receiver_root`: the checkout of this machine where a `handoff lease acquire` took a travelling lease (it returns from there). */
   | (EventMeta & { type: 'REMOTE_LEASE'; lease: RemoteLeaseRecord; lease_head: string; return_drain: DrainProgress | null; receiver_root?: string | null });
-
-export type WorkspaceEventType = WorkspaceEvent['type'];
