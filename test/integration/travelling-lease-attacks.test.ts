@@ -81,8 +81,8 @@ async function taken(source: DaemonProcess = machineA) {
 }
 
 describe('records forged on the remote are checked before use', () => {
-  it('a malformed head (wrong cycle, schema_version, extra field, huge executor, unknown state, no JSON, no lease.json) is refused on both machines: nothing moves, status says since when, and the daemons keep answering', async () => {
-    const { a, b, remote, ref, head, push, token } = await taken();
+  it('a malformed head (wrong cycle, schema_version, extra field, huge executor, unknown state, no JSON, no lease.json, 66 files) is refused on both machines: nothing moves, status says since when, and the daemons keep answering', async () => {
+    const { a, b, remote, ref, head, record, push, token } = await taken();
     const good = head();
     const other = `20200101T000000Z-aaaaaa`;
     const attacks: [string, () => string][] = [
@@ -93,13 +93,17 @@ describe('records forged on the remote are checked before use', () => {
       ['state outside the chain', () => push({ state: 'owned' })],
       ['not JSON', () => forge(remote, ref, { 'lease.json': '{"state": "taken", ' }, [good])],
       ['no lease.json, another file', () => forge(remote, ref, { 'other.json': 'x' }, [good])],
+      ['66 files', () => forge(remote, ref, { 'lease.json': `${JSON.stringify(record())}\n`, ...Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`f${i}`, String(i)])) }, [good])],
     ];
-    for (const [name, attack] of attacks) {
+    for (const [index, [name, attack]] of attacks.entries()) {
       attack();
-      for (const [machine, repo] of [
-        [machineA, a],
-        [machineB, b],
-      ] as const) {
+      // Both machines read through the same check: the receiver is asked for the first two only (runtime).
+      for (const [machine, repo] of index < 2
+        ? ([
+            [machineA, a],
+            [machineB, b],
+          ] as const)
+        : ([[machineA, a]] as const)) {
         const seen = await status(machine, repo);
         expect(seen, `${name}: ${JSON.stringify(seen['lease_sync'])}`).toMatchObject({
           state: 'TAKEOVER',
@@ -107,24 +111,50 @@ describe('records forged on the remote are checked before use', () => {
           lease_sync: { error: expect.stringContaining('refused') as unknown, unverified_since: expect.any(String) as unknown },
         });
       }
-      // The holder's token still works on its machine (renew does not read the remote).
-      expect((await on(machineB, ['lease', 'renew', '--token', String(token)], b)).json.code, name).toBe('lease_renewed');
-      // A move of the chain is refused while its head cannot be read: nothing is pushed over the forged record.
-      const broken = await on(machineA, ['lease', 'break', '--reason', 'x'], a);
-      expect(broken.json.code, name).toBe('corrupt_record');
       git(remote, 'update-ref', ref, good);
     }
+    // A move of the chain is refused while its head cannot be read: nothing is pushed over the forged record.
+    const forged = push({ schema_version: 2 });
+    expect((await on(machineA, ['lease', 'break', '--reason', 'x'], a)).json.code).toBe('corrupt_record');
+    expect(head()).toBe(forged);
+    git(remote, 'update-ref', ref, good);
+    expect((await on(machineB, ['lease', 'renew', '--token', String(token)], b)).json.code).toBe('lease_renewed');
     expect(await status(machineA, a)).toMatchObject({ lease_sync: { error: null, unverified_since: null } });
   });
+});
 
-  it('a forged head holding 66 files is refused from its tree listing', async () => {
-    const { a, remote, ref, head, record, token } = await taken();
+describe('forged records that are well-formed moves', () => {
+  it('a forged `broken` that lowers last_token does not make the next acquire reuse a token', async () => {
+    const { a, push, record, token } = await taken();
+    push({ state: 'broken', holder: null, last_token: 0 });
+    expect(await status(machineA, a)).toMatchObject({ lease: { holder: null } });
+    const acquired = await on(machineA, ['lease', 'acquire', '--as', 'carol'], a);
+    expect(acquired.json.code).toBe('lease_acquired');
+    expect(Number(acquired.json.data?.['token'])).toBeGreaterThan(token);
+    expect(record()).toMatchObject({ state: 'taken', holder: { executor: 'carol', token: Number(acquired.json.data?.['token']) } });
+  });
+
+  it('a forged `withdrawn` over a taken lease, or a forged `return_offered` whose package is not on the remote, moves nothing: both machines keep the holder, no RETURN_HANDOFF_READY', async () => {
+    const { a, b, head, push, ref, remote, token } = await taken();
     const good = head();
-    const text = `${JSON.stringify({ ...record(), holder: { executor: 'mallory', token: token + 1 }, last_token: token + 1 }, null, 2)}\n`;
-    const many = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`f${i}`, String(i)]));
-    forge(remote, ref, { 'lease.json': text, ...many }, [good]);
-    expect(await status(machineA, a)).toMatchObject({ lease: { holder: { executor: 'laptop-b' } }, lease_sync: { error: expect.stringMatching(/refused: it holds 66 files/) as unknown } });
+    push({ state: 'withdrawn', holder: null });
+    for (const [machine, repo] of [
+      [machineA, a],
+      [machineB, b],
+    ] as const)
+      expect(await status(machine, repo)).toMatchObject({ state: 'TAKEOVER', lease: { holder: { executor: 'laptop-b', token } } });
+    expect((await on(machineB, ['lease', 'renew', '--token', String(token)], b)).json.code).toBe('lease_renewed');
     git(remote, 'update-ref', ref, good);
+    push((r) => ({ ...r, state: 'return_offered', manifest: { path: 'return/manifest.json', sha256: 'a'.repeat(64) } }));
+    for (const [machine, repo] of [
+      [machineA, a],
+      [machineB, b],
+    ] as const)
+      expect(await status(machine, repo)).toMatchObject({
+        state: 'TAKEOVER',
+        lease: { holder: { executor: 'laptop-b', token } },
+        lease_sync: { error: expect.stringContaining('refused') as unknown },
+      });
   });
 });
 
@@ -143,6 +173,29 @@ describe('git option injection through the new paths', () => {
 });
 
 describe('racing operators', () => {
+  it('break on the source vs return from the holder: the remote takes one, and both machines agree on it', async () => {
+    const { a, b, record, token } = await taken();
+    writeFileSync(join(b, 'f.txt'), 'one\ntwo\nthree by b\n');
+    const [broken, back] = await Promise.all([
+      on(machineA, ['lease', 'break', '--reason', 'race'], a),
+      on(machineB, ['return', '--no-wait', '--token', String(token)], b),
+    ]);
+    const seenA = await status(machineA, a);
+    const seenB = await status(machineB, b);
+    if (record().state === 'broken') {
+      expect(broken.json.code).toBe('lease_broken');
+      expect(back.json.code, JSON.stringify(back.json)).not.toBe('handoff_ready');
+      expect(seenA).toMatchObject({ state: 'TAKEOVER', lease: { holder: null } });
+      expect(seenB).toMatchObject({ state: 'TAKEOVER', lease: { holder: null } });
+    } else {
+      expect(record().state).toBe('return_offered');
+      expect(back.json.code).toBe('handoff_ready');
+      expect(broken.json.code, JSON.stringify(broken.json)).not.toBe('lease_broken');
+      expect(seenA['state']).toBe('RETURN_HANDOFF_READY');
+      expect(seenB['state']).toBe('RETURN_HANDOFF_READY');
+    }
+  });
+
   it('a stale holder that releases after a break is refused (77) and the chain keeps the break', async () => {
     const { a, b, record, token } = await taken();
     expect((await on(machineA, ['lease', 'break', '--reason', 'laptop-b is gone'], a)).json.code).toBe('lease_broken');
