@@ -102,6 +102,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
         takeover: deps.takeover,
         ingest: deps.ingest,
         agentContext: deps.agentContext,
+        dashboard: deps.dashboard,
         hello: { token: deps.token, port: deps.port, pid: deps.pid ?? process.pid },
       }),
     ),

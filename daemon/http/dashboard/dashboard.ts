@@ -27,6 +27,8 @@ export interface DashboardDeps {
 
 export interface Dashboard {
   readonly service: DashboardService;
+  /** A one-time link to the page (`POST /v1/dashboard/link`, served by the /v1 table). */
+  issueLink(): { url: string; expires_at: string };
   /** For security.ts: true when the route is the dashboard's and the browser rule let it through (throws otherwise). */
   gate(request: FastifyRequest): boolean;
   register(app: FastifyInstance): void;
@@ -73,6 +75,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
 
   return {
     service,
+    issueLink: () => sessions.issueLink(),
     gate(request) {
       const access = request.routeOptions.config.dashboard;
       if (access === undefined) return false;

@@ -62,11 +62,8 @@ export function dashboardRoutes(app: FastifyInstance, deps: DashboardRouteDeps):
     return bytes;
   };
 
-  // The JSON API side (bearer token, no Origin): what `handoff open` and scripts call.
-  app.post('/v1/dashboard/link', async (_request, reply) => sendEnvelope(reply, success('dashboard_link', sessions.issueLink())));
-  app.get('/v1/workspaces', async (_request, reply) => sendEnvelope(reply, await service.workspaces()));
-
-  // The browser side (session cookie; the Origin rule of session.ts).
+  // The browser side (session cookie; the Origin rule of session.ts). Its JSON API side (`POST
+  // /v1/dashboard/link`, `GET /v1/workspaces`) is in the /v1 table (daemon/http/routes/v1-routes.ts).
   app.get<{ Querystring: DashboardLoginQuery }>(
     '/dashboard/login',
     { schema: { querystring: DashboardLoginQuerySchema }, config: { dashboard: 'login' } },

@@ -27,6 +27,7 @@ import type { AgentContextService } from '../../agent-context/index.js';
 import type { IngestService } from '../../ingest/index.js';
 import type { Service } from '../../service.js';
 import type { TakeoverService } from '../../takeover/index.js';
+import type { Dashboard } from '../dashboard/index.js';
 import { helloAnswer, type HelloDeps } from '../hello.js';
 import { sendEnvelope } from '../reply.js';
 import { route, type ApiRoute } from './typed-route.js';
@@ -41,6 +42,8 @@ export interface V1Deps {
   /** Without it, `POST /v1/agent-context` is not served. */
   readonly agentContext?: AgentContextService | undefined;
   readonly hello: HelloDeps;
+  /** Without it, the dashboard's JSON side (`POST /v1/dashboard/link`, `GET /v1/workspaces`) is not served. */
+  readonly dashboard?: Pick<Dashboard, 'service' | 'issueLink'> | undefined;
 }
 
 /** Query strings are not coerced (the schema takes digits); the long poll wants numbers. */
@@ -52,7 +55,7 @@ const pollOf = (query: { after_change?: string | undefined; wait_ms?: string | u
  * to a service and send its Envelope; what a route means is documented in daemon/http/openapi.ts.
  */
 export function v1Routes(deps: V1Deps): readonly ApiRoute[] {
-  const { service, takeover, ingest, agentContext, hello } = deps;
+  const { service, takeover, ingest, agentContext, hello, dashboard } = deps;
   return [
     // Unauthenticated by design (security.ts reads the flag): a client asks before it has shown the token.
     route({
@@ -242,6 +245,18 @@ export function v1Routes(deps: V1Deps): readonly ApiRoute[] {
             schema: { body: AgentContextBodySchema },
             handler: async (request, reply) => sendEnvelope(reply, await agentContext.tell(request.body)),
           }),
+        ]),
+
+    // The dashboard's JSON side (bearer token, no Origin): what `handoff open` and scripts call
+    ...(dashboard === undefined
+      ? []
+      : [
+          route({
+            method: 'POST',
+            url: '/dashboard/link',
+            handler: async (_request, reply) => sendEnvelope(reply, success('dashboard_link', dashboard.issueLink())),
+          }),
+          route({ method: 'GET', url: '/workspaces', handler: async (_request, reply) => sendEnvelope(reply, await dashboard.service.workspaces()) }),
         ]),
   ];
 }

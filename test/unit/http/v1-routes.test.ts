@@ -7,17 +7,15 @@ import { V1_PREFIX, v1Routes } from '../../../daemon/http/routes/v1-routes.js';
 // No handler runs in these tests: every request is refused or answered before a service is reached.
 const unused = {} as never;
 const TOKEN = 'a'.repeat(64);
-const table = v1Routes({ service: unused, takeover: unused, ingest: unused, agentContext: unused, hello: { token: TOKEN, port: () => 0, pid: 1 } });
+const hello = { token: TOKEN, port: () => 0, pid: 1 };
+const table = v1Routes({ service: unused, takeover: unused, ingest: unused, agentContext: unused, dashboard: unused, hello });
 const keyOf = (method: string, url: string) => `${method.toUpperCase()} ${url.replace(/:([A-Za-z_]+)/g, '{$1}')}`;
-
-/** Served under /v1 by the dashboard itself (daemon/http/dashboard/routes.ts), not by the table. */
-const DASHBOARD_V1 = ['POST /v1/dashboard/link', 'GET /v1/workspaces'];
 
 describe('the /v1 route table', () => {
   it('has every route exactly once, each url relative to the one prefix', () => {
     const keys = table.map((row) => keyOf(row.method, `${V1_PREFIX}${row.url}`));
     expect(new Set(keys).size).toBe(keys.length);
-    expect(keys).toHaveLength(28);
+    expect(keys).toHaveLength(30);
     for (const row of table) expect(row.url, `${row.method} ${row.url}`).not.toMatch(/^\/v1\//);
   });
 
@@ -26,19 +24,23 @@ describe('the /v1 route table', () => {
     const registered = (await collectRoutes())
       .filter((route) => route.method !== 'HEAD' && route.url.startsWith(`${V1_PREFIX}/`))
       .map((route) => keyOf(String(route.method), route.url));
-    expect(registered.sort()).toEqual([...fromTable, ...DASHBOARD_V1].sort());
+    expect(registered.sort()).toEqual([...fromTable].sort());
 
     const document = openApiDocument(await collectRoutes()) as { paths: Record<string, Record<string, unknown>> };
     const documented = Object.entries(document.paths)
       .filter(([path]) => path.startsWith(`${V1_PREFIX}/`))
       .flatMap(([path, operations]) => Object.keys(operations).map((method) => keyOf(method, path)));
-    expect(documented.sort()).toEqual([...fromTable, ...DASHBOARD_V1].sort());
+    expect(documented.sort()).toEqual([...fromTable].sort());
   });
 
-  it('leaves POST /v1/agent-context out when the daemon has no agent context service', () => {
-    const without = v1Routes({ service: unused, takeover: unused, ingest: unused, hello: { token: TOKEN, port: () => 0, pid: 1 } });
-    expect(without.map((row) => row.url)).not.toContain('/agent-context');
-    expect(without).toHaveLength(table.length - 1);
+  it('leaves out the routes of an agent context service or a dashboard the daemon was built without', () => {
+    const without = v1Routes({ service: unused, takeover: unused, ingest: unused, hello });
+    const kept = new Set(without.map((row) => `${row.method} ${row.url}`));
+    expect(table.map((row) => `${row.method} ${row.url}`).filter((key) => !kept.has(key))).toEqual([
+      'POST /agent-context',
+      'POST /dashboard/link',
+      'GET /workspaces',
+    ]);
   });
 });
 
