@@ -117,7 +117,7 @@ export function createService(deps: ServiceDeps) {
     // Held, or paused: the machine refuses it as for any lease, before anything travels.
     if (where.travelling === null || where.paused || where.lease.holder !== null) return send(root, event);
     const cycle = where.travelling;
-    const moved = await chain.acquire(root, cycle.remote.name, cycle.id, body.as);
+    const moved = await chain.acquire(root, cycle.remote.name, cycle.id, body.as, where.lease.last_token);
     if (!moved.ok) return moved.envelope;
     // The chain's record is what this machine follows, as lease-sync would: the holder and its token, here.
     const { outcome, snapshot } = await registry.dispatch(root, {

@@ -42,9 +42,13 @@ const refusedMove = (record: RemoteLeaseRecord, code: 'lease_held' | 'stale_toke
       : `the lease of cycle ${record.cycle} is ${record.state}${holderOf(record)}`,
 });
 
-/** Claims what is on offer: a receiver takes an offered lease (out leg), or the primary takes a returned one (closing). */
-export function claimOffer(record: RemoteLeaseRecord, executor: string, at: string): LeaseMove {
-  const next = { executor, token: record.last_token + 1 };
+/**
+ * Claims what is on offer: a receiver takes an offered lease (out leg), or the primary takes a returned
+ * one (closing). `localLastToken`: the claiming workspace's own last token; the new one is above both,
+ * so the token the chain records is the one that workspace holds (and none of its older tokens).
+ */
+export function claimOffer(record: RemoteLeaseRecord, executor: string, at: string, localLastToken = 0): LeaseMove {
+  const next = { executor, token: Math.max(record.last_token, localLastToken) + 1 };
   if (record.state === 'offered') return { ok: true, record: { ...record, state: 'taken', holder: next, last_token: next.token, at } };
   if (record.state === 'return_offered') return { ok: true, record: { ...record, state: 'closed', holder: next, last_token: next.token, at } };
   return refusedMove(record);
@@ -70,10 +74,10 @@ export function letGo(record: RemoteLeaseRecord, how: 'broken' | 'released', tok
   return { ok: true, record: { ...record, state: how, holder: null, at } };
 }
 
-/** Someone takes a lease nobody holds (broken or released): the next token along the chain. */
-export function acquireFree(record: RemoteLeaseRecord, executor: string, at: string): LeaseMove {
+/** Someone takes a lease nobody holds (broken or released): the next token along the chain (and above the workspace's own). */
+export function acquireFree(record: RemoteLeaseRecord, executor: string, at: string, localLastToken = 0): LeaseMove {
   if (record.state !== 'broken' && record.state !== 'released') return refusedMove(record);
-  const token = record.last_token + 1;
+  const token = Math.max(record.last_token, localLastToken) + 1;
   return { ok: true, record: { ...record, state: 'taken', holder: { executor, token }, last_token: token, at } };
 }
 

@@ -10,6 +10,9 @@ import { importedDrain } from './imported-cycle.js';
 import { materialize } from './materialize.js';
 import { proveTravellingPackage, readManifest } from './records.js';
 
+/** How far back along the chain a source that missed moves looks for the `taken` record it skipped. */
+const MAX_CATCH_UP = 64;
+
 /** What this machine knows of a travelling lease: when the remote last confirmed it, or since when it could not. */
 export interface LeaseSyncStatus {
   readonly remote: string;
@@ -37,6 +40,7 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
       const { head, record } = await readLease(workspace.root, cycle.remote.name, cycle.id, deps.timeoutMs);
       status.set(workspace.root, { remote: cycle.remote.name, verified_at: iso(), unverified_since: null, error: null });
       if (head === null || record === null || head === cycle.remote.lease_head) return;
+      await catchUp(workspace, cycle.remote.name, record, head);
       if (await followLetGo(workspace, record, head)) return;
       const returnDrain = record.state === 'return_offered' ? await importReturn(workspace.root, cycle, record.manifest) : null;
       await deps.registry.dispatch(workspace.root, { type: 'REMOTE_LEASE', lease: record, lease_head: head, return_drain: returnDrain });
@@ -53,6 +57,25 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
   }
 
   /**
+   * A source still offering while the chain went further (taken, then returned, let go or closed while
+   * it was away or did not look): the `taken` record it missed is applied first, so it reaches TAKEOVER
+   * and the head record then moves it on from there.
+   */
+  async function catchUp(workspace: Workspace, remote: string, record: RemoteLeaseRecord, head: string): Promise<void> {
+    if (stateOf(workspace.snapshot()) !== 'HANDOFF_READY' || ['offered', 'taken', 'withdrawn'].includes(record.state)) return;
+    let at: string = head;
+    for (let back = 0; back < MAX_CATCH_UP; back++) {
+      const previous = await previousLease(workspace.root, remote, record.cycle, at);
+      if (previous === null) return;
+      if (previous.record.state === 'taken') {
+        await deps.registry.dispatch(workspace.root, { type: 'REMOTE_LEASE', lease: previous.record, lease_head: previous.head, return_drain: null });
+        return;
+      }
+      at = previous.head;
+    }
+  }
+
+  /**
    * The moves that leave nobody holding (the source withdrew its offer; an operator broke, or the
    * holder released, the lease elsewhere) become this machine's own cancel or break, so its old token
    * is refused here too; the record's commit is kept so it is applied once.
@@ -64,14 +87,6 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
       return true;
     }
     if (record.state !== 'broken' && record.state !== 'released') return false;
-    // Still offering here: it was taken (the record before) and let go while this machine was away.
-    const snapshot = workspace.snapshot();
-    if (stateOf(snapshot) === 'HANDOFF_READY' && snapshot.context.cycle?.remote != null) {
-      const taken = await previousLease(workspace.root, snapshot.context.cycle.remote.name, record.cycle, head);
-      if (taken?.record.state === 'taken') {
-        await deps.registry.dispatch(workspace.root, { type: 'REMOTE_LEASE', lease: taken.record, lease_head: taken.head, return_drain: null });
-      }
-    }
     if (workspace.snapshot().context.lease.holder !== null) {
       await deps.registry.dispatch(workspace.root, { type: 'LEASE_BREAK', reason: `the lease was ${record.state} ${where}` });
     }

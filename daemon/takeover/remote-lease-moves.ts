@@ -92,8 +92,9 @@ export function createRemoteLeaseMoves(deps: { clock: Clock; timeoutMs: number }
     /** `handoff lease break` (any holder) or `release` (the holder's token) of a travelling held lease. */
     letGo: (work: string, remote: string, cycle: string, how: 'broken' | 'released', token: number | null) =>
       move(work, remote, cycle, (record) => letGo(record, how, token, iso())),
-    /** `handoff lease acquire` of a travelling lease nobody holds. */
-    acquire: (work: string, remote: string, cycle: string, executor: string) => move(work, remote, cycle, (record) => acquireFree(record, executor, iso())),
+    /** `handoff lease acquire` of a travelling lease nobody holds; the token is above `localLastToken` too. */
+    acquire: (work: string, remote: string, cycle: string, executor: string, localLastToken: number) =>
+      move(work, remote, cycle, (record) => acquireFree(record, executor, iso(), localLastToken)),
   };
 }
 
