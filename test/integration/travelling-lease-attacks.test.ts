@@ -196,6 +196,26 @@ describe('racing operators', () => {
     }
   });
 
+  it('release by the holder vs break on the source: one record on the remote, both machines free, the token stale on both', async () => {
+    const { a, b, record, token } = await taken();
+    const [released, broken] = await Promise.all([
+      on(machineB, ['lease', 'release', '--token', String(token)], b),
+      on(machineA, ['lease', 'break', '--reason', 'race'], a),
+    ]);
+    const winner = record().state;
+    expect(['released', 'broken']).toContain(winner);
+    expect(released.json.code === 'lease_released', JSON.stringify([released.json, broken.json])).toBe(winner === 'released');
+    expect(broken.json.code === 'lease_broken').toBe(winner === 'broken');
+    expect(record()).toMatchObject({ holder: null, last_token: token });
+    for (const [machine, repo] of [
+      [machineA, a],
+      [machineB, b],
+    ] as const) {
+      expect(await status(machine, repo)).toMatchObject({ state: 'TAKEOVER', lease: { holder: null } });
+      expect((await on(machine, ['lease', 'renew', '--token', String(token)], repo)).json.code).toBe('stale_token');
+    }
+  });
+
   it('a stale holder that releases after a break is refused (77) and the chain keeps the break', async () => {
     const { a, b, record, token } = await taken();
     expect((await on(machineA, ['lease', 'break', '--reason', 'laptop-b is gone'], a)).json.code).toBe('lease_broken');
