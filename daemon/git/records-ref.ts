@@ -110,7 +110,14 @@ export async function pushRecordsRef(root: string, remote: string, commit: strin
   }
   const text = `${push.stdout}\n${push.stderr}`;
   const rejected = /\[rejected\]|non-fast-forward|fetch first|\[remote rejected\]/.test(text);
-  return { ok: false, rejected, why: failure(push) };
+  return { ok: false, rejected, why: pushFailure(push) };
+}
+
+/** Why a push failed: the refused ref's porcelain line (`!<TAB>src:dst<TAB>[rejected] (why)`), not git's closing 'Done'. */
+function pushFailure(result: GitResult): string {
+  const refused = result.stdout.split('\n').find((line) => line.startsWith('!'));
+  const reason = refused?.split('\t').slice(2).join(' ').trim();
+  return reason ? redactCredentials(reason) : failure(result);
 }
 
 function failure(result: GitResult): string {
