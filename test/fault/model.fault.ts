@@ -1026,16 +1026,38 @@ const ROW_STARTS: Record<string, { readonly ops: () => Op[]; readonly profile?: 
   'TAKEOVER (return fenced out)|handoff return': { ops: () => [...fencedOut(), { kind: 'acquire', who: 'carol' }] },
 };
 
+const stage = (situation: string): (() => Op[]) => {
+  const ops = STAGES[situation];
+  if (ops === undefined) throw new Error(`no stage reaches "${situation}"`);
+  return ops;
+};
+
+/** The situations a pause can freeze (`paused` hides which one; each must still have its way out). */
+const PAUSABLE = [
+  'PREPARE',
+  'EVACUATE (waiting for the agent)',
+  'EVACUATE (draining)',
+  'EVACUATE (blocked)',
+  'HANDOFF_READY',
+  'TAKEOVER (held)',
+  'TAKEOVER (returning, waiting for the agent)',
+  'TAKEOVER (returning)',
+  'TAKEOVER (return blocked)',
+  'TAKEOVER (return fenced out)',
+  'RETURN_HANDOFF_READY',
+];
+
 /**
  * Where a run starts: random commands rarely walk a whole cycle, so most runs start from a later
- * stage — each situation, a few that only a detour reaches — through the same checked commands.
+ * stage — each situation, each paused, a few that only a detour reaches — through the same checked commands.
  */
 const PREFIXES: (() => Op[])[] = [
   ...Array.from({ length: 12 }, () => () => []),
-  // Not 'paused': a random history that unpauses 0.1 s after the pause meets the kill-switch watcher's race (see the report of issue 17).
+  // 'paused' comes as each of PAUSABLE, below.
   ...Object.entries(STAGES)
     .filter(([situation]) => situation !== 'paused')
     .map(([, ops]) => ops),
+  ...PAUSABLE.map((situation) => () => [...stage(situation)(), { kind: 'pause' } as const]),
   ...Object.values(ROW_STARTS).map((start) => start.ops),
   () => [{ kind: 'acquire', who: 'alice' }, { kind: 'now', wait: true }, ...drainWhilePaused],
   () => [...held(), { kind: 'return', pick: 'record', wait: true }, ...drainWhilePaused],
