@@ -2,7 +2,7 @@ import { open, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { parseCodexRollout, rolloutRoute, type SkippedLine } from '../../adapters/telemetry/index.js';
 import { isHandoffError } from '../../protocol/errors.js';
-import { DirWatches, isDirectory, walk } from './dir-watch.js';
+import { DirWatches, isDirectory, listDir } from './dir-watch.js';
 import { firstLine, lastLineEnd, nextLineChunk } from './line-chunks.js';
 
 /** Where the tail of one rollout file stands, and which workspace and session its lines belong to. */
@@ -157,25 +157,34 @@ export class CodexTail {
   }
 
   /**
-   * Watches every directory under `root` and takes note of its rollouts. At start they are history
-   * (resumed only when an offset was saved); in a directory that appeared later every file is new.
+   * Watches every directory under `root` and takes note of its rollouts, one directory at a time. At
+   * start they are history (resumed only when an offset was saved); in a directory that appeared
+   * later every file is new.
    */
   private async scan(root: string, atStart: boolean): Promise<void> {
-    const found = await walk(root, isRollout);
-    for (const dir of found.dirs) await this.watches.add(dir);
-    if (atStart) {
-      const present = new Set(found.files);
-      // Files that went away while the daemon was down need no offset any more.
-      for (const path of [...this.files.keys()]) {
-        if (!present.has(path)) {
-          this.files.delete(path);
-          this.markDirty();
+    const present = new Set<string>();
+    const pending = [root];
+    for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
+      const entries = await listDir(dir);
+      if (entries === null || !(await this.watches.add(dir))) continue;
+      for (const entry of entries) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) {
+          pending.push(path);
+        } else if (entry.isFile() && isRollout(entry.name)) {
+          present.add(path);
+          if (atStart) await this.noteAtStart(path);
+          else this.schedule(path);
         }
       }
     }
-    for (const path of found.files) {
-      if (!atStart) this.schedule(path);
-      else await this.noteAtStart(path);
+    if (!atStart) return;
+    // Files that went away while the daemon was down need no offset any more.
+    for (const path of [...this.files.keys()]) {
+      if (!present.has(path)) {
+        this.files.delete(path);
+        this.markDirty();
+      }
     }
   }
 

@@ -1,12 +1,6 @@
+import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-
-/** What a directory walk found: the files under it, and its directories (itself included). */
-export interface DirWalk {
-  readonly dirs: string[];
-  readonly files: string[];
-}
 
 export interface DirWatchLog {
   warn(fields: object, message: string): void;
@@ -78,26 +72,13 @@ export async function isDirectory(path: string): Promise<boolean> {
   }
 }
 
-/** Every directory and file under `root` (which is included in `dirs`); a vanished entry is skipped. */
-export async function walk(root: string, keepFile: (name: string) => boolean): Promise<DirWalk> {
-  const dirs: string[] = [];
-  const files: string[] = [];
-  const pending = [root];
-  for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') continue;
-      throw error;
-    }
-    dirs.push(dir);
-    for (const entry of entries) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) pending.push(path);
-      else if (entry.isFile() && keepFile(entry.name)) files.push(path);
-    }
+/** The entries of a directory, or null when it is gone or not a directory. */
+export async function listDir(dir: string): Promise<Dirent[] | null> {
+  try {
+    return await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw error;
   }
-  return { dirs, files };
 }
