@@ -158,17 +158,21 @@ describe('forged records that are well-formed moves', () => {
   });
 });
 
-describe('git option injection through the new paths', () => {
-  it('an accept from a remote named like an option, or an executor named like one, runs nothing', async () => {
-    const { a, b, cycle } = await offered();
+describe('an offer under attack', () => {
+  it('an accept from a remote or executor named like an option runs nothing; a forged `withdrawn` ends the offer as a cancel would: the checkpoint stays on the remote and here, the work tree is untouched', async () => {
+    const { a, b, remote, cycle, push } = await offered();
     const canary = join(tempDir('canary'), 'ran');
-    const refused = await on(machineB, ['accept', cycle, '--from', `--upload-pack=touch ${canary}`, '--as', 'x'], b);
-    expect(refused.code).not.toBe(0);
-    const dash = await on(machineB, ['accept', cycle, '--from', 'origin', '--as', '--upload-pack=x'], b);
-    expect(dash.code).not.toBe(0);
+    expect((await on(machineB, ['accept', cycle, '--from', `--upload-pack=touch ${canary}`, '--as', 'x'], b)).code).not.toBe(0);
+    expect((await on(machineB, ['accept', cycle, '--from', 'origin', '--as', '--upload-pack=x'], b)).code).not.toBe(0);
     expect(existsSync(canary)).toBe(false);
     expect(await status(machineA, a)).toMatchObject({ state: 'HANDOFF_READY' });
-    expect((await on(machineA, ['cancel'], a)).json.code).toBe('cancelled');
+    push({ state: 'withdrawn', holder: null });
+    expect(await status(machineA, a)).toMatchObject({ state: 'NORMAL' });
+    const branch = `refs/heads/handoff/${cycle}`;
+    const checkpoint = git(remote, 'rev-parse', branch);
+    expect(git(a, 'for-each-ref', '--format=%(objectname)', branch)).toBe(checkpoint);
+    expect(git(a, 'status', '--porcelain')).toContain('f.txt');
+    expect(git(remote, 'show', `${checkpoint}:f.txt`)).toBe('one\ntwo');
   });
 });
 
@@ -216,17 +220,12 @@ describe('racing operators', () => {
     }
   });
 
-  it('a stale holder that releases after a break is refused (77) and the chain keeps the break', async () => {
+  it('after a break the stale holder\'s release is refused (77); acquire vs acquire on the two machines: one wins, one token, both machines agree', async () => {
     const { a, b, record, token } = await taken();
-    expect((await on(machineA, ['lease', 'break', '--reason', 'laptop-b is gone'], a)).json.code).toBe('lease_broken');
+    expect((await on(machineA, ['lease', 'break', '--reason', 'gone'], a)).json.code).toBe('lease_broken');
     const late = await on(machineB, ['lease', 'release', '--token', String(token)], b);
     expect(late.code, JSON.stringify(late.json)).toBe(77);
     expect(record()).toMatchObject({ state: 'broken', holder: null, last_token: token });
-  });
-
-  it('acquire vs acquire on the two machines after a break: one wins, one token, both machines agree', async () => {
-    const { a, b, record, token } = await taken();
-    expect((await on(machineA, ['lease', 'break', '--reason', 'gone'], a)).json.code).toBe('lease_broken');
     const [fromA, fromB] = await Promise.all([on(machineA, ['lease', 'acquire', '--as', 'carol'], a), on(machineB, ['lease', 'acquire', '--as', 'dave'], b)]);
     const codes = [fromA.json.code, fromB.json.code].sort();
     expect(codes).toEqual(['lease_acquired', 'lease_held']);
