@@ -19,7 +19,7 @@ async function install(args: string[], options: { cwd?: string; env?: NodeJS.Pro
   type Json = {
     code: string;
     data: { files: { path: string; action: string; backup: string | null }[]; notes: string[] } | null;
-    error?: { message: string; hint: string };
+    error?: { code: string; message: string; hint: string };
   };
   return { ...run, json: (args.includes('--json') ? JSON.parse(run.stdout) : {}) as Json };
 }
