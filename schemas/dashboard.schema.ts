@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 
 /** Queries of the dashboard's routes (daemon/http/dashboard/): one schema each, for fastify, the types and the OpenAPI file. */
 
@@ -14,6 +14,3 @@ export const DashboardCycleQuerySchema = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export type DashboardLoginQuery = Static<typeof DashboardLoginQuerySchema>;
-export type DashboardCycleQuery = Static<typeof DashboardCycleQuerySchema>;

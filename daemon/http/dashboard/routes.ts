@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { failure, success } from '../../../protocol/index.js';
-import { DashboardCycleQuerySchema, DashboardLoginQuerySchema, type DashboardCycleQuery, type DashboardLoginQuery } from '../../../schemas/dashboard.schema.js';
+import { DashboardCycleQuerySchema, DashboardLoginQuerySchema } from '../../../schemas/dashboard.schema.js';
 import { sendEnvelope } from '../reply.js';
 import type { DashboardService } from './dashboard-service.js';
 import type { LiveStreams } from './live.js';
@@ -50,8 +51,10 @@ function withPageHeaders(reply: FastifyReply): FastifyReply {
   return reply.headers(PAGE_HEADERS);
 }
 
-export function dashboardRoutes(app: FastifyInstance, deps: DashboardRouteDeps): void {
+export function dashboardRoutes(server: FastifyInstance, deps: DashboardRouteDeps): void {
   const { service, sessions, live } = deps;
+  // Queries are typed by their schemas, as in the /v1 table (types only: the precompiled validators check them).
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const cache = new Map<string, Buffer>();
   const asset = async (name: string): Promise<Buffer> => {
     let bytes = cache.get(name);
@@ -64,20 +67,16 @@ export function dashboardRoutes(app: FastifyInstance, deps: DashboardRouteDeps):
 
   // The browser side (session cookie; the Origin rule of session.ts). Its JSON API side (`POST
   // /v1/dashboard/link`, `GET /v1/workspaces`) is in the /v1 table (daemon/http/routes/v1-routes.ts).
-  app.get<{ Querystring: DashboardLoginQuery }>(
-    '/dashboard/login',
-    { schema: { querystring: DashboardLoginQuerySchema }, config: { dashboard: 'login' } },
-    async (request, reply) => {
-      const session = sessions.redeem(request.query.ticket);
-      if (session === null) {
-        return withPageHeaders(reply)
-          .code(401)
-          .send(failure('unauthorized', 'this dashboard link was used already or has expired', 'run `handoff open` for a fresh one-time link'));
-      }
-      // 303 to a URL without the ticket, so it leaves neither the address bar nor the history.
-      return withPageHeaders(reply).header('set-cookie', sessions.setCookie(session.id, session.maxAgeSeconds)).redirect('/dashboard/', 303);
-    },
-  );
+  app.get('/dashboard/login', { schema: { querystring: DashboardLoginQuerySchema }, config: { dashboard: 'login' } }, async (request, reply) => {
+    const session = sessions.redeem(request.query.ticket);
+    if (session === null) {
+      return withPageHeaders(reply)
+        .code(401)
+        .send(failure('unauthorized', 'this dashboard link was used already or has expired', 'run `handoff open` for a fresh one-time link'));
+    }
+    // 303 to a URL without the ticket, so it leaves neither the address bar nor the history.
+    return withPageHeaders(reply).header('set-cookie', sessions.setCookie(session.id, session.maxAgeSeconds)).redirect('/dashboard/', 303);
+  });
   app.get('/dashboard', { config: { dashboard: 'session' } }, async (_request, reply) => withPageHeaders(reply).redirect('/dashboard/', 308));
   app.get('/dashboard/', { config: { dashboard: 'session' } }, async (_request, reply) =>
     withPageHeaders(reply)
@@ -94,10 +93,8 @@ export function dashboardRoutes(app: FastifyInstance, deps: DashboardRouteDeps):
   app.get('/dashboard/api/overview', { config: { dashboard: 'session' } }, async (_request, reply) =>
     sendEnvelope(withPageHeaders(reply), success('workspaces', await service.overview())),
   );
-  app.get<{ Querystring: DashboardCycleQuery }>(
-    '/dashboard/api/cycle',
-    { schema: { querystring: DashboardCycleQuerySchema }, config: { dashboard: 'session' } },
-    async (request, reply) => sendEnvelope(withPageHeaders(reply), await service.cycle(request.query.workspace, request.query.cycle)),
+  app.get('/dashboard/api/cycle', { schema: { querystring: DashboardCycleQuerySchema }, config: { dashboard: 'session' } }, async (request, reply) =>
+    sendEnvelope(withPageHeaders(reply), await service.cycle(request.query.workspace, request.query.cycle)),
   );
   app.get('/dashboard/events', { config: { dashboard: 'session' } }, async (request, reply) => {
     reply.hijack();
