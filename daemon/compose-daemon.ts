@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { HandoffError, PROTOCOL_VERSION, stateOf, type DrainStep } from '../protocol/index.js';
+import { HandoffError, PROTOCOL_VERSION, runningDrain, stateOf, type DrainStep } from '../protocol/index.js';
 import type { Config } from '../schemas/index.js';
 import { createAgentContextService, SessionRecords } from './agent-context/index.js';
 import { readCapsule } from './capsule/capsule-file.js';
@@ -187,8 +187,7 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
     for (const workspace of registry.all()) {
       const snapshot = workspace.snapshot();
       // A drain interrupted by a crash resumes by itself (a paused one records where it stopped).
-      const draining = stateOf(snapshot) === 'EVACUATE' || (stateOf(snapshot) === 'TAKEOVER' && snapshot.context.cycle?.return_drain != null);
-      if (draining && snapshot.context.blocked === null) drain.start(workspace.root);
+      if (runningDrain(stateOf(snapshot), snapshot.context.cycle) !== null && snapshot.context.blocked === null) drain.start(workspace.root);
     }
     undo.push(() => drain.idle());
 
