@@ -213,6 +213,17 @@ export function nextSteps(view: WaysOutInput): NextStep[] {
         ...cancel('ends the return leg (back to TAKEOVER; the lease stays with its holder)'),
       ];
     case 'RETURN_HANDOFF_READY':
+      // A cycle this workspace imported through the remote (its out leg drained elsewhere: no inspect step
+      // here) goes back to the primary, which takes it on its own machine.
+      if (cycle?.remote != null && cycle.drain.steps.inspect === undefined) {
+        return [
+          step(
+            'wait',
+            null,
+            `wait: the primary takes the work back with \`handoff accept ${id} --return --as NAME\` in its checkout; this checkout follows the remote`,
+          ),
+        ];
+      }
       return [
         step('accept --return', `handoff accept ${id} --return --as NAME`, `the primary takes the work back: \`handoff accept ${id} --return --as NAME\``),
       ];

@@ -19,7 +19,7 @@ import { bump, newFigures, saveFigures, TransitionLog } from './support/figures.
  */
 
 const SOAK = process.env['SOAK'] === '1';
-const RUNS = Number(process.env['TRAVEL_RUNS'] ?? (SOAK ? 200 : 8));
+const RUNS = Number(process.env['TRAVEL_RUNS'] ?? (SOAK ? 200 : 20));
 const MAX_WALK = 24;
 const figures = newFigures();
 const started = Date.now();
