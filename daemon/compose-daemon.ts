@@ -224,6 +224,7 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
       info,
       requestStop: options.requestStop,
       resolveRoot: rootOf,
+      applyPauseFile: (path) => files.applyPauseFile(path),
     });
     const ingest = createIngestService({ registry, clock, resolveRoot: rootOf, log: log.child({ module: 'ingest' }) });
     const codex = await startCodexWatch({ stateDir: dir, env: options.env, ingest, clock, log: log.child({ module: 'codex' }) });

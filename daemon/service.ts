@@ -4,6 +4,7 @@ import {
   checkCode,
   CODES,
   editPolicy,
+  failure,
   HandoffError,
   leaseTravels,
   outcomeEnvelope,
@@ -32,7 +33,7 @@ import type { TailStatus } from './ingest/index.js';
 import type { Clock } from './clock.js';
 import type { DrainRunner } from './evacuation/index.js';
 import type { LeaseSync, TakeoverService } from './takeover/index.js';
-import { createRemoteLeaseMoves, outOfferRemote, type ChainMoved } from './takeover/remote-lease-moves.js';
+import { createRemoteLeaseMoves, outOffer, type ChainMoved } from './takeover/remote-lease-moves.js';
 import { writeFileAtomic } from './store/index.js';
 import type { WorkspaceRegistry } from './workspaces/registry.js';
 import { PAUSE_FILE, workspacePauseFile } from './workspaces/workspace-dir.js';
@@ -58,6 +59,8 @@ export interface ServiceDeps {
   readonly info: () => DaemonInfo;
   readonly requestStop: () => void;
   readonly resolveRoot: (dir: string) => Promise<string>;
+  /** Reads a PAUSE file and applies it in the one order of every pause change (workspace-files-watch.ts); gives what it applied. */
+  readonly applyPauseFile: (path: string) => Promise<PauseInfo | null>;
 }
 
 /**
@@ -117,7 +120,7 @@ export function createService(deps: ServiceDeps) {
     // Held, or paused: the machine refuses it as for any lease, before anything travels.
     if (where.travelling === null || where.paused || where.lease.holder !== null) return send(root, event);
     const cycle = where.travelling;
-    const moved = await chain.acquire(root, cycle.remote.name, cycle.id, body.as, where.lease.last_token);
+    const moved = await chain.acquire(root, cycle.remote.name, cycle.id, cycle.remote.lease_head, body.as, where.lease.last_token);
     if (!moved.ok) return moved.envelope;
     // The chain's record is what this machine follows, as lease-sync would: the holder and its token, here.
     const { outcome, snapshot } = await registry.dispatch(root, {
@@ -139,7 +142,7 @@ export function createService(deps: ServiceDeps) {
     if (where.refused !== null) return where.refused;
     // A token this machine already refuses is refused here, before the remote is asked.
     if (where.travelling === null || where.lease.holder?.token !== body.token) return send(home, event);
-    const moved = await chain.letGo(home, where.travelling.remote.name, where.travelling.id, 'released', body.token);
+    const moved = await chain.letGo(home, where.travelling.remote.name, where.travelling.id, where.travelling.remote.lease_head, 'released', body.token);
     if (!moved.ok) return moved.envelope;
     const envelope = await send(home, event);
     await followHead(home, moved);
@@ -153,7 +156,7 @@ export function createService(deps: ServiceDeps) {
     if (where.refused !== null) return where.refused;
     // Nobody holds it here: nothing travels to break, the machine records the operator's break.
     if (where.travelling === null || where.lease.holder === null) return send(root, event);
-    const moved = await chain.letGo(root, where.travelling.remote.name, where.travelling.id, 'broken', null);
+    const moved = await chain.letGo(root, where.travelling.remote.name, where.travelling.id, where.travelling.remote.lease_head, 'broken', null);
     if (!moved.ok) return moved.envelope;
     const envelope = await send(root, event);
     await followHead(root, moved);
@@ -169,9 +172,11 @@ export function createService(deps: ServiceDeps) {
     const cycle = snapshot.context.cycle;
     const state = stateOf(snapshot);
     if (cycle === null || cycle.return_drain !== null || (state !== 'EVACUATE' && state !== 'HANDOFF_READY')) return { head: null };
-    const remote = outOfferRemote(cycle);
-    if (remote === null) return { head: null };
-    const moved = await chain.withdraw(home, remote, cycle.id);
+    // Once the publish step may have pushed, the remote is asked even when its answer never came back:
+    // a cancel that cannot read it is refused (remote_unreachable), never done here alone.
+    const offer = outOffer(cycle);
+    if (offer === null) return { head: null };
+    const moved = await chain.withdraw(home, offer.remote, cycle.id, offer.known, offer.manifest, snapshot.context.lease.last_token);
     if (moved.ok) return { head: moved.head };
     // Refused because a receiver won: this machine follows the remote now rather than at the next sync.
     if (moved.envelope.code === 'lease_held') await deps.leaseSync.sync(await registry.open(home));
@@ -319,15 +324,21 @@ export function createService(deps: ServiceDeps) {
     async pause(body: PauseBody): Promise<Envelope> {
       const { path, root } = await pauseFile(body);
       await writeFileAtomic(path, `${body.reason ?? ''}\n`, 0o600);
-      const pause: PauseInfo = { reason: body.reason ?? null, since: iso(), path };
-      await registry.setPause(body.scope, root, pause);
+      // Applied from the file, behind any change the watcher read before: a racing read cannot land after it.
+      const pause = await deps.applyPauseFile(path);
+      if (pause === null)
+        return failure(
+          'wrong_state',
+          `${path} was removed (an unpause) before this pause took effect: nothing is paused`,
+          'run `handoff pause` again if it should be',
+        );
       return success('paused', { scope: body.scope, workspace: root, ...pause });
     },
 
     async unpause(body: PauseBody): Promise<Envelope> {
       const { path, root } = await pauseFile(body);
       await rm(path, { force: true });
-      await registry.setPause(body.scope, root, null);
+      await deps.applyPauseFile(path);
       return success('unpaused', { scope: body.scope, workspace: root, path });
     },
 

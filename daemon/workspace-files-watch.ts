@@ -54,12 +54,12 @@ export class WorkspaceFilesWatcher {
     });
     this.watcher.on('all', (_event, path) => this.changed(path));
     this.watcher.on('error', (error) => this.log.warn({ err: error }, 'pause watcher error'));
-    await this.refresh(join(this.stateDir, PAUSE_FILE));
+    await this.applyPauseFile(join(this.stateDir, PAUSE_FILE));
   }
 
   async watchWorkspace(root: string): Promise<void> {
     this.watcher?.add(workspaceDir(root));
-    await this.refresh(workspacePauseFile(root));
+    await this.applyPauseFile(workspacePauseFile(root));
   }
 
   async close(): Promise<void> {
@@ -79,20 +79,34 @@ export class WorkspaceFilesWatcher {
   }
 
   private changed(path: string): void {
-    if (basename(path) === PAUSE_FILE) void this.refresh(path);
+    if (basename(path) === PAUSE_FILE) void this.applyPauseFile(path);
     else if (basename(path) === CAPSULE_FILE && dirname(path) !== this.stateDir) this.enqueue(path, () => this.target.capsuleChanged(dirname(dirname(path))));
   }
 
-  private refresh(path: string): Promise<void> {
+  /**
+   * Reads the PAUSE file at `path` and applies what it says. The file's own events and `handoff
+   * pause|unpause` (which write the file first) both come through here, one at a time: a read that
+   * raced a command is applied before the command's own re-read, so the last word is the file as it is.
+   */
+  applyPauseFile(path: string): Promise<PauseInfo | null> {
     const dir = dirname(path);
     const scope = dir === this.stateDir ? 'global' : 'workspace';
     const root = scope === 'global' ? null : dirname(dir);
-    return this.enqueue(path, async () => this.target.setPause(scope, root, await readPause(path, this.clock)));
+    return this.enqueue(path, async () => {
+      const pause = await readPause(path, this.clock);
+      await this.target.setPause(scope, root, pause);
+      return pause;
+    });
   }
 
   /** One change at a time, in the order seen, so a quick create-then-remove ends as removed. */
-  private enqueue(path: string, apply: () => Promise<void>): Promise<void> {
-    this.chain = this.chain.then(apply).catch((error: unknown) => this.log.error({ err: error, path }, 'could not apply a file change'));
-    return this.chain;
+  private enqueue<T>(path: string, apply: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(apply);
+    // The queue goes on after a failure (logged); whoever asked for this change still sees it fail.
+    this.chain = run.then(
+      () => undefined,
+      (error: unknown) => this.log.error({ err: error, path }, 'could not apply a file change'),
+    );
+    return run;
   }
 }
