@@ -17,7 +17,7 @@ import { readWaysOut, tableCommand, type WayOutRow } from './support/ways-out-ta
 /*
  * Model-based test of the lease and the workspace machine through the real HTTP API (fastify
  * inject) of the real service, registry, takeover and journal. A small reference model, written
- * from CONTRACT.md and docs/http-api.md rather than from protocol/, predicts every answer; random
+ * from docs/concepts.md, docs/codes.md and docs/http-api.md rather than from protocol/, predicts every answer; random
  * command sequences from several executors interleave lease calls, stage changes, drain steps,
  * accepts, returns and restarts (journal reopened and replayed).
  */
@@ -594,7 +594,8 @@ class Step implements fc.AsyncCommand<Model, Real> {
     const now = r.clock.now();
     const where = `${this.toString()} in ${m.state}`;
     if (op.kind === 'tick') {
-      r.clock.advance(op.seconds);
+      // The daemon's repeating work (readings write, lease sync) runs when its time comes, as it would.
+      await r.clock.tick(op.seconds);
       return;
     }
     if (op.kind === 'restart') {
@@ -619,7 +620,7 @@ class Step implements fc.AsyncCommand<Model, Real> {
     if (op.kind === 'drain') {
       const waiting = activeDrain(m);
       // The drain timeout passes (the runner's timer would fire): a drain no one marks drained goes on.
-      if (op.timeout && waiting !== null && !waiting.waited) r.clock.advance(DRAIN_TIMEOUT_S);
+      if (op.timeout && waiting !== null && !waiting.waited) await r.clock.tick(DRAIN_TIMEOUT_S);
       for (let i = 0; i < op.actions; i += 1) {
         const size = journalSize(r);
         const want = drainModelStep(m, op, r.clock.now());
