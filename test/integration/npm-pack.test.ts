@@ -72,8 +72,12 @@ describe('the npm package, installed into a fresh prefix', () => {
     expect(realpathSync(handoff)).toBe(join(installed, 'dist', 'daemon', 'cli', 'main.js'));
     const version = await run(handoff, ['--version']);
     expect([version.code, version.stdout]).toEqual([0, `${pkg.version}\n`]);
-    // Only the built code and the JSON schemas (the published contract): no sources or tests travel.
+    // Only the built code, the JSON schemas (the published contract) and the docs: no sources or tests travel.
     expect(existsSync(join(installed, 'test'))).toBe(false);
+    // Every docs page an answer's hint names is there to read, in the package as in the repository.
+    const cited = new Set([...readTree(join(installed, 'dist')).matchAll(/docs\/([a-z0-9-]+\.md)/g)].map((m) => m[1] ?? ''));
+    expect(cited.size).toBeGreaterThan(0);
+    for (const page of cited) expect([page, existsSync(join(installed, 'docs', page))]).toEqual([page, true]);
     expect(existsSync(join(installed, 'daemon'))).toBe(false);
     expect(readdirSync(join(installed, 'schemas')).sort()).toEqual(
       readdirSync(join(ROOT, 'schemas'))
@@ -131,6 +135,14 @@ describe('the npm package, installed into a fresh prefix', () => {
     }, 60_000);
   });
 });
+
+/** Every .js file under `dir`, concatenated. */
+function readTree(dir: string): string {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.js'))
+    .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8'))
+    .join('\n');
+}
 
 function get(port: number, path: string, cookie?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
   return new Promise((resolve, reject) => {
