@@ -31,6 +31,29 @@ export default tseslint.config(
     },
   },
   {
+    // The CLI is a client: it shares protocol/, schemas/ and the state dir's files with the daemon, never the server's modules.
+    files: ['daemon/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            'fastify',
+            'xstate',
+            'chokidar',
+            '**/http/**',
+            '**/service.js',
+            '**/workspaces/**',
+            '**/takeover/**',
+            '**/evacuation/**',
+            '**/ingest/**',
+            '**/compose-daemon.js',
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Adapters parse what they are handed: reading files, watching and spawning are the daemon's.
     files: ['adapters/**/*.ts'],
     rules: {

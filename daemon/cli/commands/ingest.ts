@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { success, type Envelope, type IngestReport } from '../../../protocol/index.js';
 import { SOURCES } from '../../../schemas/telemetry.schema.js';
-import { batchLines, mergeReports, type MergedReport } from '../../ingest/line-batches.js';
+import { batchLines, mergeReports, type MergedReport } from '../ingest-batches.js';
 import { action, usage, type CommandContext, type GlobalOptions } from '../context.js';
 
 /** The daemon takes 64 KiB bodies by default; the rest is room for the repo path and the keys. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { IngestReport } from '../../../protocol/index.js';
-import { batchLines, mergeReports } from '../../../daemon/ingest/line-batches.js';
+import { batchLines, mergeReports } from '../../../daemon/cli/ingest-batches.js';
 
 describe('batchLines', () => {
   it('keeps whole lines together within the budget, in order', () => {
