@@ -135,6 +135,30 @@ export function createService(deps: ServiceDeps) {
     return success('lease_acquired', { workspace: root, state: stateOf(snapshot), token, remote: moved.remote, changed: true, note: null });
   }
 
+  /**
+   * A renew of a travelling lease asks the chain first, as status and the guard do: a holder broken on
+   * another machine learns it here (stale_token). While the remote cannot be read (or its chain is
+   * refused), `guard_when_lease_unverified: refuse` refuses the renew as it refuses edits; `last_known`
+   * trusts the last known holder (docs/configuration.md).
+   */
+  async function renewLease(body: LeaseTokenBody): Promise<Envelope> {
+    const home = await drainHome(body.repo);
+    const event = { type: 'LEASE_RENEW' as const, token: body.token };
+    const workspace = await registry.open(home);
+    await deps.leaseSync.sync(workspace);
+    const snapshot = workspace.snapshot();
+    const { cycle, lease } = snapshot.context;
+    const sync = deps.leaseSync.statusOf(home);
+    const unverified = leaseTravels(cycle, stateOf(snapshot)) && sync?.unverified_since != null && deps.guardWhenUnverified === 'refuse';
+    // A token this machine refuses anyway is refused as stale, whatever the remote says.
+    if (!unverified || lease.holder?.token !== body.token) return send(home, event);
+    return failure(
+      'remote_unreachable',
+      `the lease of cycle ${cycle?.id ?? ''} could not be verified on '${sync?.remote ?? ''}' since ${sync?.unverified_since ?? ''}: ${sync?.error ?? 'unknown'}`,
+      'nothing was renewed (guard_when_lease_unverified: refuse); `handoff status` shows the sync error, retry when the remote answers',
+    );
+  }
+
   async function releaseLease(body: LeaseTokenBody): Promise<Envelope> {
     const home = await drainHome(body.repo);
     const event = { type: 'LEASE_RELEASE' as const, token: body.token };
@@ -316,7 +340,7 @@ export function createService(deps: ServiceDeps) {
     },
     acquire: acquireLease,
     // From a receiver's checkout these act on the cycle it took over; the token fences them there.
-    renew: async (body: LeaseTokenBody) => send(await drainHome(body.repo), { type: 'LEASE_RENEW', token: body.token }),
+    renew: renewLease,
     release: releaseLease,
     breakLease,
 

@@ -115,7 +115,8 @@ export const CODES = registry({
     code: 'remote_unreachable',
     status: 502,
     exit: 75,
-    summary: 'the git remote that carries the lease could not be reached; nothing was changed; retry',
+    summary:
+      'the git remote that carries the lease could not be reached; nothing was changed; retry (a push whose answer was lost and could not be read back says the outcome is unknown: `handoff status` reads it)',
   },
   daemon_already_running: { code: 'daemon_already_running', status: 409, exit: 75, summary: 'another daemon already serves this state dir' },
   internal_error: { code: 'internal_error', status: 500, exit: 75, summary: 'the daemon failed unexpectedly; it logged the cause' },
@@ -175,6 +176,12 @@ export const CODES = registry({
     exit: 77,
     summary:
       'the lease is on offer on the git remote (`refs/handoff/lease/<cycle>`, HANDOFF_READY or RETURN_HANDOFF_READY): nobody holds it, so a lease acquire, release or break has nothing to move; `handoff accept` takes it, `handoff cancel` withdraws an out leg',
+  },
+  remote_refused: {
+    code: 'remote_refused',
+    status: 409,
+    exit: 77,
+    summary: "the git remote's own policy (a hook, a protected ref) declined the lease record: its reason is in the message; nothing was changed",
   },
   paused_denied: { code: 'paused_denied', status: 423, exit: 77, summary: 'the kill switch is on; unpause first' },
   insecure_state_dir: { code: 'insecure_state_dir', status: 500, exit: 77, summary: 'the state dir or token file is accessible to others' },

@@ -134,3 +134,76 @@ export function reofferTaken(record: RemoteLeaseRecord, token: number, at: strin
   }
   return { ok: true, record: { ...record, state: 'offered', holder: null, at } };
 }
+
+/**
+ * The moves the chain can make, each one by one verb (a later record is a child of the one it moves).
+ * Anything else read from a remote is refused, however well-formed: whoever can push there wrote it.
+ */
+const LEGAL_MOVES: Readonly<Record<RemoteLeaseState, readonly RemoteLeaseState[]>> = {
+  // A later revision re-offers; a receiver takes it; the source withdraws it.
+  offered: ['offered', 'taken', 'withdrawn'],
+  // Handed back; a one-way close by the holder; broken or released; an undone accept offers it again.
+  taken: ['return_offered', 'closed', 'broken', 'released', 'offered'],
+  // The primary takes the work back (closed).
+  return_offered: ['closed'],
+  broken: ['taken'],
+  released: ['taken'],
+  closed: [],
+  withdrawn: [],
+};
+
+const sameHolder = (a: RemoteLeaseRecord['holder'], b: RemoteLeaseRecord['holder']) =>
+  a !== null && b !== null && a.executor === b.executor && a.token === b.token;
+
+/**
+ * Whether `next` is a legal move from `previous` on one cycle's chain: a transition of the table above,
+ * `last_token` never lower, a new holder only with a token above every token issued before (and it is the
+ * new last one), a holder kept where the verb keeps it. Null when legal, else why not (for the sync error).
+ */
+export function judgeLeaseMove(previous: RemoteLeaseRecord, next: RemoteLeaseRecord): string | null {
+  const move = `${previous.state} -> ${next.state}`;
+  if (next.cycle !== previous.cycle) return `a record of cycle ${next.cycle} follows one of cycle ${previous.cycle}`;
+  if (!LEGAL_MOVES[previous.state].includes(next.state)) return `${move} is not a move of the lease chain`;
+  if (next.last_token < previous.last_token) return `${move} lowers last_token from ${previous.last_token} to ${next.last_token}`;
+  const takesIt = next.state === 'taken' || (previous.state === 'return_offered' && next.state === 'closed');
+  if (takesIt) {
+    if (next.holder === null) return `${move} names no holder`;
+    if (next.holder.token <= previous.last_token) return `${move} gives token ${next.holder.token}, already issued (last_token was ${previous.last_token})`;
+    if (next.last_token !== next.holder.token) return `${move} gives token ${next.holder.token} but records last_token ${next.last_token}`;
+    return null;
+  }
+  if (next.last_token !== previous.last_token) return `${move} changes last_token (${previous.last_token} -> ${next.last_token}) without a new holder`;
+  // Kept holder: the hand-back and the one-way close are the holder's own moves, with its token.
+  if ((next.state === 'return_offered' || next.state === 'closed') && !sameHolder(previous.holder, next.holder)) {
+    return `${move} is not made by the holder of token ${previous.holder?.token ?? 'none'}`;
+  }
+  if (['withdrawn', 'broken', 'released'].includes(next.state) && next.holder !== null) return `${move} names a holder where nobody holds`;
+  if (previous.state === 'taken' && next.state === 'offered' && next.holder !== null) return `${move} (an undone accept) names a holder`;
+  return null;
+}
+
+/**
+ * A chain read from the remote, oldest first after the record this machine knows: every step judged.
+ * Null when all are legal, else the first illegal move, named by its place.
+ */
+export function judgeLeaseChain(known: RemoteLeaseRecord, later: readonly RemoteLeaseRecord[]): string | null {
+  let previous = known;
+  for (const [index, next] of later.entries()) {
+    const why = judgeLeaseMove(previous, next);
+    if (why !== null) return `record ${index + 1} after the one this machine knows: ${why}`;
+    previous = next;
+  }
+  return null;
+}
+
+/** The holder closes a one-way cycle: a `closed` record with its own token (the source follows it to CLOSED). */
+export function closeOneWay(record: RemoteLeaseRecord, token: number, at: string): LeaseMove {
+  if (record.state !== 'taken' || record.holder?.token !== token) {
+    return {
+      ok: false,
+      code: 'stale_token',
+      reason: `token ${token} does not hold the lease of cycle ${record.cycle} (${record.state}${record.holder ? `, holder '${record.holder.executor}' token ${record.holder.token}` : ''})`,
+    };
+  }
+  return { ok: true, record: { ...record, state: 'closed', at } };
+}

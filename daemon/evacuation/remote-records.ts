@@ -123,14 +123,53 @@ export async function previousLease(work: string, remote: string, cycle: string,
   return { head: commit, record: leaseRecordOf(files[LEASE_RECORD_FILE] ?? '', cycle, remote) };
 }
 
-/** Pushes `record` as a child of `head`; a rejection means another machine moved the lease first. */
-export async function writeLease(
+/**
+ * The records after `known` up to `head` (oldest first), following first parents from `head`: the
+ * chain this machine has not seen yet. A head that does not descend from `known` (a forced rewrite), or
+ * more than MAX_CHAIN_WALK records away, is refused: nothing may be followed from it.
+ */
+const MAX_CHAIN_WALK = 64;
+export async function leaseChainSince(
   work: string,
   remote: string,
-  record: RemoteLeaseRecord,
-  head: string | null,
-  timeoutMs: number,
-): Promise<{ ok: true; head: string } | { ok: false; rejected: boolean; why: string }> {
+  cycle: string,
+  known: string,
+  head: string,
+): Promise<{ known: RemoteLeaseRecord; later: { head: string; record: RemoteLeaseRecord }[] }> {
+  const what = leaseRef(cycle);
+  const recordAt = async (commit: string) => leaseRecordOf((await boundedFilesAt(work, commit, what, remote))[LEASE_RECORD_FILE] ?? '', cycle, remote);
+  const later: { head: string; record: RemoteLeaseRecord }[] = [];
+  let at: string | null = head;
+  for (let step = 0; at !== null && at !== known; step++) {
+    if (step >= MAX_CHAIN_WALK)
+      throw refusedRecord(what, remote, `its head ${head} is more than ${MAX_CHAIN_WALK} records past ${known}, the record this machine knows`);
+    later.unshift({ head: at, record: await recordAt(at) });
+    const parent = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${at}^1`], { cwd: work });
+    at = parent.code === 0 && parent.stdout.trim() !== '' ? parent.stdout.trim() : null;
+  }
+  if (at === null) throw refusedRecord(what, remote, `its head ${head} does not descend from ${known}, the record this machine knows (the ref was rewritten)`);
+  return { known: await recordAt(known), later };
+}
+
+/** Why a write-through did not land: a rejection (another move came first), the remote's policy, an unknown outcome. */
+export type LeaseWrite =
+  | { readonly ok: true; readonly head: string }
+  | { readonly ok: false; readonly rejected: boolean; readonly why: string; readonly outcome?: 'refused' | 'unknown' };
+
+/**
+ * Pushes `record` as a child of `head`; a rejection means another machine moved the lease first. The
+ * record is checked against its schema first (a record every reader would refuse is never pushed), and
+ * the ref is read back from where records are read (a push may time out after the remote moved, or go to
+ * another pushurl): the answer is what is there.
+ */
+export async function writeLease(work: string, remote: string, record: RemoteLeaseRecord, head: string | null, timeoutMs: number): Promise<LeaseWrite> {
+  if (!validateLease(structuredClone(record))) {
+    throw new HandoffError(
+      'corrupt_record',
+      `the lease record this move would write fails its schema (${describeErrors(validateLease.errors, 'lease')}); nothing was pushed`,
+      `the chain ${leaseRef(record.cycle)} on '${displayRemote(remote)}' holds last_token ${record.last_token}: no token is left above it. Inspect it with \`git fetch ${displayRemote(remote)} ${leaseRef(record.cycle)}\``,
+    );
+  }
   const commit = await commitFiles(
     work,
     { [LEASE_RECORD_FILE]: serializeLeaseRecord(record) },
@@ -138,8 +177,32 @@ export async function writeLease(
     `handoff ${record.cycle}: lease ${record.state}${record.holder ? ` to ${record.holder.executor}` : ''}`,
     record.at,
   );
-  const pushed = await pushRecordsRef(work, remote, commit, leaseRef(record.cycle), timeoutMs);
-  return pushed.ok ? { ok: true, head: commit } : pushed;
+  const ref = leaseRef(record.cycle);
+  const pushed = await pushRecordsRef(work, remote, commit, ref, timeoutMs);
+  // Another move first, or the remote's policy: git refused this ref as a whole, nothing to read back.
+  if (!pushed.ok && (pushed.rejected || pushed.refused))
+    return { ok: false, rejected: pushed.rejected, why: pushed.why, ...(pushed.refused ? { outcome: 'refused' as const } : {}) };
+  const read = await fetchRecordsRef(work, remote, ref, timeoutMs);
+  const where = `'${displayRemote(remote)}' (${ref})`;
+  if (!read.ok) {
+    return {
+      ok: false,
+      rejected: false,
+      outcome: 'unknown',
+      why: `${pushed.ok ? 'the push was answered' : `the push failed (${pushed.why})`} but ${where} could not be read back (${read.why}): whether the lease moved is unknown; \`handoff status\` reads it again`,
+    };
+  }
+  if (read.commit === commit) return { ok: true, head: commit };
+  if (read.commit === head) {
+    return {
+      ok: false,
+      rejected: false,
+      why: pushed.ok
+        ? `the push was answered but ${where} still holds the old record: pushes go elsewhere than reads (remote.${displayRemote(remote)}.pushurl?)`
+        : pushed.why,
+    };
+  }
+  return { ok: false, rejected: true, why: `${where} holds ${read.commit ?? 'no record'} now` };
 }
 
 export interface OfferRequest {

@@ -97,7 +97,11 @@ export async function fetchRecordsRefs(
   return fetched.code === 0 && !fetched.timedOut ? { ok: true } : { ok: false, why: failure(fetched) };
 }
 
-export type RefPush = { readonly ok: true } | { readonly ok: false; readonly rejected: boolean; readonly why: string };
+/**
+ * `rejected`: the remote holds something else (non-fast-forward: another machine moved first);
+ * `refused`: the remote's own policy declined it (a pre-receive or update hook, a protected ref): its reason is `why`.
+ */
+export type RefPush = { readonly ok: true } | { readonly ok: false; readonly rejected: boolean; readonly refused: boolean; readonly why: string };
 
 /** Pushes `commit` to `ref` as a fast-forward only: of two racing pushes the remote takes one. */
 export async function pushRecordsRef(root: string, remote: string, commit: string, ref: string, timeoutMs: number): Promise<RefPush> {
@@ -109,8 +113,23 @@ export async function pushRecordsRef(root: string, remote: string, commit: strin
     return { ok: true };
   }
   const text = `${push.stdout}\n${push.stderr}`;
-  const rejected = /\[rejected\]|non-fast-forward|fetch first|\[remote rejected\]/.test(text);
-  return { ok: false, rejected, why: pushFailure(push) };
+  // A race lost on the remote's ref lock (another push moved it between our check and our update) is a
+  // rejection too; any other `[remote rejected]` is the receiving side's hook or ref policy: its own words say why.
+  const rejected = /\[rejected\]|non-fast-forward|fetch first|cannot lock ref|but expected/.test(text);
+  const refused = !rejected && /\[remote rejected\]/.test(text);
+  return { ok: false, rejected, refused, why: refused ? policyRefusal(push) : pushFailure(push) };
+}
+
+/** The remote's reason for a policy refusal: the porcelain reason and what its hook printed (`remote: ...` lines). */
+function policyRefusal(result: GitResult): string {
+  const said = result.stderr
+    .split('\n')
+    .filter((line) => line.startsWith('remote: '))
+    .map((line) => line.slice('remote: '.length).trim())
+    .filter(Boolean)
+    .slice(0, 5);
+  const why = pushFailure(result);
+  return redactCredentials(said.length === 0 ? why : `${why}: ${said.join(' / ')}`);
 }
 
 /** Why a push failed: the refused ref's porcelain line (`!<TAB>src:dst<TAB>[rejected] (why)`), not git's closing 'Done'. */

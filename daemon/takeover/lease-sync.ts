@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { leaseRef, packagesRef, stateOf, TRAVELLING_STATES, type Cycle, type RemoteLeaseRecord } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import { previousLease, readLease, readPackages } from '../evacuation/remote-records.js';
+import { chainRefusal } from './remote-lease-moves.js';
 import { cycleDir } from '../evacuation/package-writer.js';
 import type { Logger } from '../logger.js';
 import type { Workspace } from '../workspaces/workspace.js';
@@ -40,6 +41,10 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
       const { head, record } = await readLease(workspace.root, cycle.remote.name, cycle.id, deps.timeoutMs);
       status.set(workspace.root, { remote: cycle.remote.name, verified_at: iso(), unverified_since: null, error: null });
       if (head === null || record === null || head === cycle.remote.lease_head) return;
+      // Every record since the one this machine knows must be a legal move, and the head its descendant:
+      // a forged or rewritten chain is a sync error (shown by status, the guard refuses) and moves nothing.
+      const refused = await chainRefusal(workspace.root, cycle.remote.name, cycle.id, cycle.remote.lease_head, head);
+      if (refused !== null) throw new Error(`${refused.error?.message ?? 'the lease chain is refused'}. ${refused.error?.hint ?? ''}`.trim());
       await catchUp(workspace, cycle.remote.name, record, head);
       if (await followLetGo(workspace, record, head)) return;
       const returnDrain = record.state === 'return_offered' ? await importReturn(workspace.root, cycle, record.manifest) : null;

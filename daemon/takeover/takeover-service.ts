@@ -10,6 +10,8 @@ import {
   judgeTakeover,
   outcomeEnvelope,
   packageFiles,
+  closableOneWay,
+  leaseTravels,
   stateOf,
   step,
   statusView,
@@ -25,6 +27,7 @@ import type { AcceptBody, CloseBody, Config, ReturnBody, VerifyBody } from '../.
 import type { Clock } from '../clock.js';
 import { runGit } from '../git/index.js';
 import { readLease, readPackages, writeLease } from '../evacuation/remote-records.js';
+import { createRemoteLeaseMoves, unwrittenLease, type ChainMoved } from './remote-lease-moves.js';
 import { writeFileAtomic } from '../store/index.js';
 import type { Workspace } from '../workspaces/workspace.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
@@ -93,6 +96,7 @@ function legOf(cycle: Cycle, wantReturn: boolean): { drain: DrainProgress | null
  */
 export function createTakeoverService(deps: TakeoverDeps) {
   const { registry, clock, config } = deps;
+  const chain = createRemoteLeaseMoves({ clock, timeoutMs: config.git_timeout_seconds * 1000 });
 
   function candidates(): Candidate[] {
     return registry
@@ -364,7 +368,7 @@ export function createTakeoverService(deps: TakeoverDeps) {
       const written = await writeLease(gitRoot, remote, next.record, head, timeoutMs);
       if (written.ok) return { ok: true, head: written.head };
       // A rejection's last line of git is its porcelain summary ("Done"): say what happened instead.
-      return { ok: false, why: written.rejected ? 'the remote rejected the push' : written.why };
+      return { ok: false, why: written.rejected || written.outcome === 'refused' ? 'the remote rejected the push' : written.why };
     } catch (error) {
       // readLease names an unreachable remote or an unreadable record: either way the chain did not move.
       return { ok: false, why: (error as Error).message };
@@ -438,8 +442,7 @@ export function createTakeoverService(deps: TakeoverDeps) {
     const timeoutMs = config.git_timeout_seconds * 1000;
     const written = await writeLease(receiverRoot, lease.remote, next.record, lease.head, timeoutMs);
     if (!written.ok) {
-      if (!written.rejected)
-        return failure('remote_unreachable', `the lease could not be written to '${lease.remote}': ${written.why}`, 'retry; nothing was taken');
+      if (!written.rejected) return unwrittenLease(lease.remote, source.cycle.id, written);
       const winner = await readLease(receiverRoot, lease.remote, source.cycle.id, timeoutMs);
       return failure(
         'lease_held',
@@ -475,8 +478,7 @@ export function createTakeoverService(deps: TakeoverDeps) {
     if (!next.ok) return { ok: false, envelope: failure('lease_held', next.reason, 'only one executor holds the lease') };
     const written = await writeLease(gitRoot, cycle.remote.name, next.record, head, timeoutMs);
     if (written.ok) return { ok: true, token: next.record.holder?.token ?? null, head: written.head };
-    if (!written.rejected)
-      return { ok: false, envelope: failure('remote_unreachable', `the remote cannot be reached: ${written.why}`, 'retry; nothing was changed') };
+    if (!written.rejected) return { ok: false, envelope: unwrittenLease(cycle.remote.name, cycle.id, written) };
     const winner = await readLease(gitRoot, cycle.remote.name, cycle.id, timeoutMs);
     return {
       ok: false,
@@ -573,7 +575,27 @@ export function createTakeoverService(deps: TakeoverDeps) {
         );
       const held = await heldCycle(body.repo, body.token);
       if (held.kind === 'refused') return held.envelope;
-      const { outcome, snapshot } = await registry.dispatch(held.found.home.root, { type: 'CLOSE_ONE_WAY', token: held.token });
+      const home = held.found.home.root;
+      // A travelling lease closes on the chain first (a `closed` record by the holder's token, judged against
+      // what the remote holds now): a holder broken elsewhere is refused there, and the source follows the close.
+      const current = registry.find(home)?.snapshot();
+      const cycle = current?.context.cycle ?? null;
+      let moved: ChainMoved | null = null;
+      const paused = current !== undefined && (current.context.paused.global !== null || current.context.paused.workspace !== null);
+      // Only a close the machine would make travels (the holder's token, closable, not paused); any other is refused below, unchanged.
+      if (
+        current !== undefined &&
+        !paused &&
+        leaseTravels(cycle, stateOf(current)) &&
+        closableOneWay(cycle) &&
+        current.context.lease.holder?.token === held.token
+      ) {
+        const close = await chain.close(home, cycle.remote.name, cycle.id, cycle.remote.lease_head, held.token);
+        if (!close.ok) return close.envelope;
+        moved = close;
+      }
+      const { outcome, snapshot } = await registry.dispatch(home, { type: 'CLOSE_ONE_WAY', token: held.token });
+      if (moved !== null) await registry.dispatch(home, { type: 'LEASE_HEAD', lease_head: moved.head });
       return outcomeEnvelope(outcome, snapshot);
     },
 

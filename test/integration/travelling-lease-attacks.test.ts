@@ -124,14 +124,16 @@ describe('records forged on the remote are checked before use', () => {
 });
 
 describe('forged records that are well-formed moves', () => {
-  it('a forged `broken` that lowers last_token does not make the next acquire reuse a token', async () => {
+  it('a forged `broken` that lowers last_token is refused (the chain\'s judge): the holder stays, no acquire reuses a token', async () => {
     const { a, push, record, token } = await taken();
     push({ state: 'broken', holder: null, last_token: 0 });
-    expect(await status(machineA, a)).toMatchObject({ lease: { holder: null } });
+    expect(await status(machineA, a)).toMatchObject({
+      lease: { holder: { executor: 'laptop-b', token } },
+      lease_sync: { error: expect.stringContaining('lowers last_token') as unknown },
+    });
     const acquired = await on(machineA, ['lease', 'acquire', '--as', 'carol'], a);
-    expect(acquired.json.code).toBe('lease_acquired');
-    expect(Number(acquired.json.data?.['token'])).toBeGreaterThan(token);
-    expect(record()).toMatchObject({ state: 'taken', holder: { executor: 'carol', token: Number(acquired.json.data?.['token']) } });
+    expect(acquired.json.code).toBe('lease_held');
+    expect(record()).toMatchObject({ state: 'broken', last_token: 0 });
   });
 
   it('a forged `withdrawn` over a taken lease, or a forged `return_offered` whose package is not on the remote, moves nothing: both machines keep the holder, no RETURN_HANDOFF_READY', async () => {
@@ -143,7 +145,12 @@ describe('forged records that are well-formed moves', () => {
       [machineB, b],
     ] as const)
       expect(await status(machine, repo)).toMatchObject({ state: 'TAKEOVER', lease: { holder: { executor: 'laptop-b', token } } });
-    expect((await on(machineB, ['lease', 'renew', '--token', String(token)], b)).json.code).toBe('lease_renewed');
+    // The forged chain is refused and unverified: with guard_when_lease_unverified `refuse`, so is the renew (it says why).
+    const renewed = await on(machineB, ['lease', 'renew', '--token', String(token)], b);
+    expect({ code: renewed.json.code, message: renewed.json.error?.message }).toMatchObject({
+      code: 'remote_unreachable',
+      message: expect.stringContaining('is refused') as unknown,
+    });
     git(remote, 'update-ref', ref, good);
     push((r) => ({ ...r, state: 'return_offered', manifest: { path: 'return/manifest.json', sha256: 'a'.repeat(64) } }));
     for (const [machine, repo] of [
