@@ -140,6 +140,17 @@ export function createRemoteLeaseMoves(deps: { clock: Clock; timeoutMs: number }
     /** `handoff lease acquire` of a travelling lease nobody holds; the token is above `localLastToken` too. */
     acquire: (work: string, remote: string, cycle: string, known: string | null, executor: string, localLastToken: number) =>
       move(work, remote, cycle, known, (record) => acquireFree(record, executor, iso(), localLastToken)),
+    /** Writes nothing: whether `token` holds the lease on the remote now (a legal chain), before `handoff return` starts a leg. */
+    holds: (work: string, remote: string, cycle: string, known: string | null, token: number) =>
+      move(work, remote, cycle, known, (record): LeaseMove =>
+        record.state === 'taken' && record.holder?.token === token
+          ? { ok: true, record }
+          : {
+              ok: false,
+              code: 'stale_token',
+              reason: `token ${token} does not hold the lease of cycle ${cycle} on '${displayRemote(remote)}' (${record.state}${record.holder ? `, holder '${record.holder.executor}' token ${record.holder.token}` : ''})`,
+            },
+      ),
     /** `handoff close --one-way` of a travelling lease: the holder writes `closed` with its token, so the source follows. */
     close: (work: string, remote: string, cycle: string, known: string | null, token: number) =>
       move(work, remote, cycle, known, (record) => closeOneWay(record, token, iso())),

@@ -561,6 +561,13 @@ export function createTakeoverService(deps: TakeoverDeps) {
       const held = await heldCycle(body.repo, body.token);
       if (held.kind === 'refused') return held.envelope;
       const { home } = held.found;
+      // A travelling lease is asked on the chain first: a holder broken or replaced elsewhere is refused (stale_token) before a drain starts.
+      const current = home.snapshot();
+      const cycle = current.context.cycle;
+      if (stateOf(current) === 'TAKEOVER' && leaseTravels(cycle, 'TAKEOVER') && current.context.lease.holder?.token === held.token) {
+        const holds = await chain.holds(home.root, cycle.remote.name, cycle.id, cycle.remote.lease_head, held.token);
+        if (!holds.ok) return holds.envelope;
+      }
       const { outcome, snapshot } = await registry.dispatch(home.root, { type: 'RETURN_START', token: held.token, wait: body.wait ?? true });
       if (!outcome.changed && outcome.code === 'return_started') deps.startDrain(home.root);
       return outcomeEnvelope(outcome, snapshot);

@@ -245,6 +245,13 @@ describe('a stale holder asks the remote before it acts', () => {
     expect(renewed.json.code, 'expected stale_token (77): the chain says broken').toBe('stale_token');
   });
 
+  it('a broken holder cannot start a return leg with its old token (return asks the chain first); the source keeps the break', async () => {
+    const { a, b, token, record } = await taken();
+    expect((await on(machineA, ['lease', 'break', '--reason', 'laptop-b is gone'], a)).json.code).toBe('lease_broken');
+    const returned = await on(machineB, ['return', '--token', String(token), '--no-wait'], b);
+    expect({ code: returned.json.code, remote: record().state }, JSON.stringify(returned.json.error)).toEqual({ code: 'stale_token', remote: 'broken' });
+  });
+
   it('one-way: a broken holder cannot close its cycle with the stale token (the close is judged on the chain)', async () => {
     const { a, b, record, token } = await taken(machineC);
     expect((await on(machineC, ['lease', 'break', '--reason', 'laptop-b is gone'], a)).json.code).toBe('lease_broken');
