@@ -28,14 +28,14 @@ describe('pushRecordsRef: why a refused push was refused', () => {
     expect(pushed.ok || pushed.why).not.toBe('Done');
   });
 
-  it("a remote's policy that declines the push is named", async () => {
+  it("a remote's policy that declines the push is named, and told from a lost race (refused, not rejected)", async () => {
     const { repo, remote, first } = await withRecord();
     const hook = join(remote, 'hooks', 'pre-receive');
     writeFileSync(hook, '#!/bin/sh\necho "records are frozen here" >&2\nexit 1\n');
     chmodSync(hook, 0o755);
     const child = await commitFiles(repo, { 'lease.json': '{"n":2}\n' }, first, 'child', AT);
     const pushed = await pushRecordsRef(repo, 'origin', child, REF, 10_000);
-    expect(pushed).toMatchObject({ ok: false, rejected: true });
-    expect(pushed.ok || pushed.why).toMatch(/pre-receive hook declined/);
+    expect(pushed).toMatchObject({ ok: false, rejected: false, refused: true });
+    expect(pushed.ok || pushed.why).toMatch(/pre-receive hook declined.*records are frozen here/);
   });
 });
