@@ -164,16 +164,20 @@ export function createRemoteLeaseMoves(deps: { clock: Clock; timeoutMs: number }
     manifest: RemoteLeaseRecord['manifest'],
     lastToken: number,
     at: string,
-  ): Promise<ChainMove> {
+  ): Promise<ChainMove | { readonly ok: true; readonly head: null }> {
     const record: RemoteLeaseRecord = { schema_version: 1, cycle, state: 'withdrawn', holder: null, last_token: lastToken, manifest, at };
     const written = await writeLease(work, remote, record, null, deps.timeoutMs);
     if (written.ok) return { ok: true, record, head: written.head, remote };
     // The publish push landed meanwhile: withdraw what it offered, as a child of it.
     if (written.rejected) return move(work, remote, cycle, null, (current) => withdrawOffer(current, at));
+    // The remote holds no record and its own policy declines lease records (a drain blocked for good by a
+    // hook): the publish push, which carries the offer with the checkpoint (all or nothing), is declined by
+    // the same policy, so nothing can be taken there and the cancel ends here (head null: nothing written).
+    if (written.outcome === 'refused') return { ok: true, head: null };
     return {
       ok: false,
       envelope: failure(
-        written.outcome === 'refused' ? 'remote_refused' : 'remote_unreachable',
+        'remote_unreachable',
         `the offer of cycle ${cycle} may have reached '${displayRemote(remote)}' and could not be withdrawn there: ${written.why}`,
         'nothing was changed here; retry `handoff cancel` when the remote answers (a receiver could take the offer until then)',
       ),

@@ -588,6 +588,7 @@ export function createTakeoverService(deps: TakeoverDeps) {
       const current = registry.find(home)?.snapshot();
       const cycle = current?.context.cycle ?? null;
       let moved: ChainMoved | null = null;
+      let untold: string | null = null;
       const paused = current !== undefined && (current.context.paused.global !== null || current.context.paused.workspace !== null);
       // Only a close the machine would make travels (the holder's token, closable, not paused); any other is refused below, unchanged.
       if (
@@ -598,12 +599,17 @@ export function createTakeoverService(deps: TakeoverDeps) {
         current.context.lease.holder?.token === held.token
       ) {
         const close = await chain.close(home, cycle.remote.name, cycle.id, cycle.remote.lease_head, held.token);
-        if (!close.ok) return close.envelope;
-        moved = close;
+        // Declined by the remote's own policy after the chain was read and judged (this token holds it there):
+        // giving up a verified hold is safe, so the close goes on here and the answer says the source was not told.
+        if (!close.ok && close.envelope.code === 'remote_refused') {
+          untold = `${close.envelope.error?.message ?? 'the remote declined the closed record'}: the source still sees this holder; there, \`handoff lease break --reason REASON\` ends its wait`;
+        } else if (!close.ok) return close.envelope;
+        else moved = close;
       }
       const { outcome, snapshot } = await registry.dispatch(home, { type: 'CLOSE_ONE_WAY', token: held.token });
       if (moved !== null) await registry.dispatch(home, { type: 'LEASE_HEAD', lease_head: moved.head });
-      return outcomeEnvelope(outcome, snapshot);
+      const envelope = outcomeEnvelope(outcome, snapshot);
+      return untold === null || envelope.error ? envelope : { ...envelope, data: { ...((envelope.data as object | null) ?? {}), note: untold } };
     },
 
     /**
