@@ -27,7 +27,7 @@ import type { AcceptBody, CloseBody, Config, ReturnBody, VerifyBody } from '../.
 import type { Clock } from '../clock.js';
 import { runGit } from '../git/index.js';
 import { readLease, readPackages, writeLease } from '../evacuation/remote-records.js';
-import { createRemoteLeaseMoves, unwrittenLease, type ChainMoved } from './remote-lease-moves.js';
+import { chainRefusal, createRemoteLeaseMoves, unwrittenLease, type ChainMoved } from './remote-lease-moves.js';
 import { writeFileAtomic } from '../store/index.js';
 import type { Workspace } from '../workspaces/workspace.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
@@ -472,8 +472,11 @@ export function createTakeoverService(deps: TakeoverDeps) {
     if (cycle.remote === null) return { ok: true, token: null, head: null };
     const timeoutMs = config.git_timeout_seconds * 1000;
     const { head, record } = await readLease(gitRoot, cycle.remote.name, cycle.id, timeoutMs);
-    if (record === null)
+    if (record === null || head === null)
       return { ok: false, envelope: failure('wrong_state', `the remote has no lease for cycle ${cycle.id}`, 'the source has not offered it yet') };
+    // What this machine follows is judged first: a forged or rewritten chain is claimed from by nobody.
+    const refused = await chainRefusal(gitRoot, cycle.remote.name, cycle.id, cycle.remote.lease_head, head);
+    if (refused !== null) return { ok: false, envelope: refused };
     const next = claimOffer(record, executor, new Date(clock.now()).toISOString());
     if (!next.ok) return { ok: false, envelope: failure('lease_held', next.reason, 'only one executor holds the lease') };
     const written = await writeLease(gitRoot, cycle.remote.name, next.record, head, timeoutMs);

@@ -263,6 +263,23 @@ describe('a stale holder asks the remote before it acts', () => {
   });
 });
 
+describe('the primary takes a return back only from the chain it follows', () => {
+  it('a return offer rewritten by force (a sibling with a forged holder) is refused at `accept --return`: the chain stays, the primary waits', async () => {
+    const { a, b, remote, head, ref } = await taken();
+    writeFileSync(join(b, 'f.txt'), 'one\ntwo\nthree from B\n');
+    expect((await on(machineB, ['return', '--no-wait'], b)).json.code).toBe('handoff_ready');
+    expect((await status(machineA, a))['state']).toBe('RETURN_HANDOFF_READY');
+    const returned = head();
+    const base = JSON.parse(git(remote, 'show', `${returned}:lease.json`)) as LeaseRecord;
+    const forged = forge(remote, ref, { 'lease.json': `${JSON.stringify({ ...base, holder: { executor: 'mallory', token: base.last_token } }, null, 2)}\n` }, [
+      git(remote, 'rev-parse', `${returned}^1`),
+    ]);
+    const back = await on(machineA, ['accept', base.cycle, '--return', '--as', 'primary'], a);
+    expect({ code: back.json.code, head: head() }, JSON.stringify(back.json.error)).toEqual({ code: 'corrupt_record', head: forged });
+    expect(back.json.error?.message).toContain('does not descend');
+  });
+});
+
 describe('a one-way close travels', () => {
   it('after a receiver closes one-way, the source follows the `closed` record to CLOSED', async () => {
     const { a, b, token } = await taken(machineC);
