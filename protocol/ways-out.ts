@@ -1,5 +1,5 @@
 import type { LeaseState } from './lease-rules.js';
-import { closableOneWay, offerTravels, type Cycle, type WorkspaceState } from './workspace-machine.js';
+import { closableOneWay, offerTravels, runningDrain, type Cycle, type WorkspaceState } from './workspace-machine.js';
 
 /**
  * The ways out of every state: what `handoff status` prints under "next", as data. docs/concepts.md
@@ -70,7 +70,7 @@ export function situationOf(view: WaysOutInput): Situation {
       if (view.blocked !== null) return 'EVACUATE (blocked)';
       return cycle !== null && waitingForAgent(cycle.drain) ? 'EVACUATE (waiting for the agent)' : 'EVACUATE (draining)';
     case 'TAKEOVER': {
-      const ret = cycle?.return_drain ?? null;
+      const ret = runningDrain(view.state, cycle);
       if (ret === null) return view.lease.holder === null ? 'TAKEOVER (no holder)' : 'TAKEOVER (held)';
       // The drain finishes fenced by the token that started it: after the lease moved, only a new `handoff return` goes on.
       if (view.lease.holder === null || view.lease.holder.token !== cycle?.receiver?.token) return 'TAKEOVER (return fenced out)';
@@ -100,7 +100,7 @@ export function nextSteps(view: WaysOutInput): NextStep[] {
       const global = view.paused?.scope === 'global' ? ' --global' : '';
       const out = step('unpause', `handoff unpause${global}`, `run \`handoff unpause${global}\` when it is safe to go on`);
       // Cancelling is a way out, so it works while paused; it is offered where it ends something.
-      const ending = ['PREPARE', 'EVACUATE', 'HANDOFF_READY'].includes(view.state) || (view.state === 'TAKEOVER' && cycle?.return_drain != null);
+      const ending = ['PREPARE', 'EVACUATE', 'HANDOFF_READY'].includes(view.state) || (view.state === 'TAKEOVER' && runningDrain(view.state, cycle) !== null);
       return [out, ...(ending ? cancel('ends what is under way without moving anything forward') : [])];
     }
     case 'NORMAL':
