@@ -35,7 +35,7 @@ const ROUTES: Readonly<Record<string, RouteDoc>> = {
   'POST /v1/resume': { summary: 'Run a blocked or interrupted drain again from its first unfinished step', codes: ['ok', 'wrong_state'] },
   'POST /v1/cancel': {
     summary: 'End a stage, an evacuation (drain or offer) or a return leg: recorded as abandoned, refs kept, allowed while paused',
-    codes: ['cancelled', 'wrong_state'],
+    codes: ['cancelled', 'wrong_state', 'lease_held', 'remote_unreachable', 'remote_refused'],
   },
   'GET /v1/check': {
     summary: 'Whether an evacuation was interrupted (exit 1) or the last cycle completed (exit 2)',
@@ -49,10 +49,29 @@ const ROUTES: Readonly<Record<string, RouteDoc>> = {
   },
   'POST /v1/accept': {
     summary: 'Verify and take the lease (out leg, or the return leg with return: true)',
-    codes: ['accepted', 'diverged', 'stale', 'ambiguous', 'unknown_cycle', 'corrupt_record', 'wrong_state', 'lease_held', 'paused_denied'],
+    codes: [
+      'accepted',
+      'diverged',
+      'stale',
+      'ambiguous',
+      'unknown_cycle',
+      'corrupt_record',
+      'wrong_state',
+      'lease_held',
+      'paused_denied',
+      'checkout_incomplete',
+      'remote_unreachable',
+      'remote_refused',
+    ],
   },
-  'POST /v1/return': { summary: 'The lease holder hands the work back: the return leg drain', codes: ['return_started', 'wrong_state', 'stale_token'] },
-  'POST /v1/close': { summary: 'End a one-way cycle', codes: ['ok', 'usage_error', 'wrong_state', 'stale_token'] },
+  'POST /v1/return': {
+    summary: 'The lease holder hands the work back: the return leg drain',
+    codes: ['return_started', 'wrong_state', 'stale_token', 'corrupt_record', 'remote_unreachable', 'remote_refused'],
+  },
+  'POST /v1/close': {
+    summary: 'End a one-way cycle',
+    codes: ['ok', 'usage_error', 'wrong_state', 'stale_token', 'paused_denied', 'corrupt_record', 'remote_unreachable', 'remote_refused'],
+  },
   'GET /v1/cycles': {
     summary: 'The latest 20 cycles on record per workspace (all=true: every one), each with its integrity, and the total',
     codes: ['cycles'],
@@ -61,12 +80,21 @@ const ROUTES: Readonly<Record<string, RouteDoc>> = {
   'GET /v1/lease': { summary: 'The lease of a workspace', codes: ['lease_shown'] },
   'POST /v1/lease/acquire': {
     summary: 'Take a free lease; data.token fences every later call',
-    codes: ['lease_acquired', 'lease_held', 'paused_denied', 'wrong_state'],
+    codes: ['lease_acquired', 'lease_held', 'paused_denied', 'wrong_state', 'lease_travels', 'corrupt_record', 'remote_unreachable', 'remote_refused'],
   },
-  'POST /v1/lease/renew': { summary: 'The holder renews its lease', codes: ['lease_renewed', 'stale_token'] },
-  'POST /v1/lease/release': { summary: 'The holder releases its lease', codes: ['lease_released', 'stale_token'] },
-  'POST /v1/lease/break': { summary: "An operator's recorded override", codes: ['lease_broken'] },
-  'POST /v1/pause': { summary: 'The kill switch on (writes the PAUSE file)', codes: ['paused', 'usage_error'] },
+  'POST /v1/lease/renew': {
+    summary: 'The holder renews its lease',
+    codes: ['lease_renewed', 'stale_token', 'corrupt_record', 'remote_unreachable', 'remote_refused'],
+  },
+  'POST /v1/lease/release': {
+    summary: 'The holder releases its lease',
+    codes: ['lease_released', 'stale_token', 'lease_travels', 'lease_held', 'corrupt_record', 'remote_unreachable', 'remote_refused'],
+  },
+  'POST /v1/lease/break': {
+    summary: "An operator's recorded override",
+    codes: ['lease_broken', 'lease_travels', 'lease_held', 'corrupt_record', 'remote_unreachable', 'remote_refused'],
+  },
+  'POST /v1/pause': { summary: 'The kill switch on (writes the PAUSE file)', codes: ['paused', 'usage_error', 'wrong_state'] },
   'POST /v1/unpause': { summary: 'The kill switch off (removes the PAUSE file)', codes: ['unpaused', 'usage_error'] },
   'POST /v1/agent-context': {
     summary:
