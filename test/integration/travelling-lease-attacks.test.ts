@@ -46,7 +46,11 @@ function forge(remote: string, ref: string, files: Record<string, string>, paren
   const lines = Object.entries(files).map(([name, text]) => `100644 blob ${bare(['hash-object', '-w', '--stdin'], text)}\t${name}`);
   const tree = bare(['mktree'], `${lines.join('\n')}\n`);
   const env = { ...process.env, GIT_AUTHOR_NAME: 'm', GIT_AUTHOR_EMAIL: 'm@m', GIT_COMMITTER_NAME: 'm', GIT_COMMITTER_EMAIL: 'm@m' };
-  const commit = execFileSync('git', ['commit-tree', ...parents.flatMap((p) => ['-p', p]), '-m', 'forged', tree], { cwd: remote, env, encoding: 'utf8' }).trim();
+  const commit = execFileSync('git', ['commit-tree', ...parents.flatMap((p) => ['-p', p]), '-m', 'forged', tree], {
+    cwd: remote,
+    env,
+    encoding: 'utf8',
+  }).trim();
   bare(['update-ref', ref, commit]);
   return commit;
 }
@@ -93,7 +97,16 @@ describe('records forged on the remote are checked before use', () => {
       ['state outside the chain', () => push({ state: 'owned' })],
       ['not JSON', () => forge(remote, ref, { 'lease.json': '{"state": "taken", ' }, [good])],
       ['no lease.json, another file', () => forge(remote, ref, { 'other.json': 'x' }, [good])],
-      ['66 files', () => forge(remote, ref, { 'lease.json': `${JSON.stringify(record())}\n`, ...Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`f${i}`, String(i)])) }, [good])],
+      [
+        '66 files',
+        () =>
+          forge(
+            remote,
+            ref,
+            { 'lease.json': `${JSON.stringify(record())}\n`, ...Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`f${i}`, String(i)])) },
+            [good],
+          ),
+      ],
     ];
     for (const [index, [name, attack]] of attacks.entries()) {
       attack();
@@ -124,7 +137,7 @@ describe('records forged on the remote are checked before use', () => {
 });
 
 describe('forged records that are well-formed moves', () => {
-  it('a forged `broken` that lowers last_token is refused (the chain\'s judge): the holder stays, no acquire reuses a token', async () => {
+  it("a forged `broken` that lowers last_token is refused (the chain's judge): the holder stays, no acquire reuses a token", async () => {
     const { a, push, record, token } = await taken();
     push({ state: 'broken', holder: null, last_token: 0 });
     expect(await status(machineA, a)).toMatchObject({
@@ -227,7 +240,7 @@ describe('racing operators', () => {
     }
   });
 
-  it('after a break the stale holder\'s release is refused (77); acquire vs acquire on the two machines: one wins, one token, both machines agree', async () => {
+  it("after a break the stale holder's release is refused (77); acquire vs acquire on the two machines: one wins, one token, both machines agree", async () => {
     const { a, b, record, token } = await taken();
     expect((await on(machineA, ['lease', 'break', '--reason', 'gone'], a)).json.code).toBe('lease_broken');
     const late = await on(machineB, ['lease', 'release', '--token', String(token)], b);
