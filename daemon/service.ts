@@ -7,6 +7,7 @@ import {
   failure,
   HandoffError,
   leaseTravels,
+  offerTravels,
   outcomeEnvelope,
   stateOf,
   statusView,
@@ -207,6 +208,24 @@ export function createService(deps: ServiceDeps) {
     return moved.envelope;
   }
 
+  /**
+   * A return on offer through the remote, cancelled by the holder that offered it (the primary may be gone
+   * for good): the chain is given back to that holder first (a `taken` record, its token kept). A primary
+   * that took the work back first wins (`lease_held`), and this machine follows it to CLOSED.
+   */
+  async function withdrawnReturn(home: string): Promise<{ head: string | null } | Envelope> {
+    const snapshot = (await registry.open(home)).snapshot();
+    const cycle = snapshot.context.cycle;
+    const token = snapshot.context.lease.holder?.token ?? cycle?.receiver?.token;
+    if (stateOf(snapshot) !== 'RETURN_HANDOFF_READY' || cycle === null || cycle.remote === null || !offerTravels(cycle) || token === undefined) {
+      return { head: null };
+    }
+    const moved = await chain.withdrawReturn(home, cycle.remote.name, cycle.id, cycle.remote.lease_head, token);
+    if (moved.ok) return { head: moved.head };
+    if (moved.envelope.code === 'lease_held') await deps.leaseSync.sync(await registry.open(home));
+    return moved.envelope;
+  }
+
   async function pauseFile(body: PauseBody): Promise<{ path: string; root: string | null }> {
     if (body.scope === 'global') return { path: join(deps.stateDir, PAUSE_FILE), root: null };
     if (body.repo === undefined) {
@@ -291,7 +310,8 @@ export function createService(deps: ServiceDeps) {
      */
     async cancel(body: StageBody): Promise<Envelope> {
       const home = await drainHome(body.repo);
-      const offer = await withdrawn(home);
+      const ready = stateOf((await registry.open(home)).snapshot()) === 'RETURN_HANDOFF_READY';
+      const offer = ready ? await withdrawnReturn(home) : await withdrawn(home);
       if ('authority' in offer) return offer;
       const { outcome, snapshot } = await registry.dispatch(home, { type: 'CANCEL', reason: body.reason ?? null, withdrawn: offer.head });
       const answered = outcomeEnvelope(outcome, snapshot);

@@ -63,6 +63,21 @@ export function withdrawOffer(record: RemoteLeaseRecord, at: string): LeaseMove 
 }
 
 /**
+ * The holder's `handoff cancel` of its return on offer: the lease is `taken` again by the same holder
+ * with the same token (nobody new holds it, no token is issued), so it may close one-way or return again.
+ * A primary that took the work back first (`closed`) wins: the cancel is told so (`lease_held`).
+ */
+export function withdrawReturn(record: RemoteLeaseRecord, token: number, at: string): LeaseMove {
+  // Already withdrawn (a cancel that stopped between the push and the machine): nothing more to write.
+  if (record.state === 'taken' && record.holder?.token === token) return { ok: true, record };
+  if (record.state !== 'return_offered') return refusedMove(record);
+  if (record.holder?.token !== token) {
+    return { ok: false, code: 'stale_token', reason: `token ${token} did not offer the return of cycle ${record.cycle}${holderOf(record)}` };
+  }
+  return { ok: true, record: { ...record, state: 'taken', at } };
+}
+
+/**
  * A held lease let go: `broken` by an operator (any holder: the one that vanished), `released` by its
  * holder (only with the token the chain gave it). `last_token` stays, so every older token is stale.
  */
@@ -144,8 +159,8 @@ const LEGAL_MOVES: Readonly<Record<RemoteLeaseState, readonly RemoteLeaseState[]
   offered: ['offered', 'taken', 'withdrawn'],
   // Handed back; a one-way close by the holder; broken or released; an undone accept offers it again.
   taken: ['return_offered', 'closed', 'broken', 'released', 'offered'],
-  // The primary takes the work back (closed).
-  return_offered: ['closed'],
+  // The primary takes the work back (closed); the holder withdraws its return (taken again, same holder and token).
+  return_offered: ['closed', 'taken'],
   broken: ['taken'],
   released: ['taken'],
   closed: [],
@@ -165,6 +180,12 @@ export function judgeLeaseMove(previous: RemoteLeaseRecord, next: RemoteLeaseRec
   if (next.cycle !== previous.cycle) return `a record of cycle ${next.cycle} follows one of cycle ${previous.cycle}`;
   if (!LEGAL_MOVES[previous.state].includes(next.state)) return `${move} is not a move of the lease chain`;
   if (next.last_token < previous.last_token) return `${move} lowers last_token from ${previous.last_token} to ${next.last_token}`;
+  // A withdrawn return gives the lease back to the holder that offered it: no new holder, no new token.
+  if (previous.state === 'return_offered' && next.state === 'taken') {
+    if (!sameHolder(previous.holder, next.holder)) return `${move} (a withdrawn return) is not made by the holder of token ${previous.holder?.token ?? 'none'}`;
+    if (next.last_token !== previous.last_token) return `${move} (a withdrawn return) changes last_token (${previous.last_token} -> ${next.last_token})`;
+    return null;
+  }
   const takesIt = next.state === 'taken' || (previous.state === 'return_offered' && next.state === 'closed');
   if (takesIt) {
     if (next.holder === null) return `${move} names no holder`;

@@ -222,6 +222,12 @@ export function nextSteps(view: WaysOutInput): NextStep[] {
             null,
             `wait: the primary takes the work back with \`handoff accept ${id} --return --as NAME\` in its checkout; this checkout follows the remote`,
           ),
+          // The primary's machine may be gone for good: the holder withdraws its return on the remote and holds the lease again.
+          step(
+            'cancel',
+            'handoff cancel',
+            'or, if the primary will not come, `handoff cancel` withdraws the return (on the remote first, refused with lease_held when the primary took it back first); the holder may then close one-way',
+          ),
         ];
       }
       return [

@@ -290,6 +290,8 @@ export const workspaceMachine = setup({
     closable: ({ context }) => context.cycle !== null && closableOneWay(context.cycle),
     // `handoff cancel` only withdraws what this daemon alone offered; a lease on offer through the remote is not.
     // A cancel whose `withdrawn` record the remote took first (daemon/service.ts) is not refused: the chain withdrew it.
+    // The holder's cancel of a return on offer through the remote, whose `taken` record the remote took (daemon/service.ts).
+    returnWithdrawn: ({ context, event }) => event.type === 'CANCEL' && (event.withdrawn ?? null) !== null && context.cycle?.return_drain != null,
     offerTravels: ({ context, event }) =>
       context.cycle !== null && offerTravels(context.cycle) && !(event.type === 'CANCEL' && (event.withdrawn ?? null) !== null),
   },
@@ -514,6 +516,35 @@ export const workspaceMachine = setup({
         outcome: done('ok'),
       };
     }),
+    // The holder withdrew its return on the remote (or the chain moved on from there while this machine was away):
+    // the return leg is abandoned here too, the lease held by the record's holder.
+    followWithdrawnReturn: assign(({ context, event }) => {
+      assertEvent(event, 'REMOTE_LEASE');
+      const holder = event.lease.holder;
+      const cycle = context.cycle;
+      if (holder === null || cycle === null) return {};
+      const at = iso(context.now);
+      const same = context.lease.holder?.token === holder.token && cycle.receiver?.token === holder.token;
+      const lastToken = Math.max(context.lease.last_token, event.lease.last_token);
+      return {
+        lease: same
+          ? { ...context.lease, last_token: lastToken, offered: false }
+          : {
+              holder: { executor: holder.executor, token: holder.token, acquired_at: at, renewed_at: at },
+              last_token: lastToken,
+              offered: false,
+              last_break: context.lease.last_break,
+            },
+        cycle: {
+          ...cycle,
+          receiver: same ? cycle.receiver : { executor: holder.executor, root: event.receiver_root ?? null, token: holder.token },
+          return_drain: null,
+          abandoned_return: cycle.return_drain,
+          remote: cycle.remote === null ? null : { ...cycle.remote, lease_head: event.lease_head },
+        },
+        outcome: done('ok', { moved_to: holder.executor, return_withdrawn: true }),
+      };
+    }),
     clearBlocked: assign(({ context }) => ({
       blocked: null,
       outcome: { ...done('ok', { was_blocked: context.blocked }, context.blocked !== null), message: context.blocked === null ? 'nothing was blocked' : null },
@@ -622,8 +653,12 @@ export const workspaceMachine = setup({
       if (cycle === null || cycle.return_drain === null) return {};
       const at = iso(context.now);
       const drain = cycle.return_drain;
+      // A return on offer through the remote was withdrawn there first: this machine records the chain's new head.
+      const head = event.withdrawn ?? null;
+      const remote = head === null || cycle.remote === null ? cycle.remote : { ...cycle.remote, lease_head: head };
       return {
-        cycle: { ...cycle, return_drain: null, abandoned_return: drain },
+        cycle: { ...cycle, return_drain: null, abandoned_return: drain, remote },
+        lease: { ...context.lease, offered: false },
         blocked: null,
         cancelled_at: at,
         outcome: done('cancelled', {
@@ -848,8 +883,16 @@ export const workspaceMachine = setup({
           { guard: 'paused', actions: ['stamp', 'replyPaused'] },
           { target: 'CLOSED', actions: ['stamp', 'grantAccepted'] },
         ],
-        // The primary on another machine took the work back: this holder's part is over.
-        REMOTE_LEASE: [{ guard: 'remoteClosed', target: 'CLOSED', actions: ['stamp', 'applyRemoteTaken'] }, { actions: ['stamp', 'replyAlreadyCurrent'] }],
+        // The holder on a travelling chain withdraws its return (`handoff cancel`): it holds the lease again and
+        // may return again or close one-way. Anything else falls through to "nothing to cancel".
+        CANCEL: { guard: 'returnWithdrawn', target: 'TAKEOVER', actions: ['stamp', 'cancelReturn'] },
+        REMOTE_LEASE: [
+          // The primary on another machine took the work back: this holder's part is over.
+          { guard: 'remoteClosed', target: 'CLOSED', actions: ['stamp', 'applyRemoteTaken'] },
+          // The holder withdrew its return on another machine: the lease is held again, this machine waits.
+          { guard: 'remoteTaken', target: 'TAKEOVER', actions: ['stamp', 'followWithdrawnReturn'] },
+          { actions: ['stamp', 'replyAlreadyCurrent'] },
+        ],
       },
     },
     CLOSED: {

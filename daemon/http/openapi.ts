@@ -34,8 +34,9 @@ const ROUTES: Readonly<Record<string, RouteDoc>> = {
   'POST /v1/drained': { summary: 'The source agent finished its in-flight atomic step: the drain stops waiting', codes: ['ok', 'wrong_state'] },
   'POST /v1/resume': { summary: 'Run a blocked or interrupted drain again from its first unfinished step', codes: ['ok', 'wrong_state'] },
   'POST /v1/cancel': {
-    summary: 'End a stage, an evacuation (drain or offer) or a return leg: recorded as abandoned, refs kept, allowed while paused',
-    codes: ['cancelled', 'wrong_state', 'lease_held', 'remote_unreachable', 'remote_refused'],
+    summary:
+      'End a stage, an evacuation (drain or offer) or a return leg (its offer through a remote withdrawn there): recorded as abandoned, refs kept, allowed while paused',
+    codes: ['cancelled', 'wrong_state', 'lease_held', 'remote_unreachable', 'remote_refused', 'corrupt_record', 'stale_token'],
   },
   'GET /v1/check': {
     summary: 'Whether an evacuation was interrupted (exit 1) or the last cycle completed (exit 2)',

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { leaseRef, packagesRef, stateOf, TRAVELLING_STATES, type Cycle, type RemoteLeaseRecord } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
-import { previousLease, readLease, readPackages } from '../evacuation/remote-records.js';
+import { leaseChainSince, previousLease, readLease, readPackages } from '../evacuation/remote-records.js';
 import { chainRefusal } from './remote-lease-moves.js';
 import { cycleDir } from '../evacuation/package-writer.js';
 import type { Logger } from '../logger.js';
@@ -67,6 +67,7 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
    * and the head record then moves it on from there.
    */
   async function catchUp(workspace: Workspace, remote: string, record: RemoteLeaseRecord, head: string): Promise<void> {
+    if (stateOf(workspace.snapshot()) === 'RETURN_HANDOFF_READY') return catchUpWithdrawnReturn(workspace, remote, record, head);
     if (stateOf(workspace.snapshot()) !== 'HANDOFF_READY' || ['offered', 'taken', 'withdrawn'].includes(record.state)) return;
     let at: string = head;
     for (let back = 0; back < MAX_CATCH_UP; back++) {
@@ -78,6 +79,20 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
       }
       at = previous.head;
     }
+  }
+
+  /**
+   * A primary following a return on offer while its holder withdrew it (`handoff cancel` there: a `taken`
+   * record) and the chain went on (let go, or returned again): the last `taken` record since the one this
+   * machine knows is applied first, so it is back in TAKEOVER and the head record moves it on from there.
+   */
+  async function catchUpWithdrawnReturn(workspace: Workspace, remote: string, record: RemoteLeaseRecord, head: string): Promise<void> {
+    const known = workspace.snapshot().context.cycle?.remote?.lease_head ?? null;
+    if (known === null || !['broken', 'released', 'return_offered'].includes(record.state)) return;
+    const { later } = await leaseChainSince(workspace.root, remote, record.cycle, known, head);
+    const taken = later.filter((step) => step.head !== head && step.record.state === 'taken').at(-1);
+    if (taken === undefined) return;
+    await deps.registry.dispatch(workspace.root, { type: 'REMOTE_LEASE', lease: taken.record, lease_head: taken.head, return_drain: null });
   }
 
   /**

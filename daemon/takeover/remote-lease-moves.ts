@@ -10,6 +10,7 @@ import {
   letGo,
   printable,
   withdrawOffer,
+  withdrawReturn,
   type Cycle,
   type Envelope,
   type LeaseMove,
@@ -134,6 +135,12 @@ export function createRemoteLeaseMoves(deps: { clock: Clock; timeoutMs: number }
         (record) => ({ ...record, state: 'withdrawn', holder: null, at }),
       );
     },
+    /**
+     * `handoff cancel` of a return on offer through `remote`, by the holder that offered it (`token`): the
+     * lease is `taken` again by it. A primary that took the work back first wins (`lease_held`, naming it).
+     */
+    withdrawReturn: (work: string, remote: string, cycle: string, known: string | null, token: number) =>
+      move(work, remote, cycle, known, (record) => withdrawReturn(record, token, iso())),
     /** `handoff lease break` (any holder) or `release` (the holder's token) of a travelling held lease. */
     letGo: (work: string, remote: string, cycle: string, known: string | null, how: 'broken' | 'released', token: number | null) =>
       move(work, remote, cycle, known, (record) => letGo(record, how, token, iso())),
