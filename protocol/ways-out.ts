@@ -216,6 +216,16 @@ export function nextSteps(view: WaysOutInput): NextStep[] {
       // A cycle this workspace imported through the remote (its out leg drained elsewhere: no inspect step
       // here) goes back to the primary, which takes it on its own machine.
       if (cycle?.remote != null && cycle.drain.steps.inspect === undefined) {
+        // Only the holder whose return leg drained here (its offer step pushed the return) can withdraw it.
+        const withdraw = offerTravels(cycle)
+          ? [
+              step(
+                'cancel',
+                'handoff cancel',
+                'or, if the primary will not come, `handoff cancel` withdraws the return (on the remote first, refused with lease_held when the primary took it back first); the holder may then close one-way',
+              ),
+            ]
+          : [];
         return [
           step(
             'wait',
@@ -223,11 +233,7 @@ export function nextSteps(view: WaysOutInput): NextStep[] {
             `wait: the primary takes the work back with \`handoff accept ${id} --return --as NAME\` in its checkout; this checkout follows the remote`,
           ),
           // The primary's machine may be gone for good: the holder withdraws its return on the remote and holds the lease again.
-          step(
-            'cancel',
-            'handoff cancel',
-            'or, if the primary will not come, `handoff cancel` withdraws the return (on the remote first, refused with lease_held when the primary took it back first); the holder may then close one-way',
-          ),
+          ...withdraw,
         ];
       }
       return [

@@ -55,7 +55,10 @@ async function returned() {
   writeFileSync(join(b, 'f.txt'), 'one\ntwo\nthree by b\n');
   const back = await on(machineB, ['return', '--no-wait', '--token', String(token)], b);
   expect(back.json.code, JSON.stringify(back.json)).toBe('handoff_ready');
-  expect((await status(machineB, b))['state']).toBe('RETURN_HANDOFF_READY');
+  const waiting = await status(machineB, b);
+  expect(waiting['state']).toBe('RETURN_HANDOFF_READY');
+  // Wait for the primary first; if it will not come, the holder withdraws its return.
+  expect((waiting['next'] as { verb: string }[]).map((step) => step.verb)).toEqual(['wait', 'cancel']);
   expect(record()).toMatchObject({ state: 'return_offered', holder: { executor: 'laptop-b', token } });
   return { a, b, remote, cycle, record, chain, token };
 }

@@ -4,9 +4,13 @@ import {
   closeOneWay,
   judgeLeaseChain,
   judgeLeaseMove,
+  newDrain,
+  nextSteps,
   offered,
   offerReturn,
   withdrawReturn,
+  type Cycle,
+  type DrainProgress,
   type LeaseMove,
   type RemoteLeaseRecord,
 } from '../../../protocol/index.js';
@@ -49,5 +53,37 @@ describe('withdrawing a return on offer', () => {
     expect(judgeLeaseMove(returned, { ...returned, state: 'taken', holder: { executor: 'b', token: 5 }, last_token: 5 })).toContain('not made by the holder');
     expect(judgeLeaseMove(returned, { ...returned, state: 'taken', last_token: 9 })).toContain('changes last_token');
     expect(judgeLeaseMove(returned, { ...returned, state: 'broken', holder: null })).toContain('not a move');
+  });
+});
+
+describe('the ways out of a receiver waiting for its return to be taken back', () => {
+  const drain = (leg: 'out' | 'return', steps: DrainProgress['steps']): DrainProgress => ({ ...newDrain(leg, true, AT), steps });
+  const done = (summary: Record<string, string>) => ({ at: AT, sha256: null, summary });
+  const cycle = (returnSteps: DrainProgress['steps']): Cycle => ({
+    id: offer.cycle,
+    started_at: AT,
+    trigger: { kind: 'manual', reason: 'by hand', readings: [] },
+    profile: 'emergency-return',
+    checkpoint: null,
+    return_checkpoint: null,
+    // Imported through the remote: the out leg drained on the primary's machine (no inspect step here).
+    drain: drain('out', { snapshot: done({}) }),
+    receiver: { executor: 'b', root: '/b', token: 4 },
+    remote: { name: 'origin', lease_head: 'c'.repeat(40) },
+    return_drain: drain('return', returnSteps),
+  });
+  const next = (c: Cycle) =>
+    nextSteps({
+      state: 'RETURN_HANDOFF_READY',
+      paused: null,
+      blocked: null,
+      cycle: c,
+      lease: { holder: null, last_token: 4, offered: true, last_break: null },
+      pressure: null,
+    }).map((step) => step.verb);
+
+  it('the holder whose return drained here may withdraw it after waiting; a machine that only follows it waits', () => {
+    expect(next(cycle({ offer: done({ lease_head: 'd'.repeat(40) }) }))).toEqual(['wait', 'cancel']);
+    expect(next(cycle({ package: done({ manifest: 'return/manifest.json' }) }))).toEqual(['wait']);
   });
 });
