@@ -19,7 +19,7 @@ async function install(args: string[], options: { cwd?: string; env?: NodeJS.Pro
   type Json = {
     code: string;
     data: { files: { path: string; action: string; backup: string | null }[]; notes: string[] } | null;
-    error?: { code: string; message: string; hint: string };
+    error?: { message: string; hint: string };
   };
   return { ...run, json: (args.includes('--json') ? JSON.parse(run.stdout) : {}) as Json };
 }
@@ -149,7 +149,7 @@ describe('all or nothing', () => {
     const before = snapshot(dir);
     const run = await install(['claude', '--settings', path, '--json']);
     expect(run.code).toBe(75);
-    expect(run.json.error?.code).toBe('install_failed');
+    expect(run.json.code).toBe('install_failed');
     expect(run.json.error?.message).toMatch(
       new RegExp(`^could not write ${join(dir, 'commands', 'handoff-capsule.md')} \\(.+\\); every file was left as it was$`),
     );
