@@ -48,7 +48,7 @@ export const CODES = registry({
     status: 200,
     exit: 0,
     summary:
-      '`handoff cancel`: the stage, drain or offer was ended and recorded as abandoned (an out leg goes back to NORMAL, a return leg to TAKEOVER); refs already made are kept',
+      '`handoff cancel`: the stage, drain or offer was ended and recorded as abandoned (an out leg goes back to NORMAL, a return leg to TAKEOVER, also a return on offer through a remote, withdrawn there by its holder); refs already made are kept',
   },
   cycles: { code: 'cycles', status: 200, exit: 0, summary: 'the cycles on record' },
   cycle: { code: 'cycle', status: 200, exit: 0, summary: 'one cycle with every manifest revision and its integrity check' },
