@@ -10,7 +10,7 @@ import { CLI, git, removeDir, requireBuild, startDaemon, stats, tempBase } from 
 const RUNS = Number(process.env.HANDOFF_BENCH_RUNS ?? 30);
 const WARMUP = 3;
 const TARGETS = { up: 1.5, down: 2 };
-const FIXTURE = new URL('../../../shared/fixtures/telemetry/claude-statusline/subscriber-v2.1.2xx.json', import.meta.url);
+const FIXTURE = new URL('../fixtures/reference-telemetry/claude-statusline/subscriber-v2.1.2xx.json', import.meta.url);
 
 requireBuild();
 const base = tempBase('hook');

@@ -7,7 +7,7 @@ import { git, tempDir } from '../support/git.js';
 
 const DEMO = fileURLToPath(new URL('../../examples/demo/run-demo.mjs', import.meta.url));
 const PAYLOADS = new URL('../../examples/demo/payloads/', import.meta.url);
-const SHARED = new URL('../../../shared/fixtures/telemetry/', import.meta.url);
+const FIXTURES = new URL('../fixtures/reference-telemetry/', import.meta.url);
 const dir = tempDir('demo');
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -43,12 +43,12 @@ describe('npm run demo (acceptance 3)', () => {
     expect(existsSync(join(dir, 'state', 'daemon.json'))).toBe(false);
   });
 
-  it.skipIf(!existsSync(SHARED))('its payloads are the project fixtures, unchanged (the demo rewrites paths, times and percents at run time)', () => {
+  it('its payloads are the project fixtures, unchanged (the demo rewrites paths, times and percents at run time)', () => {
     const pairs = [
       ['claude-statusline.json', 'claude-statusline/subscriber-v2.1.2xx.json'],
       ['codex-rollout.jsonl', 'codex/rollout-2026-08-20T09-00-00-019d0a8b-f6b9-7f61-b6c9-2050a0dbfbcd.jsonl'],
     ];
     for (const [copy, original] of pairs)
-      expect(readFileSync(new URL(copy ?? '', PAYLOADS), 'utf8')).toBe(readFileSync(new URL(original ?? '', SHARED), 'utf8'));
+      expect(readFileSync(new URL(copy ?? '', PAYLOADS), 'utf8')).toBe(readFileSync(new URL(original ?? '', FIXTURES), 'utf8'));
   });
 });

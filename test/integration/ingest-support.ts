@@ -26,7 +26,7 @@ export function piped(args: readonly string[], input: string, options: { cwd?: s
   });
 }
 
-const FIXTURES = new URL('../../../shared/fixtures/telemetry/', import.meta.url);
+const FIXTURES = new URL('../fixtures/reference-telemetry/', import.meta.url);
 
 export function fixtureText(path: string): string {
   return readFileSync(new URL(path, FIXTURES), 'utf8');

@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
 import { request } from 'node:http';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exited, until } from '../support/daemon.js';
 import { tempDir, tempRepo } from '../support/git.js';
@@ -44,7 +44,11 @@ beforeAll(
   async () => {
     const work = tempDir('pack');
     const started = Date.now();
-    const packed = await run('npm', ['pack', '--pack-destination', work, '--json', '--loglevel=error'], { cwd: ROOT, timeoutMs: INSTALL_TIMEOUT_MS });
+    // The test run has built dist/ already; `prepack` would rebuild it under the suites running beside this one.
+    const packed = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', work, '--json', '--loglevel=error'], {
+      cwd: ROOT,
+      timeoutMs: INSTALL_TIMEOUT_MS,
+    });
     expect(packed.code, packed.stderr).toBe(0);
     const [{ filename, files }] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
     const tarball = join(work, filename);
@@ -134,6 +138,29 @@ describe('the npm package, installed into a fresh prefix', () => {
       expect(await exited(daemon)).toBe(0);
     }, 60_000);
   });
+});
+
+describe('npm pack from a fresh clone (no dist/ yet)', () => {
+  it(
+    'builds first (prepack): the tarball holds the built CLI its `handoff` bin points at',
+    async () => {
+      const clone = join(tempDir('clone'), 'p');
+      const listed = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT });
+      for (const path of listed.stdout.split('\0').filter((p) => p !== '' && existsSync(join(ROOT, p)))) {
+        mkdirSync(dirname(join(clone, path)), { recursive: true });
+        copyFileSync(join(ROOT, path), join(clone, path));
+      }
+      // The clone's `npm ci` would install these same packages; linking them keeps the test off the registry.
+      symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
+      expect(existsSync(join(clone, 'dist'))).toBe(false);
+      const packed = await run('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: clone, timeoutMs: INSTALL_TIMEOUT_MS });
+      expect(packed.code, packed.stderr).toBe(0);
+      const [{ files }] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as [{ files: { path: string }[] }];
+      const bin = (JSON.parse(readFileSync(join(clone, 'package.json'), 'utf8')) as { bin: { handoff: string } }).bin.handoff;
+      expect(files.map((f) => f.path)).toContain(bin);
+    },
+    INSTALL_TIMEOUT_MS,
+  );
 });
 
 /** Every .js file under `dir`, concatenated. */

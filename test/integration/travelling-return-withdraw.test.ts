@@ -112,7 +112,8 @@ describe('a return on offer through the remote can be withdrawn by its holder', 
     expect((await status(machineB, b))['state']).toBe('CLOSED');
   });
 
-  it('a cancel on B racing accept --return on A: the remote takes exactly one, and both machines agree on it', async () => {
+  // Three full cycles across two daemons (≈ 11 s each alone): the deadline is the rounds' work, not the default 30 s.
+  it('a cancel on B racing accept --return on A: the remote takes exactly one, and both machines agree on it', { timeout: 180_000 }, async () => {
     for (let round = 0; round < 3; round++) {
       const { a, b, cycle, record, token } = await returned();
       expect((await status(machineA, a))['state']).toBe('RETURN_HANDOFF_READY');

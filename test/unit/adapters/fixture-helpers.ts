@@ -9,8 +9,8 @@ import { isHandoffError } from '../../../protocol/errors.js';
 import { ReadingSchema, WarningSchema } from '../../../schemas/telemetry.schema.js';
 import type { ProviderWarning, Reading } from '../../../schemas/telemetry.schema.js';
 
-/** The repository is cloned next to `shared/`, here and in CI. */
-export const FIXTURES_DIR = new URL('../../../../shared/fixtures/telemetry/', import.meta.url);
+/** The reference payloads of docs/telemetry-formats.md, kept in the repository (test/fixtures/reference-telemetry/README.md). */
+export const FIXTURES_DIR = new URL('../../fixtures/reference-telemetry/', import.meta.url);
 
 /** 1787220000 s: the fixtures' reference time. Their resets lie in the past today, so time is injected. */
 export const FIXTURE_TIME = new Date('2026-08-20T10:00:00Z');
