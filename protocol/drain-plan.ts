@@ -36,6 +36,8 @@ export interface DrainProgress {
   readonly revision_at: string | null;
   /** The previous revision's snapshot: the parent of this one's, and the value its ref must hold. */
   readonly previous_commit: string | null;
+  /** When the drain last stopped (DRAIN_BLOCKED); absent in journals written before it was kept. */
+  readonly blocked_at?: string;
 }
 
 export function newDrain(leg: 'out' | 'return', noWait: boolean, startedAt: string): DrainProgress {

@@ -30,3 +30,5 @@ export * from './capsule-quality.js';
 export * from './edit-policy.js';
 export * from './agent-context.js';
 export * from './ingest-report.js';
+export * from './urgency.js';
+export * from './time-words.js';

@@ -1,6 +1,10 @@
 import { DRAIN_STEPS, type DrainProgress, type DrainStep } from './drain-plan.js';
 import type { StatusView } from './status-view.js';
+import { formatDuration } from './time-words.js';
 import { runningDrain } from './workspace-machine.js';
+
+// The CLI's words for times: one module with no imports, so the dashboard page loads the same one.
+export { formatAge, formatDuration } from './time-words.js';
 
 /**
  * The status in plain words, for people: the human `handoff status` and the dashboard say the same
@@ -20,7 +24,7 @@ export interface StepReport {
   readonly step: DrainStep;
   readonly words: string;
   readonly status: 'done' | 'running' | 'blocked' | 'pending';
-  /** How long it took (done) or has been running (running, blocked), in seconds; null when pending. */
+  /** How long it took (done), has been running (running) or ran before it stopped (blocked), in seconds; null when pending. */
   readonly seconds: number | null;
 }
 
@@ -52,25 +56,6 @@ const seconds = (fromIso: string | null | undefined, toMs: number): number | nul
   return Number.isFinite(from) ? Math.max(0, Math.round((toMs - from) / 1000)) : null;
 };
 
-/** "12 s ago", "2 min ago", "3 h ago", "2 days ago". */
-export function formatAge(ageSeconds: number): string {
-  const s = Math.max(0, Math.round(ageSeconds));
-  if (s < 90) return `${s} s ago`;
-  if (s < 90 * 60) return `${Math.round(s / 60)} min ago`;
-  if (s < 36 * 3600) return `${Math.round(s / 3600)} h ago`;
-  return `${Math.round(s / 86400)} days ago`;
-}
-
-/** "45 s", "3 min 20 s", "2 h 5 min". */
-export function formatDuration(totalSeconds: number): string {
-  const s = Math.max(0, Math.round(totalSeconds));
-  if (s < 60) return `${s} s`;
-  if (s < 600) return `${Math.floor(s / 60)} min${s % 60 === 0 ? '' : ` ${s % 60} s`}`;
-  if (s < 3600) return `${Math.floor(s / 60)} min`;
-  if (s < 48 * 3600) return `${Math.floor(s / 3600)} h${Math.floor((s % 3600) / 60) === 0 ? '' : ` ${Math.floor((s % 3600) / 60)} min`}`;
-  return `${Math.round(s / 86400)} days`;
-}
-
 /** Which step a drain is on and how long each took: a step's time runs from the end of the one before it. */
 export function drainReport(drain: DrainProgress, blocked: boolean, nowMs: number): DrainReport {
   const steps: StepReport[] = [];
@@ -82,7 +67,8 @@ export function drainReport(drain: DrainProgress, blocked: boolean, nowMs: numbe
       steps.push({ step, words: STEP_WORDS[step], status: 'done', seconds: previousEnd === null ? null : seconds(previousEnd, Date.parse(record.at)) });
       previousEnd = record.at;
     } else if (current === null && drain.waited !== null) {
-      current = { step, words: STEP_WORDS[step], status: blocked ? 'blocked' : 'running', seconds: seconds(previousEnd, nowMs) };
+      const until = blocked && drain.blocked_at !== undefined ? Date.parse(drain.blocked_at) : nowMs;
+      current = { step, words: STEP_WORDS[step], status: blocked ? 'blocked' : 'running', seconds: seconds(previousEnd, until) };
       steps.push(current);
     } else {
       steps.push({ step, words: STEP_WORDS[step], status: 'pending', seconds: null });

@@ -399,9 +399,11 @@ export const workspaceMachine = setup({
       const lease = leaseRules.breakLease(context.lease, event.reason, iso(context.now));
       return { lease, outcome: done('lease_broken', { last_break: lease.last_break }) };
     }),
-    recordBlocked: assign(({ event }) => {
+    recordBlocked: assign(({ context, event }) => {
       assertEvent(event, 'DRAIN_BLOCKED');
-      return { blocked: event.reason, outcome: done('drain_blocked', { blocked: event.reason, step: event.step }) };
+      // When it stopped: a stopped step's time is how long it ran, not how long ago it failed.
+      const stopped = context.cycle === null ? {} : { cycle: withDrain(context, (drain) => ({ ...drain, blocked_at: iso(context.now) })) };
+      return { ...stopped, blocked: event.reason, outcome: done('drain_blocked', { blocked: event.reason, step: event.step }) };
     }),
     recordDrained: assign(({ context }) => ({
       cycle: withDrain(context, (drain) => ({ ...drain, drained_at: drain.drained_at ?? iso(context.now) })),

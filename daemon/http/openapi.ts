@@ -122,6 +122,8 @@ const ROUTES: Readonly<Record<string, RouteDoc>> = {
   'GET /dashboard/': { summary: 'The dashboard page (HTML)', codes: [] },
   'GET /dashboard/app.js': { summary: "The dashboard's script", codes: [] },
   'GET /dashboard/app.css': { summary: "The dashboard's style sheet", codes: [] },
+  'GET /dashboard/lib/time-words.js': { summary: 'The core module the page words times with (the CLI uses the same)', codes: [] },
+  'GET /dashboard/lib/urgency.js': { summary: 'The core module the page orders workspaces with (the CLI uses the same)', codes: [] },
   'GET /dashboard/api/overview': { summary: 'What the page shows: every workspace (as GET /v1/workspaces)', codes: ['workspaces'] },
   'GET /dashboard/api/cycle': {
     summary: 'Every HANDOFF.md revision of one cycle, rendered to HTML from an escaped source, with its integrity',

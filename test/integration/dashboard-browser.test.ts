@@ -164,6 +164,52 @@ describe.skipIf(!available)('the dashboard in headless Chromium (acceptance 1 an
     await context.close();
   });
 
+  it('at phone width, in the reader’s locale: the most urgent workspace first, a summary strip, stage markers, nothing wider than the screen', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'de-DE', deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(await link());
+    await expect.poll(() => page.locator('article.card').count()).toBeGreaterThanOrEqual(3);
+    const shown = await page.locator('article.card').evaluateAll((cards) => cards.map((c) => [c.getAttribute('data-root'), c.getAttribute('data-state')]));
+    // The stopped drain first, then the work on offer, then pressure building: what needs a person.
+    expect(shown.map(([, state]) => state)).toEqual(['EVACUATE', 'HANDOFF_READY', 'PREPARE']);
+    const overview = await page.evaluate(async () =>
+      ((await (await fetch('/dashboard/api/overview')).json()) as { data: { workspaces: { root: string }[] } }).data.workspaces.map((w) => w.root),
+    );
+    expect(shown.map(([root]) => root)).toEqual(overview);
+
+    const strip = page.locator('#summary');
+    expect(await strip.locator('[data-summary]').allTextContents()).toEqual([
+      '1 stopped',
+      '1 on offer',
+      '1 preparing',
+      expect.stringMatching(/^worst: 84 % five_hour in /),
+    ]);
+
+    const first = page.locator('article.card').first();
+    expect(await first.locator('svg.chart line.stage-mark[data-stage="EVACUATE"]').count()).toBe(1);
+    const preparing = page.locator(`article[data-root="${repo}"]`);
+    expect(await preparing.locator('svg.chart line.stage-mark[data-stage="PREPARE"]').count()).toBe(1);
+    // A stopped step says how long it ran, in the CLI's words, not how long ago it stopped.
+    expect(await first.locator('.step.blocked').textContent()).toMatch(/publish stopped after \d+ s$/);
+    // Reset times in the reader's locale (de-DE: day.month.year), with the time left in words.
+    expect(await preparing.locator('table.readings td .moment').first().textContent()).toMatch(/^in 2 h( \d+ min)? \(\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}\)$/);
+
+    // In the page (the test's types have no DOM): the page's width, and any element that reaches past it.
+    const overflow = (await page.evaluate(`(() => {
+      const width = document.documentElement.clientWidth;
+      const wide = [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > width + 1 && !el.closest('pre'));
+      return { scroll: document.documentElement.scrollWidth, width, wide: wide.slice(0, 5).map((el) => el.tagName + '.' + el.className) };
+    })()`)) as { scroll: number; width: number; wide: string[] };
+    expect(overflow).toEqual({ scroll: overflow.width, width: 390, wide: [] });
+    const shot = `${OUTPUT_DIR}phone.png`;
+    await page.screenshot({ path: shot, fullPage: true });
+    expect(statSync(shot).size).toBeGreaterThan(10_000);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('the cookie is the page’s alone: another browser, another host name or a reused link gets nothing', async () => {
     const url = await link();
     const signedIn = await browser.newContext();

@@ -118,12 +118,13 @@ describe('the page refuses what is not its own browser session (acceptance 2)', 
     const html = await page('/dashboard/');
     expect(html.status).toBe(200);
     expect(html.headers['content-type']).toMatch(/^text\/html/);
-    expect(html.text).toContain('<script src="/dashboard/app.js" defer></script>');
+    expect(html.text).toContain('<script type="module" src="/dashboard/app.js"></script>');
     expect(html.text).not.toMatch(/https?:\/\//);
     expect(html.headers['content-security-policy']).toMatch(/default-src 'none'; script-src 'self'/);
     expect(html.headers['x-frame-options']).toBe('DENY');
     expect((await page('/dashboard/app.js')).headers['content-type']).toMatch(/^text\/javascript/);
     expect((await page('/dashboard/app.css')).status).toBe(200);
+    for (const lib of ['time-words.js', 'urgency.js']) expect((await page(`/dashboard/lib/${lib}`)).headers['content-type']).toMatch(/^text\/javascript/);
     const overview = await page('/dashboard/api/overview', { origin: own(), 'sec-fetch-site': 'same-origin' });
     expect(overview.status).toBe(200);
     expect(overview.body.code).toBe('workspaces');

@@ -1,5 +1,5 @@
 import { basename, dirname, join } from 'node:path';
-import { failure, isCycleId, statusView, success, type Envelope, type StatusView } from '../../../protocol/index.js';
+import { compareUrgency, failure, isCycleId, statusView, success, urgencyRank, type Envelope, type StatusView } from '../../../protocol/index.js';
 import { printable, printableDeep } from '../../../protocol/printable.js';
 import { plainStatus, type PlainStatus } from '../../../protocol/status-words.js';
 import type { Clock } from '../../clock.js';
@@ -11,12 +11,17 @@ import { workspaceDir } from '../../workspaces/workspace-dir.js';
 import type { WorkspaceRegistry } from '../../workspaces/registry.js';
 import type { ReadingHistory, HistorySeries } from './history.js';
 import { renderMarkdown } from './markdown.js';
+import type { StageMark, StageMarks } from './stage-marks.js';
 
 export interface WorkspaceCard {
   readonly root: string;
   readonly status: StatusView & { readonly receiving: ReturnType<TakeoverService['receiving']> };
   readonly words: PlainStatus;
   readonly history: readonly HistorySeries[];
+  /** When the workspace entered each recent stage, oldest first: the timeline's markers. */
+  readonly stages: readonly StageMark[];
+  /** protocol/urgency.ts's rank (0 most urgent): the page orders cards by it, as the overview does. */
+  readonly urgency: number;
   /** Cycle ids recorded in `.session-handoff/`, newest first. */
   readonly cycles: readonly string[];
 }
@@ -31,6 +36,7 @@ export interface DashboardDeps {
   readonly registry: WorkspaceRegistry;
   readonly takeover: TakeoverService;
   readonly history: ReadingHistory;
+  readonly stages: StageMarks;
   readonly clock: Clock;
   readonly info: () => DaemonInfo;
 }
@@ -69,16 +75,15 @@ export function createDashboardService(deps: DashboardDeps) {
       status: { ...view, receiving: deps.takeover.receiving(root) },
       words: plainStatus(view, now),
       history: deps.history.series(root),
+      stages: deps.stages.of(root),
+      urgency: urgencyRank(view),
       cycles: (await recordedCycles(root)).reverse(),
     });
   }
 
   async function overview(): Promise<Overview> {
-    const roots = registry
-      .all()
-      .map((w) => w.root)
-      .sort();
-    const cards = (await Promise.all(roots.map(card))).filter((c): c is WorkspaceCard => c !== null);
+    const roots = registry.all().map((w) => w.root);
+    const cards = (await Promise.all(roots.map(card))).filter((c): c is WorkspaceCard => c !== null).sort((a, b) => compareUrgency(a.status, b.status));
     return { now: new Date(clock.now()).toISOString(), daemon: deps.info(), workspaces: cards };
   }
 

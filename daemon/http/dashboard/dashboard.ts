@@ -8,6 +8,7 @@ import type { WorkspaceRegistry } from '../../workspaces/registry.js';
 import { createDashboardService, type DashboardService } from './dashboard-service.js';
 import { ReadingHistory, type HistoryLimits } from './history.js';
 import { LiveStreams } from './live.js';
+import { StageMarks } from './stage-marks.js';
 import { dashboardRoutes } from './routes.js';
 import { DashboardSessions } from './session.js';
 
@@ -41,7 +42,9 @@ export interface Dashboard {
 export function createDashboard(deps: DashboardDeps): Dashboard {
   const history = new ReadingHistory(deps.historyLimits);
   history.seed(deps.records ?? []);
-  const service = createDashboardService({ registry: deps.registry, takeover: deps.takeover, history, clock: deps.clock, info: deps.info });
+  const stages = new StageMarks();
+  stages.seed(deps.records ?? []);
+  const service = createDashboardService({ registry: deps.registry, takeover: deps.takeover, history, stages, clock: deps.clock, info: deps.info });
   const sessions = new DashboardSessions({ clock: deps.clock, port: deps.port });
   const live = new LiveStreams();
   const log = deps.log.child({ module: 'dashboard' });
@@ -70,6 +73,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
 
   const observe = (change: WorkspaceChange) => {
     if (change.event.type === 'READING') history.record(change.root, change.event.reading);
+    stages.record(change.root, change.snapshot.context.stage, change.snapshot.context.stage_since);
     push(change.root);
   };
 

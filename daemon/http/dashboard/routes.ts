@@ -38,6 +38,14 @@ const ASSETS: Readonly<Record<string, string>> = {
 
 /** The page ships in the package next to this module (copied into dist/ by the build). */
 const ASSET_DIR = new URL('./assets/', import.meta.url);
+/**
+ * The compiled core modules the page imports, so it words times and orders workspaces as the CLI
+ * does. Each has only type imports (test/unit/dashboard/page-modules.test.ts checks it).
+ */
+export const PAGE_MODULES: Readonly<Record<string, URL>> = {
+  'time-words.js': new URL('../../../protocol/time-words.js', import.meta.url),
+  'urgency.js': new URL('../../../protocol/urgency.js', import.meta.url),
+};
 
 export interface DashboardRouteDeps {
   readonly service: DashboardService;
@@ -56,11 +64,11 @@ export function dashboardRoutes(server: FastifyInstance, deps: DashboardRouteDep
   // Queries are typed by their schemas, as in the /v1 table (types only: the precompiled validators check them).
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const cache = new Map<string, Buffer>();
-  const asset = async (name: string): Promise<Buffer> => {
-    let bytes = cache.get(name);
+  const asset = async (name: string, url = new URL(name, ASSET_DIR)): Promise<Buffer> => {
+    let bytes = cache.get(url.href);
     if (bytes === undefined) {
-      bytes = await readFile(new URL(name, ASSET_DIR));
-      cache.set(name, bytes);
+      bytes = await readFile(url);
+      cache.set(url.href, bytes);
     }
     return bytes;
   };
@@ -88,6 +96,13 @@ export function dashboardRoutes(server: FastifyInstance, deps: DashboardRouteDep
       withPageHeaders(reply)
         .type(ASSETS[name] ?? 'text/plain')
         .send(await asset(name)),
+    );
+  }
+  for (const [name, url] of Object.entries(PAGE_MODULES)) {
+    app.get(`/dashboard/lib/${name}`, { config: { dashboard: 'session' } }, async (_request, reply) =>
+      withPageHeaders(reply)
+        .type(ASSETS['app.js'] ?? 'text/javascript')
+        .send(await asset(name, url)),
     );
   }
   app.get('/dashboard/api/overview', { config: { dashboard: 'session' } }, async (_request, reply) =>

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ReadingHistory } from '../../../daemon/http/dashboard/history.js';
+import { StageMarks } from '../../../daemon/http/dashboard/stage-marks.js';
 import type { Reading } from '../../../schemas/index.js';
 
 const reading = (metric: Reading['metric'], percent: number | null, at: string, executor: string | null = null): Reading => ({
@@ -39,5 +40,29 @@ describe('the readings timeline', () => {
       { t: '2026-11-29T10:00:00.000Z', percent: 40 },
       { t: '2026-11-29T10:01:00.000Z', percent: 85 },
     ]);
+  });
+});
+
+describe('the stage markers', () => {
+  it('keep each stage entry once, bounded, seeded from snapshots and changes that set a stage', () => {
+    const marks = new StageMarks();
+    marks.seed([
+      { kind: 'snapshot', root: '/r', context: { stage: 'NORMAL', stage_since: '2026-11-29T09:00:00.000Z' } },
+      { kind: 'workspace', root: '/r', state: 'PREPARE', set: { stage: 'PREPARE', stage_since: '2026-11-29T10:00:00.000Z' } },
+      { kind: 'workspace', root: '/r', state: 'PREPARE', set: { now: 1 } },
+      { kind: 'workspace', root: '/r', set: { stage: 'NOT_A_STAGE', stage_since: '2026-11-29T10:01:00.000Z' } },
+      null,
+    ]);
+    marks.record('/r', 'PREPARE', '2026-11-29T10:00:00.000Z');
+    marks.record('/r', 'EVACUATE', '2026-11-29T10:05:00.000Z');
+    expect(marks.of('/r')).toEqual([
+      { stage: 'NORMAL', at: '2026-11-29T09:00:00.000Z' },
+      { stage: 'PREPARE', at: '2026-11-29T10:00:00.000Z' },
+      { stage: 'EVACUATE', at: '2026-11-29T10:05:00.000Z' },
+    ]);
+    for (let i = 0; i < 40; i++) marks.record('/s', i % 2 === 0 ? 'NORMAL' : 'PREPARE', new Date(Date.UTC(2026, 10, 29, 10, i)).toISOString());
+    expect(marks.of('/s')).toHaveLength(16);
+    expect(marks.of('/s').at(-1)?.at).toBe('2026-11-29T10:39:00.000Z');
+    expect(marks.of('/elsewhere')).toEqual([]);
   });
 });

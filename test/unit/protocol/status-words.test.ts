@@ -73,14 +73,17 @@ describe('the status in plain words', () => {
     h.send({ type: 'DRAIN_STEP_DONE', step: 'validate', record: record(h.at) });
     h.send({ type: 'DRAIN_STEP_DONE', step: 'snapshot', record: record(h.at) });
     h.send({ type: 'DRAIN_STEP_DONE', step: 'package', record: record(h.at) });
+    h.advance(7);
     h.send({ type: 'DRAIN_BLOCKED', step: 'publish', reason: 'git push was rejected by origin.' });
+    // Ten minutes on, the stopped step still says it ran 7 s before it stopped.
+    h.advance(600);
     const words = plainStatus(statusView(h.snapshot, h.at), h.at);
     expect(words.blocked).toBe(
       'The evacuation stopped at “push the handoff branch, the package and the lease offer at once, and check the remote has them” (publish): git push was rejected by origin. Nothing of yours was changed. Fix the cause, then run `handoff resume`.',
     );
     expect(words.next).toMatch(/handoff resume/);
     const drain = h.context.cycle?.drain;
-    expect(drain && drainReport(drain, true, h.at).current?.status).toBe('blocked');
+    expect(drain && drainReport(drain, true, h.at).current).toMatchObject({ step: 'publish', status: 'blocked', seconds: 7 });
   });
 
   it('the kill switch is explained, with the command that lifts it', () => {

@@ -2,8 +2,11 @@
 // The session-handoff dashboard: one card per workspace, kept live by server-sent events.
 // Everything from the daemon is put into the page as text (textContent) — except HANDOFF.md, which
 // the daemon renders with every character of the source escaped. No inline script: the page's CSP
-// allows scripts from this origin only.
-'use strict';
+// allows scripts from this origin only. Times in words and the order of the cards come from the
+// daemon's own compiled modules (protocol/time-words.ts, protocol/urgency.ts), so the page and the
+// CLI say the same.
+import { formatAge, formatDuration, formatRelative } from '/dashboard/lib/time-words.js';
+import { compareUrgency, urgencyRank } from '/dashboard/lib/urgency.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const SERIES_COLOURS = ['#2563eb', '#9333ea', '#0d9488', '#c2410c', '#4d7c0f', '#be185d', '#0369a1', '#854d0e'];
@@ -42,19 +45,18 @@ function s(tag, attrs, ...children) {
 
 const now = () => Date.now() + state.skewMs;
 
-function age(iso) {
-  const seconds = Math.max(0, Math.round((now() - Date.parse(iso)) / 1000));
-  if (seconds < 90) return `${seconds} s ago`;
-  if (seconds < 5400) return `${Math.round(seconds / 60)} min ago`;
-  if (seconds < 36 * 3600) return `${Math.round(seconds / 3600)} h ago`;
-  return `${Math.round(seconds / 86400)} days ago`;
-}
+const age = (iso) => formatAge((now() - Date.parse(iso)) / 1000);
+const duration = (seconds) => (seconds === null || seconds === undefined ? '' : formatDuration(seconds));
 
-function duration(seconds) {
-  if (seconds === null || seconds === undefined) return '';
-  if (seconds < 60) return `${seconds} s`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
-  return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+// The reader's own locale (the browser's languages), never a fixed one.
+const LOCALE = navigator.languages && navigator.languages.length > 0 ? navigator.languages : undefined;
+const DATE_TIME = new Intl.DateTimeFormat(LOCALE, { dateStyle: 'medium', timeStyle: 'short' });
+const TIME = new Intl.DateTimeFormat(LOCALE, { timeStyle: 'short' });
+const dateTime = (ms) => DATE_TIME.format(new Date(ms));
+
+/** "in 2 h 5 min", with the moment itself in the reader's locale beside it. */
+function moment(ms) {
+  return h('span', { class: 'moment', title: dateTime(ms) }, `${formatRelative((ms - now()) / 1000)} (${dateTime(ms)})`);
 }
 
 /** Text with `command` spans shown as code; every part goes in as text, never as markup. */
@@ -79,13 +81,33 @@ function level(percent, thresholds) {
 
 // ---------------------------------------------------------------- the pressure timeline
 
+const STAGE_SHORT = {
+  PREPARE: 'PREPARE',
+  EVACUATE: 'EVACUATE',
+  HANDOFF_READY: 'READY',
+  TAKEOVER: 'TAKEOVER',
+  RETURN_HANDOFF_READY: 'RETURN',
+  CLOSED: 'CLOSED',
+};
+
+/** The stage entries since the workspace last was NORMAL (or CLOSED): the cycle the timeline is about. */
+function episodeMarks(stages) {
+  const list = stages || [];
+  let from = 0;
+  list.forEach((mark, i) => {
+    if (mark.stage === 'NORMAL') from = i + 1;
+  });
+  return list.slice(from);
+}
+
 function timeline(card) {
   const { thresholds } = card.status;
   const W = 720;
   const H = 230;
   const pad = { left: 44, right: 132, top: 14, bottom: 30 };
   const series = card.history.filter((x) => x.points.some((p) => p.percent !== null));
-  const times = series.flatMap((x) => x.points.map((p) => Date.parse(p.t)));
+  const marks = episodeMarks(card.stages);
+  const times = [...series.flatMap((x) => x.points.map((p) => Date.parse(p.t))), ...marks.map((m) => Date.parse(m.at))];
   const end = Math.max(now(), ...times);
   // At least two minutes wide, with a little room before the first reading.
   const start = Math.min(end - 2 * 60_000, ...times.map((t) => t - 15_000));
@@ -108,7 +130,13 @@ function timeline(card) {
     svg.append(s('line', { x1: pad.left, x2: W - pad.right, y1: y(value), y2: y(value), class: `threshold ${name}`, 'data-line': String(value) }));
     svg.append(s('text', { x: W - pad.right + 4, y: y(value) + 4, class: `threshold-label ${name}` }, `${value} % ${name.toUpperCase()}`));
   }
-  svg.append(s('text', { x: pad.left, y: H - 8, class: 'axis' }, new Date(start).toLocaleTimeString()));
+  svg.append(s('text', { x: pad.left, y: H - 8, class: 'axis' }, TIME.format(new Date(start))));
+  // Where this episode's stages began: a line and the stage's name at the top.
+  for (const mark of marks) {
+    const mx = x(Date.parse(mark.at));
+    svg.append(s('line', { x1: mx, x2: mx, y1: pad.top, y2: H - pad.bottom, class: `stage-mark ${mark.stage}`, 'data-stage': mark.stage }));
+    svg.append(s('text', { x: mx + 3, y: pad.top + 10, class: `stage-label ${mark.stage}` }, STAGE_SHORT[mark.stage] || mark.stage));
+  }
   svg.append(s('text', { x: W - pad.right, y: H - 8, class: 'axis', 'text-anchor': 'end' }, 'now'));
 
   series.forEach((one, index) => {
@@ -170,7 +198,9 @@ function drainBlock(drain) {
           'li',
           { class: `step ${step.status}`, title: step.words },
           `${STEP_MARK[step.status]} ${step.step}`,
-          step.seconds !== null ? h('span', { class: 'muted' }, ` ${duration(step.seconds)}`) : null,
+          step.seconds !== null
+            ? h('span', { class: 'muted' }, step.status === 'blocked' ? ` stopped after ${duration(step.seconds)}` : ` ${duration(step.seconds)}`)
+            : null,
         ),
       ),
     ),
@@ -186,7 +216,7 @@ function facts(card) {
       'lease',
       holder === null
         ? `free${st.lease.offered ? ' — on offer to a verified accept' : ''} (last token ${st.lease.last_token})`
-        : `${holder.executor} holds token ${holder.token} since ${new Date(holder.acquired_at).toLocaleString()}`,
+        : `${holder.executor} holds token ${holder.token} since ${dateTime(Date.parse(holder.acquired_at))} (${age(holder.acquired_at)})`,
     ],
   ];
   if (st.lease.last_break) rows.push(['lease break', `${st.lease.last_break.reason} (${age(st.lease.last_break.at)})`]);
@@ -227,7 +257,7 @@ function readingsTable(card) {
           h('td', { class: 'num' }, percentText(r.used_percent)),
           h('td', {}, r.source, r.executor ? h('span', { class: 'muted' }, ` ${r.executor.slice(0, 12)}`) : null),
           h('td', {}, ageSpan(r.observed_at)),
-          h('td', {}, r.resets_at === null ? '—' : new Date(r.resets_at * 1000).toLocaleString()),
+          h('td', {}, r.resets_at === null ? '—' : moment(r.resets_at * 1000)),
           h('td', { class: 'muted' }, r.credible ? '' : `not counted: ${r.not_credible}`),
         ),
       ),
@@ -329,9 +359,36 @@ function cardElement(card) {
 
 // ---------------------------------------------------------------- the page
 
+/** What needs a person, counted, in the order of urgency; the worst pressure and where it is. */
+const SUMMARY_KINDS = [
+  ['stopped', (c) => urgencyRank(c.status) === 0],
+  ['evacuating', (c) => urgencyRank(c.status) !== 0 && c.status.state === 'EVACUATE'],
+  ['on offer', (c) => urgencyRank(c.status) !== 0 && (c.status.state === 'HANDOFF_READY' || c.status.state === 'RETURN_HANDOFF_READY')],
+  ['preparing', (c) => urgencyRank(c.status) !== 0 && c.status.state === 'PREPARE'],
+  ['taken over', (c) => urgencyRank(c.status) !== 0 && c.status.state === 'TAKEOVER'],
+  ['paused', (c) => c.status.paused !== null],
+];
+
+function summary(cards) {
+  if (cards.length === 0) return [];
+  const items = [h('li', { class: 'total' }, `${cards.length} workspace${cards.length === 1 ? '' : 's'}`)];
+  for (const [kind, test] of SUMMARY_KINDS) {
+    const count = cards.filter(test).length;
+    if (count > 0) items.push(h('li', { class: `pill ${kind.replace(' ', '-')}`, 'data-summary': kind }, `${count} ${kind}`));
+  }
+  if (items.length === 1) items.push(h('li', { class: 'pill calm', 'data-summary': 'calm' }, 'nothing needs you'));
+  const worst = cards.filter((c) => c.status.pressure !== null).sort((a, b) => b.status.pressure.percent - a.status.pressure.percent)[0];
+  if (worst)
+    items.push(
+      h('li', { class: 'worst', 'data-summary': 'worst' }, `worst: ${worst.status.pressure.percent} % ${worst.status.pressure.metric} in ${worst.root}`),
+    );
+  return [h('ul', { class: 'summary-strip' }, items)];
+}
+
 function render() {
   const main = document.getElementById('workspaces');
-  const cards = [...state.cards.values()].sort((a, b) => a.root.localeCompare(b.root));
+  const cards = [...state.cards.values()].sort((a, b) => compareUrgency(a.status, b.status));
+  document.getElementById('summary').replaceChildren(...summary(cards));
   const openDetails = new Set([...main.querySelectorAll('details.revision')].filter((d) => !d.open).map((d) => d.querySelector('summary').textContent));
   main.replaceChildren(
     ...(cards.length === 0
@@ -342,7 +399,7 @@ function render() {
   for (const d of main.querySelectorAll('details.revision')) if (openDetails.has(d.querySelector('summary').textContent)) d.open = false;
   if (state.daemon) {
     document.getElementById('daemon').textContent =
-      `daemon pid ${state.daemon.pid} on 127.0.0.1:${state.daemon.port}, up since ${new Date(state.daemon.started_at).toLocaleString()}`;
+      `daemon pid ${state.daemon.pid} on 127.0.0.1:${state.daemon.port}, up since ${dateTime(Date.parse(state.daemon.started_at))}`;
   }
 }
 

@@ -1,0 +1,30 @@
+import type { StatusView } from './status-view.js';
+import type { WorkspaceState } from './workspace-machine.js';
+
+/**
+ * Which workspace needs a person first: a stopped drain, then a drain under way, then work on offer
+ * waiting for a receiver, then pressure building, then work held elsewhere, then the quiet ones.
+ * Only type imports: the dashboard page loads the compiled module itself, so the page and the CLI
+ * order workspaces by this one rule.
+ */
+const STAGE_RANK: Readonly<Record<WorkspaceState, number>> = {
+  EVACUATE: 1,
+  HANDOFF_READY: 2,
+  RETURN_HANDOFF_READY: 2,
+  PREPARE: 3,
+  TAKEOVER: 4,
+  NORMAL: 5,
+  CLOSED: 6,
+};
+
+export type UrgencyInput = Pick<StatusView, 'workspace' | 'state' | 'blocked' | 'pressure'>;
+
+/** 0 is the most urgent: a blocked drain, whatever its stage. */
+export function urgencyRank(view: Pick<StatusView, 'state' | 'blocked'>): number {
+  return view.blocked !== null ? 0 : STAGE_RANK[view.state];
+}
+
+/** Most urgent first; within a rank the higher pressure first (unknown last), then by path. */
+export function compareUrgency(a: UrgencyInput, b: UrgencyInput): number {
+  return urgencyRank(a) - urgencyRank(b) || (b.pressure?.percent ?? -1) - (a.pressure?.percent ?? -1) || a.workspace.localeCompare(b.workspace);
+}
