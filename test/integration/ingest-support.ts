@@ -16,7 +16,7 @@ export function piped(args: readonly string[], input: string, options: { cwd?: s
     const child = execFile(
       process.execPath,
       [CLI, ...args],
-      { cwd: options.cwd, env: { ...process.env, ...options.env }, encoding: 'utf8', timeout: 20_000 },
+      { cwd: options.cwd, env: { ...process.env, ...options.env }, encoding: 'utf8', timeout: 120_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr, ms: Date.now() - start });

@@ -19,7 +19,8 @@ export interface CliResult {
 /** Runs the built `handoff` CLI as a user would, with the state dir pinned. */
 export function cli(stateDir: string, args: readonly string[], cwd?: string): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, '--state-dir', stateDir, ...args], { cwd, encoding: 'utf8', timeout: 20_000 }, (error, stdout, stderr) => {
+    // A hang detector (the test's own deadline is the behaviour): a loaded machine slows every CLI start.
+    execFile(process.execPath, [CLI, '--state-dir', stateDir, ...args], { cwd, encoding: 'utf8', timeout: 120_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       let json: CliResult['json'] = { code: '', data: null, authority: '' };
       if (args.includes('--json')) json = JSON.parse(stdout) as CliResult['json'];
