@@ -88,6 +88,22 @@ describe('a long accept is followed, never reported as a daemon gone', () => {
     }
   }, 120_000);
 
+  it('a CLI killed outright (no Ctrl-C handler runs) drops its request, and the daemon cancels the accept before the lease', async () => {
+    const receiver = await startDaemon();
+    try {
+      const { b, remote, cycle, head } = await slowScene();
+      const run = running(receiver.stateDir, ['accept', '--latest', '--from', 'origin', '--as', 'cloud', '--checkout', '--json'], b);
+      await until('the accept at work', async () => ((await operations(receiver)).length > 0 ? true : undefined));
+      run.child.kill('SIGKILL');
+      await run.exit;
+      await until('the dropped accept to end', async () => ((await operations(receiver)).length === 0 ? true : undefined), 60_000);
+      expect(leaseState(remote, cycle)).toBe('offered');
+      expect(git(b, 'rev-parse', 'HEAD')).toBe(head);
+    } finally {
+      await receiver.stop();
+    }
+  }, 120_000);
+
   it('a daemon that dies during the accept is daemon_unreachable at once, and the lease stays on offer', async () => {
     const receiver = await startDaemon();
     const { b, remote, cycle } = await slowScene();
