@@ -199,7 +199,7 @@ async function follow(stateDir: string, reached: { socketPath: string; token: st
           `the daemon for ${stateDir} stopped answering${where}: ${answer.error?.message ?? ''}`,
           last?.committed === true
             ? 'the lease was already moving: whether it moved is unknown until the daemon answers again; `handoff status` says'
-            : 'the request was dropped, which cancels it before the lease moves; check the daemon log in the state dir, or restart it with `handoff daemon`',
+            : 'the request was dropped: the daemon cancels it at its next step unless the lease starts to move first, and `handoff status` says whether it did; check the daemon log in the state dir, or restart it with `handoff daemon`',
         ),
       );
     }
@@ -224,7 +224,7 @@ async function follow(stateDir: string, reached: { socketPath: string; token: st
     // Gone from the table: its answer is on the way, and it is what happened.
     if (now === undefined) return;
     sent.abandon(
-      now?.committed === true
+      now.committed
         ? failure(
             'interrupted',
             `interrupted while ${now.phase}: it was past the point where the lease moves, so the daemon finishes it`,

@@ -104,6 +104,27 @@ describe('a long accept is followed, never reported as a daemon gone', () => {
     }
   }, 120_000);
 
+  it('a daemon that stops answering (SIGSTOP) is daemon_unreachable; resumed, it moves nothing', async () => {
+    const receiver = await startDaemon();
+    try {
+      const { b, remote, cycle, head } = await slowScene();
+      const run = running(receiver.stateDir, ['accept', '--latest', '--from', 'origin', '--as', 'cloud', '--checkout', '--json'], b);
+      await until('the accept at work', async () => ((await operations(receiver)).length > 0 ? true : undefined));
+      receiver.child.kill('SIGSTOP');
+      const code = await run.exit;
+      receiver.child.kill('SIGCONT');
+      expect(code).toBe(69);
+      expect((JSON.parse(run.out()) as { code: string }).code).toBe('daemon_unreachable');
+      // What it was doing when it froze is cancelled at its next step: the CLI's answer stays true.
+      await until('the dropped accept to end', async () => ((await operations(receiver)).length === 0 ? true : undefined), 60_000);
+      expect(leaseState(remote, cycle)).toBe('offered');
+      expect(git(b, 'rev-parse', 'HEAD')).toBe(head);
+    } finally {
+      receiver.child.kill('SIGCONT');
+      await receiver.stop();
+    }
+  }, 120_000);
+
   it('a daemon that dies during the accept is daemon_unreachable at once, and the lease stays on offer', async () => {
     const receiver = await startDaemon();
     const { b, remote, cycle } = await slowScene();
