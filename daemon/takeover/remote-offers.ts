@@ -43,12 +43,7 @@ export async function offeredCyclesOn(work: string, remote: string, timeoutMs: n
     else named.push({ ref, cycle, object });
   }
   if (named.length === 0) return { ready: [], skipped };
-  const fetched = await fetchObjectsOf(
-    work,
-    remote,
-    named.map((n) => n.ref),
-    timeoutMs,
-  );
+  const fetched = await fetchObjectsOf(work, remote, named, timeoutMs);
   if (fetched.code !== 0 || fetched.timedOut) throw unreachable(remote, fetched.timedOut ? 'the fetch of the leases timed out' : fetched.stderr.trim());
   const texts = await readBlobsAt(
     work,
