@@ -1,4 +1,4 @@
-import { displayRemote, HandoffError, isCycleId, leaseRef, LEASE_RECORD_FILE } from '../../protocol/index.js';
+import { displayRemote, HandoffError, isCycleId, leaseRef, LEASE_RECORD_FILE, redactCredentials } from '../../protocol/index.js';
 import { dataArg, fetchObjectsOf, isObjectId, readBlobsAt, runGit } from '../git/index.js';
 import { leaseRecordOf } from '../evacuation/remote-records.js';
 
@@ -14,7 +14,7 @@ const MAX_RECORD_BYTES = 64 * 1024;
 const unreachable = (remote: string, why: string) =>
   new HandoffError(
     'remote_unreachable',
-    `the leases on '${displayRemote(remote)}' cannot be listed: ${why}`,
+    `the leases on '${displayRemote(remote)}' cannot be listed: ${redactCredentials(why)}`,
     'check the network and the remote, then retry; nothing was changed',
   );
 
@@ -22,8 +22,8 @@ const unreachable = (remote: string, why: string) =>
  * The cycles whose lease on `remote` is still offered: what `handoff accept --latest --from REMOTE`
  * chooses among in a clone that knows no cycle id (a cloud agent's fresh sandbox). Anyone who can push
  * names refs there, so the cost must not grow with them by round trips: one `ls-remote`, one fetch of
- * the refs named by a cycle id (no ref is written here: the chosen cycle is read again, into its own
- * ref, by `accept CYCLE --from`'s path), and two local gits to read every `lease.json`. A name that is
+ * the objects the refs named by a cycle id point at (no ref is written here: the chosen cycle is read
+ * again, into its own ref, by `accept CYCLE --from`'s path), and two local gits to read every `lease.json`. A name that is
  * no cycle id, or a record that fails its schema, is passed over (and said), never a reason to refuse
  * every other offer. A remote that cannot be read still fails the whole listing.
  */
