@@ -85,6 +85,13 @@ export const CODES = registry({
     exit: 0,
     summary: 'what the stage asks of one agent session now: a short text to inject, or null (told once per stage per session)',
   },
+  operations: {
+    code: 'operations',
+    status: 200,
+    exit: 0,
+    summary:
+      'the requests the daemon is working on now (accept, verify): each with its phase, how long it has run, and whether it is past the point where the lease moves',
+  },
 
   // Inspect-only outcomes
   wrong_state: { code: 'wrong_state', status: 409, exit: 10, summary: 'the workspace is not in a state that allows this' },
@@ -105,7 +112,20 @@ export const CODES = registry({
   unsupported_media_type: { code: 'unsupported_media_type', status: 415, exit: 65, summary: 'the body is not application/json' },
 
   // Daemon unreachable
-  daemon_unreachable: { code: 'daemon_unreachable', status: 503, exit: 69, summary: 'no daemon answers for this state dir' },
+  daemon_unreachable: {
+    code: 'daemon_unreachable',
+    status: 503,
+    exit: 69,
+    summary:
+      "no daemon answers for this state dir: the socket refuses, or it stopped answering even the CLI's cheap liveness request (`GET /v1/operations`) while a long request ran; a daemon at work is followed, never reported unreachable",
+  },
+  interrupted: {
+    code: 'interrupted',
+    status: 409,
+    exit: 75,
+    summary:
+      'Ctrl-C (or a caller gone) during a request the CLI follows: cancelled before the lease moved, nothing was changed; once the lease was moving it goes on, and the message says how to see its result',
+  },
 
   // Corrupt records
   corrupt_record: { code: 'corrupt_record', status: 500, exit: 74, summary: 'a stored record failed its checksum or does not parse; nothing was deleted' },

@@ -71,6 +71,11 @@ export const AcceptBodySchema = body({ ...VerifyBodySchema.properties, as: Execu
 export const ReturnBodySchema = body({ repo: Repo, token: Type.Optional(LeaseTokenSchema), wait: Type.Optional(Type.Boolean()) });
 export const CloseBodySchema = body({ repo: Repo, one_way: Type.Boolean(), token: Type.Optional(LeaseTokenSchema) });
 export const CycleQuerySchema = body({ cycle: CycleId });
+
+/** `POST /v1/operations/cancel`: the id the CLI named its request with (`handoff-operation` header). */
+export const OperationCancelBodySchema = body({
+  operation: Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', description: 'a UUID' }),
+});
 export const ListQuerySchema = body({
   repo: Type.Optional(Repo),
   all: Type.Optional(literals(['true'], { description: 'every cycle on record, not only the latest' })),

@@ -5,4 +5,5 @@ export { publishRefs, type PublishResult, type RefUpdate } from './publish.js';
 export { gitPath, resolveRepoRoot } from './repo-root.js';
 export { git, GitError, runGit, type GitOptions, type GitResult } from './run-git.js';
 export { currentRef, snapshotWorkTree, workTreeSnapshot, treeOfWorkTree, type SnapshotResult, type WorkTreeSnapshot } from './snapshot.js';
+export { fetchObjectsOf, isObjectId, readBlobsAt, type BlobRead } from './object-batch.js';
 export { commitFiles, fetchRecordsRef, fetchRecordsRefs, filesAt, pushRecordsRef, type RefFetch, type RefPush } from './records-ref.js';

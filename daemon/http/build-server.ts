@@ -2,7 +2,9 @@ import type { Server } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { AgentContextService } from '../agent-context/index.js';
 import type { IngestService } from '../ingest/index.js';
+import { systemClock } from '../clock.js';
 import type { Logger } from '../logger.js';
+import { createOperations } from '../operations/index.js';
 import type { Service } from '../service.js';
 import type { TakeoverService } from '../takeover/index.js';
 import { precompiled } from '../precompiled.js';
@@ -101,6 +103,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
         service: deps.service,
         takeover: deps.takeover,
         ingest: deps.ingest,
+        // Elapsed times shown to a person following a request: the wall clock is what they see.
+        operations: createOperations(systemClock),
         agentContext: deps.agentContext,
         dashboard: deps.dashboard,
         hello: { token: deps.token, port: deps.port, pid: deps.pid ?? process.pid },

@@ -46,7 +46,7 @@ const ROUTES: Readonly<Record<string, RouteDoc>> = {
   'GET /v1/capsule': { summary: 'The capsule on disk, or null', codes: ['capsule_shown'] },
   'POST /v1/verify': {
     summary: 'Run the takeover checks without taking the lease',
-    codes: ['verified', 'diverged', 'stale', 'ambiguous', 'unknown_cycle', 'corrupt_record', 'wrong_state', 'lease_held'],
+    codes: ['verified', 'diverged', 'stale', 'ambiguous', 'unknown_cycle', 'corrupt_record', 'wrong_state', 'lease_held', 'remote_unreachable'],
   },
   'POST /v1/accept': {
     summary: 'Verify and take the lease (out leg, or the return leg with return: true)',
@@ -63,6 +63,7 @@ const ROUTES: Readonly<Record<string, RouteDoc>> = {
       'checkout_incomplete',
       'remote_unreachable',
       'remote_refused',
+      'interrupted',
     ],
   },
   'POST /v1/return': {
@@ -78,6 +79,16 @@ const ROUTES: Readonly<Record<string, RouteDoc>> = {
     codes: ['cycles'],
   },
   'GET /v1/cycle': { summary: 'One cycle with every manifest revision and its integrity check', codes: ['cycle', 'unknown_cycle'] },
+  'GET /v1/operations': {
+    summary:
+      'The long requests at work now (accept, verify), each with its phase, elapsed time and whether the lease is moving: what the CLI asks, as its liveness check, while it follows one',
+    codes: ['operations'],
+  },
+  'POST /v1/operations/cancel': {
+    summary:
+      'Cancel the request named by its `handoff-operation` header, unless its lease is already moving (then it goes on: `committed: true`); an empty list when none is live',
+    codes: ['operations'],
+  },
   'GET /v1/lease': { summary: 'The lease of a workspace', codes: ['lease_shown'] },
   'POST /v1/lease/acquire': {
     summary: 'Take a free lease; data.token fences every later call',

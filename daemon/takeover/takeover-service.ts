@@ -28,6 +28,7 @@ import type { Clock } from '../clock.js';
 import { runGit } from '../git/index.js';
 import { readLease, readPackages, writeLease } from '../evacuation/remote-records.js';
 import { chainRefusal, createRemoteLeaseMoves, unwrittenLease, type ChainMoved } from './remote-lease-moves.js';
+import { unfollowed, type Progress } from '../operations/index.js';
 import { writeFileAtomic } from '../store/index.js';
 import type { Workspace } from '../workspaces/workspace.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
@@ -174,7 +175,7 @@ export function createTakeoverService(deps: TakeoverDeps) {
    * package are read from `refs/handoff/`, the package is written here (create-once) and proven
    * against the sha256 the lease record names.
    */
-  async function remoteSource(body: VerifyBody & { from: string }, receiverRoot: string): Promise<Refused | Source> {
+  async function remoteSource(body: VerifyBody & { from: string }, receiverRoot: string, progress: Progress): Promise<Refused | Source> {
     const remote = body.from;
     const remotes = (await runGit(['remote'], { cwd: receiverRoot })).stdout.split('\n').filter(Boolean);
     if (!remotes.includes(remote))
@@ -188,8 +189,10 @@ export function createTakeoverService(deps: TakeoverDeps) {
         ),
       );
     const timeoutMs = config.git_timeout_seconds * 1000;
+    if (body.cycle === undefined) progress.phase(`listing the offers on '${remote}'`);
     const cycle = body.cycle ?? (await latestOffered(receiverRoot, remote, body.latest === true, timeoutMs));
     if (typeof cycle !== 'string') return refused(cycle);
+    progress.phase(`reading the lease and package of cycle ${cycle} from '${remote}'`);
     return remoteCycle({ ...body, cycle }, remote, receiverRoot, timeoutMs);
   }
 
@@ -251,9 +254,10 @@ export function createTakeoverService(deps: TakeoverDeps) {
    * Everything but the lease: integrity, identity, commit, work tree, instructions, recency. Nothing
    * of the receiver moves here; a `--checkout` that would pass is carried out only after the lease.
    */
-  async function judge(body: VerifyBody, receiverRoot: string) {
-    const source = body.from !== undefined ? await remoteSource({ ...body, from: body.from }, receiverRoot) : await localSource(body, receiverRoot);
+  async function judge(body: VerifyBody, receiverRoot: string, progress: Progress) {
+    const source = body.from !== undefined ? await remoteSource({ ...body, from: body.from }, receiverRoot, progress) : await localSource(body, receiverRoot);
     if (source.kind === 'refused') return source;
+    progress.phase(`checking this checkout against cycle ${source.cycle.id} (fetching its checkpoint)`);
     const wantReturn = body.return === true;
     const receiver = await observeReceiver(receiverRoot, {
       manifest: source.record.manifest,
@@ -512,18 +516,22 @@ export function createTakeoverService(deps: TakeoverDeps) {
   }
 
   return {
-    async verify(body: VerifyBody): Promise<Envelope> {
+    async verify(body: VerifyBody, progress: Progress = unfollowed): Promise<Envelope> {
       const receiverRoot = await deps.rootOf(body.repo);
-      const judged = await judge(body, receiverRoot);
+      const judged = await judge(body, receiverRoot, progress);
       if (judged.kind === 'refused') return judged.envelope;
       const data = resultData(judged.source, judged.judgement, body.return === true ? 'return' : 'out');
       return judged.judgement.code === 'verified' ? success('verified', data) : judgementEnvelope(data, judged.judgement.code);
     },
 
-    async accept(body: AcceptBody): Promise<Envelope> {
+    /**
+     * `progress` is the caller's: a caller that went away (Ctrl-C, a CLI that gave up) cancels the accept,
+     * and only until the lease starts to move: after that it goes on, as nothing else would undo it.
+     */
+    async accept(body: AcceptBody, progress: Progress = unfollowed): Promise<Envelope> {
       const receiverRoot = await deps.rootOf(body.repo);
       await registry.open(receiverRoot);
-      const judged = await judge(body, receiverRoot);
+      const judged = await judge(body, receiverRoot, progress);
       if (judged.kind === 'refused') return judged.envelope;
       const leg = body.return === true ? 'return' : 'out';
       const { source } = judged;
@@ -531,11 +539,15 @@ export function createTakeoverService(deps: TakeoverDeps) {
       if (judged.judgement.code !== 'verified') return judgementEnvelope(data, judged.judgement.code);
       // The lease record's directory must exist before the lease moves: a file in its way refuses the accept, not its answer.
       await mkdir(workspaceDir(receiverRoot), { recursive: true });
+      if (!progress.commit())
+        return failure('interrupted', `the accept of cycle ${source.cycle.id} was cancelled before the lease moved`, 'nothing was changed; accept again');
+      progress.phase(`taking the lease of cycle ${source.cycle.id}${source.lease === null ? '' : ` on '${source.lease.remote}'`}`);
       const accepted =
         source.home === null ? await acceptRemote(source, body, receiverRoot) : await acceptLocal(source.home, source.cycle, body, receiverRoot, leg);
       if (accepted.error) return accepted;
       const token = Number((accepted.data as { token?: number } | null)?.token);
       if (judged.receiver.checkout === 'would_move') {
+        progress.phase(`moving this work tree to the checkpoint of cycle ${source.cycle.id}`);
         const moved = await carryOutCheckout(source, receiverRoot, leg === 'return').then(
           () => null,
           (error: unknown) => (error as Error).message,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { action, parseInteger, usage } from '../context.js';
+import { action, parseInteger, usage, type CommandContext } from '../context.js';
 import { followDrain } from '../drain-wait.js';
 
 interface PickOptions {
@@ -23,6 +23,9 @@ function pick(cycle: string | undefined, options: PickOptions) {
 
 const token = (value: string) => parseInteger('--token', value);
 
+/** Accept and verify may fetch from a remote for long: followed, with what the daemon does now on stderr. */
+const followed = (ctx: CommandContext) => ({ progress: (line: string) => (ctx.output.json ? undefined : ctx.output.err(line)) });
+
 export function registerTakeover(program: Command): void {
   program
     .command('verify')
@@ -34,7 +37,7 @@ export function registerTakeover(program: Command): void {
     .option('--checkout', 'say what `accept --checkout` would move')
     .action(
       action((ctx, cycle: string | undefined, options: PickOptions) =>
-        ctx.call({ method: 'POST', path: '/v1/verify', body: { repo: ctx.repo, ...pick(cycle, options) } }),
+        ctx.call({ method: 'POST', path: '/v1/verify', body: { repo: ctx.repo, ...pick(cycle, options) }, follow: followed(ctx) }),
       ),
     );
 
@@ -49,7 +52,7 @@ export function registerTakeover(program: Command): void {
     .option('--checkout', 'move this work tree to the checkpoint when nothing can be lost')
     .action(
       action((ctx, cycle: string | undefined, options: PickOptions & { as: string }) =>
-        ctx.call({ method: 'POST', path: '/v1/accept', body: { repo: ctx.repo, as: options.as, ...pick(cycle, options) } }),
+        ctx.call({ method: 'POST', path: '/v1/accept', body: { repo: ctx.repo, as: options.as, ...pick(cycle, options) }, follow: followed(ctx) }),
       ),
     );
 

@@ -13,6 +13,7 @@ import {
   LeaseTokenBodySchema,
   ListQuerySchema,
   NowBodySchema,
+  OperationCancelBodySchema,
   PauseBodySchema,
   RepoQuerySchema,
   ReturnBodySchema,
@@ -25,10 +26,12 @@ import {
 import { IngestBodySchema, IngestParamsSchema } from '../../../schemas/ingest.schema.js';
 import type { AgentContextService } from '../../agent-context/index.js';
 import type { IngestService } from '../../ingest/index.js';
+import type { Operations } from '../../operations/index.js';
 import type { Service } from '../../service.js';
 import type { TakeoverService } from '../../takeover/index.js';
 import type { Dashboard } from '../dashboard/index.js';
 import { helloAnswer, type HelloDeps } from '../hello.js';
+import { followed } from '../followed.js';
 import { sendEnvelope } from '../reply.js';
 import { route, type ApiRoute } from './typed-route.js';
 
@@ -39,6 +42,8 @@ export interface V1Deps {
   readonly service: Service;
   readonly takeover: TakeoverService;
   readonly ingest: IngestService;
+  /** The long requests at work (accept, verify), which the CLI follows and may cancel. */
+  readonly operations: Operations;
   /** Without it, `POST /v1/agent-context` is not served. */
   readonly agentContext?: AgentContextService | undefined;
   readonly hello: HelloDeps;
@@ -55,7 +60,7 @@ const pollOf = (query: { after_change?: string | undefined; wait_ms?: string | u
  * to a service and send its Envelope; what a route means is documented in daemon/http/openapi.ts.
  */
 export function v1Routes(deps: V1Deps): readonly ApiRoute[] {
-  const { service, takeover, ingest, agentContext, hello, dashboard } = deps;
+  const { service, takeover, ingest, operations, agentContext, hello, dashboard } = deps;
   return [
     // Unauthenticated by design (security.ts reads the flag): a client asks before it has shown the token.
     route({
@@ -149,13 +154,13 @@ export function v1Routes(deps: V1Deps): readonly ApiRoute[] {
       method: 'POST',
       url: '/verify',
       schema: { body: VerifyBodySchema },
-      handler: async (request, reply) => sendEnvelope(reply, await takeover.verify(request.body)),
+      handler: async (request, reply) => sendEnvelope(reply, await followed(operations, request, reply, 'verify', (op) => takeover.verify(request.body, op))),
     }),
     route({
       method: 'POST',
       url: '/accept',
       schema: { body: AcceptBodySchema },
-      handler: async (request, reply) => sendEnvelope(reply, await takeover.accept(request.body)),
+      handler: async (request, reply) => sendEnvelope(reply, await followed(operations, request, reply, 'accept', (op) => takeover.accept(request.body, op))),
     }),
     route({
       method: 'POST',
@@ -180,6 +185,22 @@ export function v1Routes(deps: V1Deps): readonly ApiRoute[] {
       url: '/cycle',
       schema: { querystring: CycleQuerySchema },
       handler: async (request, reply) => sendEnvelope(reply, await takeover.show(request.query.cycle)),
+    }),
+
+    // Long requests at work: the CLI's liveness request while it follows one, and its Ctrl-C
+    route({
+      method: 'GET',
+      url: '/operations',
+      handler: async (_request, reply) => sendEnvelope(reply, success('operations', { operations: operations.list() })),
+    }),
+    route({
+      method: 'POST',
+      url: '/operations/cancel',
+      schema: { body: OperationCancelBodySchema },
+      handler: async (request, reply) => {
+        const cancelled = operations.cancel(request.body.operation);
+        return sendEnvelope(reply, success('operations', { operations: cancelled === null ? [] : [cancelled] }));
+      },
     }),
 
     // The lease
