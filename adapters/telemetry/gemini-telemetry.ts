@@ -25,8 +25,14 @@ export const RECENT_ERROR_MS = 15 * 60_000;
  */
 const NO_PERCENT_REASON = 'Gemini CLI reports token counts, never a quota percentage or a window size; ' + 'a percentage would be derived from token counts';
 
-/** Quota exhaustion that waiting does not fix: a daily quota, or Gemini CLI's own terminal quota error. */
-const TERMINAL_QUOTA = /TerminalQuotaError|per day|daily (?:quota|limit)|exhausted your (?:daily )?quota/i;
+/**
+ * Quota exhaustion that waiting does not fix: a daily quota, or Gemini CLI's own terminal quota error.
+ * Gemini CLI 0.61 logs the API's raw error (`error.type` "ApiError") before it classifies it, so the
+ * daily quota is named only by the `quotaId` of a QuotaFailure violation inside the error text
+ * (e.g. "GenerateRequestsPerDayPerProjectPerModel-FreeTier"): the same test Gemini CLI's
+ * `classifyGoogleError` applies (`PerDay` or `Daily` in the quotaId).
+ */
+const TERMINAL_QUOTA = /TerminalQuotaError|per day|daily (?:quota|limit)|exhausted your (?:daily )?quota|"quotaId"\s*:\s*"[^"]*(?:PerDay|Daily)/i;
 /** What a quota or rate-limit error says in its text when the status code is not a field of its own. */
 const QUOTA_TEXT = /\b429\b|RESOURCE_EXHAUSTED|quota exceeded|rate limit/i;
 

@@ -119,6 +119,17 @@ const CASES: readonly { file: string; adapter: Source; check: (result: AdapterRe
     },
   },
   {
+    file: 'gemini/telemetry-0.61.api-error-per-day.log',
+    adapter: 'gemini-telemetry',
+    check: (r) => {
+      // error.type is the raw "ApiError": only the quotaId inside the error text says the quota is daily.
+      expect(warningsOf(r)).toEqual([['insufficient_quota', false, null]]);
+      expect(r.warnings[0]).toMatchObject({ observed_at: '2026-08-20T09:59:30.247Z', executor: 'c2b0dd60-9a41-4f3e-8e5d-2b7f1c6a0e93' });
+      expect(r.events.map((e) => [e.name, e.detail['error_type']])).toEqual([['api_error', 'ApiError']]);
+      expect(r.skipped).toEqual([]);
+    },
+  },
+  {
     file: 'gemini/collector-otlp.jsonl',
     adapter: 'gemini-telemetry',
     check: (r) => {
