@@ -8,7 +8,7 @@ const SPEC: ShapeSpec = {
   adapter: 'gemini-telemetry',
   hint:
     "send Gemini CLI's local telemetry log (the file `telemetry.outfile` names, e.g. .gemini/telemetry.log) " +
-    'or one of its session files (~/.gemini/tmp/<project_hash>/chats/session-*.json)',
+    'or one of its session files (~/.gemini/tmp/<project>/chats/session-*.jsonl; session-*.json in older releases)',
 };
 
 /**
@@ -46,6 +46,8 @@ const EVENT_NAMES: ReadonlyMap<string, string> = new Map([
 interface Found {
   readonly warnings: ProviderWarning[];
   readonly events: AgentEvent[];
+  /** Session message ids already read: JSONL sessions repeat a message when it is updated or `$set` again. */
+  readonly messageIds: Set<string>;
   sessionId: string | null;
 }
 
@@ -58,7 +60,7 @@ interface Found {
 export function parseGeminiTelemetry(raw: string, ctx: ParseContext): AdapterResult {
   const rawSha256 = sha256Hex(raw);
   const { values, skipped } = splitJsonObjects(raw);
-  const found: Found = { warnings: [], events: [], sessionId: null };
+  const found: Found = { warnings: [], events: [], messageIds: new Set(), sessionId: null };
   const allSkipped: SkippedLine[] = [...skipped];
   for (const value of values) {
     let parsed: unknown;
@@ -69,8 +71,8 @@ export function parseGeminiTelemetry(raw: string, ctx: ParseContext): AdapterRes
       continue;
     }
     if (!isRecord(parsed)) continue;
-    if (Array.isArray(parsed['messages'])) readSessionFile(found, parsed, ctx, rawSha256);
-    else if (Array.isArray(parsed['resourceLogs'])) readOtlp(found, parsed, ctx, rawSha256);
+    if (Array.isArray(parsed['resourceLogs'])) readOtlp(found, parsed, ctx, rawSha256);
+    else if (isSessionRecord(parsed)) readSessionRecord(found, parsed, ctx, rawSha256);
     else readRecord(found, plainAttributes(parsed), recordTimeMs(parsed), ctx, rawSha256);
   }
   if (values.length === 0 && allSkipped.length > 0) throw invalid(SPEC, `no JSON object in the payload (line ${allSkipped[0]?.line ?? 1})`);
@@ -145,19 +147,54 @@ function readRecord(found: Found, attributes: JsonRecord, timeMs: number | null,
   found.warnings.push(quotaWarning(stamp, text, `${errorType} ${error}`));
 }
 
-/** Session files: `messages: [{id, timestamp, type: "user" | "gemini" | "info" | "error", content}]`. */
-function readSessionFile(found: Found, doc: JsonRecord, ctx: ParseContext, rawSha256: string): void {
-  const sessionId = lenientString(doc, 'sessionId', EXECUTOR_MAX_LENGTH);
+/**
+ * Session files, in both formats of gemini-cli's ChatRecordingService. Up to 0.5x one JSON document
+ * `{sessionId, projectHash, startTime, lastUpdated, messages: [...]}`; since then `session-*.jsonl`, one
+ * record a line: the metadata first (`sessionId`, `projectHash`, …), then each message as it is written
+ * (`{id, timestamp, type, content}`, written again under the same id when it changes), `{"$set": {…}}`
+ * updating metadata (its `messages`, when present, replaces the whole list) and `{"$rewindTo": id}`
+ * dropping the messages from that id on. Only error messages matter here, each read once by its id.
+ */
+function isSessionRecord(record: JsonRecord): boolean {
+  if (record['attributes'] !== undefined || record['hrTime'] !== undefined) return false;
+  if (isRecord(record['$set']) || typeof record['$rewindTo'] === 'string') return true;
+  if (typeof record['sessionId'] === 'string' && typeof record['projectHash'] === 'string') return true;
+  return typeof record['id'] === 'string' && typeof record['type'] === 'string';
+}
+
+function readSessionRecord(found: Found, record: JsonRecord, ctx: ParseContext, rawSha256: string): void {
+  const sessionId = lenientString(record, 'sessionId', EXECUTOR_MAX_LENGTH);
   found.sessionId ??= sessionId;
-  for (const message of asRecords(doc['messages'])) {
-    if (message['type'] !== 'error') continue;
-    const content = typeof message['content'] === 'string' ? message['content'] : '';
-    if (!QUOTA_TEXT.test(content)) continue;
-    const at = eventTimeMs(message['timestamp'], null, ctx);
-    const stamp: Stamp = { source: 'gemini-telemetry', observedAt: new Date(at).toISOString(), rawSha256, executor: sessionId };
-    found.events.push(agentEvent(stamp, 'quota_error', { id: lenientString(message, 'id') }));
-    if (isRecent(at, ctx)) found.warnings.push(quotaWarning(stamp, `Gemini CLI session error: ${content}`, content));
+  const update = isRecord(record['$set']) ? record['$set'] : null;
+  // A rewind removes messages from the conversation, not the fact that the API refused a request.
+  const messages = update !== null ? update['messages'] : record['messages'];
+  if (Array.isArray(messages)) for (const message of messages.filter(isRecord)) readSessionMessage(found, message, ctx, rawSha256);
+  else if (update === null && typeof record['id'] === 'string') readSessionMessage(found, record, ctx, rawSha256);
+}
+
+/** One message `{id, timestamp, type: "user" | "gemini" | "info" | "error", content}`; content is text or `[{text}]` parts. */
+function readSessionMessage(found: Found, message: JsonRecord, ctx: ParseContext, rawSha256: string): void {
+  if (message['type'] !== 'error') return;
+  const id = lenientString(message, 'id');
+  if (id !== null) {
+    if (found.messageIds.has(id)) return;
+    found.messageIds.add(id);
   }
+  const content = messageText(message['content']);
+  if (!QUOTA_TEXT.test(content)) return;
+  const at = eventTimeMs(message['timestamp'], null, ctx);
+  const stamp: Stamp = { source: 'gemini-telemetry', observedAt: new Date(at).toISOString(), rawSha256, executor: found.sessionId };
+  found.events.push(agentEvent(stamp, 'quota_error', { id }));
+  if (isRecent(at, ctx)) found.warnings.push(quotaWarning(stamp, `Gemini CLI session error: ${content}`, content));
+}
+
+function messageText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter(isRecord)
+    .map((part) => (typeof part['text'] === 'string' ? part['text'] : ''))
+    .join('');
 }
 
 function quotaWarning(stamp: Stamp, text: string, evidence: string): ProviderWarning {

@@ -130,6 +130,17 @@ const CASES: readonly { file: string; adapter: Source; check: (result: AdapterRe
     },
   },
   {
+    file: 'gemini/session-0.61.jsonl',
+    adapter: 'gemini-telemetry',
+    check: (r) => {
+      // A headless 0.61 session refused with a 429 records no error message: the outfile is where it shows.
+      expect(r.warnings).toEqual([]);
+      expect(r.events).toEqual([]);
+      expect(r.skipped).toEqual([]);
+      expect(r.route.session_id).toBe('c2b0dd60-9a41-4f3e-8e5d-2b7f1c6a0e93');
+    },
+  },
+  {
     file: 'gemini/collector-otlp.jsonl',
     adapter: 'gemini-telemetry',
     check: (r) => {
