@@ -1,7 +1,7 @@
 import type { ProviderWarning } from '../../schemas/telemetry.schema.js';
 import type { AdapterResult, AgentEvent, ParseContext, SkippedLine, UnknownMetric } from './adapter-contract.js';
 import { splitJsonObjects } from './json-stream.js';
-import { agentEvent, result, sha256Hex, warning, type Stamp } from './record-builders.js';
+import { agentEvent, RECENT_ERROR_MS, result, sha256Hex, warning, type Stamp } from './record-builders.js';
 import { EXECUTOR_MAX_LENGTH, invalid, isRecord, lenientString, type JsonRecord, type ShapeSpec } from './shape.js';
 
 const SPEC: ShapeSpec = {
@@ -11,12 +11,8 @@ const SPEC: ShapeSpec = {
     'or one of its session files (~/.gemini/tmp/<project>/chats/session-*.jsonl; session-*.json in older releases)',
 };
 
-/**
- * How old a quota error may be and still be news. The telemetry log and the session files keep
- * every error ever written; one from yesterday's session says nothing about now. Older ones are
- * reported as events, never as warnings.
- */
-export const RECENT_ERROR_MS = 15 * 60_000;
+/** The telemetry log and the session files keep every error ever written: only recent ones warn. */
+export { RECENT_ERROR_MS };
 
 /**
  * Gemini CLI writes token counts (`gemini_cli.api_response`, `gemini_cli.token.usage`) and no quota,

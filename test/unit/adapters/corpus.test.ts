@@ -44,6 +44,20 @@ const CASES: readonly { file: string; adapter: Source; check: (result: AdapterRe
     },
   },
   {
+    file: 'codex/rollout-0.169-exec-usage-limit.jsonl',
+    adapter: 'codex-rollout',
+    check: (r) => {
+      // No rate-limit numbers at all: the usage limit is said only by task_complete's codex_error_info.
+      expect(r.readings).toEqual([]);
+      expect(warningsOf(r)).toEqual([['rate_limit', false, null]]);
+      expect(r.warnings[0]).toMatchObject({ observed_at: '2026-08-20T09:59:51.006Z', executor: '019d0a8c-5e7a-7c10-9f4e-3b2d1c0a9e87' });
+      expect(r.warnings[0]?.text).toMatch(/^Codex usage limit \(usage_limit_exceeded\): You’ve hit your usage limit\./);
+      expect(r.unknown.map((u) => u.metric)).toEqual(['context', 'five_hour', 'weekly']);
+      expect(r.events.map((e) => [e.name, e.detail['codex_error_info']])).toEqual([['codex_error', 'usage_limit_exceeded']]);
+      expect(r.route.cwd).toBe('/home/dev/acme-api');
+    },
+  },
+  {
     file: 'claude-statusline/mistyped-fields.json',
     adapter: 'claude-statusline',
     check: (r) => {
