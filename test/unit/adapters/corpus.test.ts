@@ -69,6 +69,20 @@ const CASES: readonly { file: string; adapter: Source; check: (result: AdapterRe
     },
   },
   {
+    file: 'claude-statusline/gateway-spend-limit.json',
+    adapter: 'claude-statusline',
+    check: (r) => {
+      expect(readingsOf(r)).toEqual([
+        ['context', null, 59],
+        ['five_hour', null, 12],
+        ['seven_day', null, 8],
+        ['spend', null, 92],
+      ]);
+      expect(r.readings.find((x) => x.metric === 'spend')?.resets_at).toBe(1788220800);
+      expect(r.unknown).toEqual([]);
+    },
+  },
+  {
     file: 'claude-statusline/v1.0-status.json',
     adapter: 'claude-statusline',
     check: (r) => {
