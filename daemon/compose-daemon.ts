@@ -10,7 +10,7 @@ import { resolveRepoRoot } from './git/index.js';
 import { createDashboard } from './http/dashboard/index.js';
 import { buildServer } from './http/index.js';
 import { listenLocalSocket } from './http/local-socket.js';
-import { cachedRootResolver, createIngestService, startCodexWatch } from './ingest/index.js';
+import { cachedRootResolver, createIngestService, startCodexWatch, startGeminiWatch } from './ingest/index.js';
 import type { Logger } from './logger.js';
 import { createService, type DaemonInfo } from './service.js';
 import {
@@ -230,6 +230,8 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
     const codex = await startCodexWatch({ stateDir: dir, env: options.env, ingest, clock, log: log.child({ module: 'codex' }) });
     codexTail = () => codex.status();
     undo.push(() => codex.close());
+    const gemini = await startGeminiWatch({ stateDir: dir, outfiles: config.gemini.telemetry_outfiles, ingest, log: log.child({ module: 'gemini' }) });
+    undo.push(() => gemini.close());
     const dashboard = createDashboard({ registry, takeover, clock, info, port: () => port, log, records });
     const sessionRecords = await SessionRecords.open(dir, log.child({ module: 'agent-context' }));
     const agentContext = createAgentContextService({

@@ -7,7 +7,11 @@ import { literals } from './literals.js';
  */
 export const SOURCES = ['claude-statusline', 'claude-hook', 'codex-rollout', 'anthropic-headers', 'openai-headers', 'json-file', 'gemini-telemetry'] as const;
 
-export const METRICS = ['context', 'five_hour', 'seven_day', 'weekly', 'monthly', 'requests', 'tokens'] as const;
+/**
+ * `spend`: a spend limit's share the agent reported as a percentage (Claude Code's
+ * `rate_limits.spend_limit.used_percentage`), never one computed from amounts of money.
+ */
+export const METRICS = ['context', 'five_hour', 'seven_day', 'weekly', 'monthly', 'requests', 'tokens', 'spend'] as const;
 
 export const WARNING_KINDS = ['rate_limit', 'spend_cap', 'insufficient_quota', 'overloaded', 'other'] as const;
 

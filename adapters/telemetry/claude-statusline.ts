@@ -26,7 +26,14 @@ const WINDOWS: readonly { key: string; metric: Metric }[] = [
 ];
 
 /**
- * Claude Code status line → context, five_hour and seven_day, each either the number Claude Code
+ * The gateway's spend limit, `{used_percentage, resets_at, used_usd, limit_usd, period}`: its
+ * percentage and reset are read like a window's. `used_usd` / `limit_usd` are never divided: a share
+ * is a reading only when Claude Code reported it.
+ */
+const SPEND: { key: string; metric: Metric } = { key: 'spend_limit', metric: 'spend' };
+
+/**
+ * Claude Code status line → context, five_hour and seven_day (and spend, when a spend limit is sent), each either the number Claude Code
  * printed or an unknown entry. Token counts (`total_input_tokens`, `current_usage`) are never used:
  * before 2.1.132 `total_input_tokens` was cumulative, and any division would be our estimate.
  * Each metric is read on its own: a field of the wrong type makes its metric unknown, never the
@@ -67,7 +74,9 @@ export function parseClaudeStatusline(raw: string, ctx: ParseContext): AdapterRe
   }
 
   const rateLimits = recordField(payload, 'rate_limits', 'rate_limits');
-  for (const { key, metric } of WINDOWS) {
+  // A spend limit is set on some accounts only: its absence is no news, so it is read only when present.
+  const spend = 'value' in rateLimits && rateLimits.value?.[SPEND.key] != null ? [SPEND] : [];
+  for (const { key, metric } of [...WINDOWS, ...spend]) {
     const outcome = 'bad' in rateLimits ? rateLimits.bad : readWindow(rateLimits.value, missingWord(payload, 'rate_limits'), key);
     if (typeof outcome === 'string') unknown.push({ metric, reason: outcome });
     else readings.push(reading(stamp, metric, outcome.used, outcome.resetsAt));

@@ -1,6 +1,7 @@
 import { isHandoffError } from '../../protocol/errors.js';
-import type { LimitFamily, Metric, Reading } from '../../schemas/telemetry.schema.js';
+import type { LimitFamily, Metric, ProviderWarning, Reading } from '../../schemas/telemetry.schema.js';
 import type { AdapterResult, AgentEvent, ParseContext, PayloadRoute, SkippedLine, UnknownMetric } from './adapter-contract.js';
+import { readCodexError } from './codex-errors.js';
 import { describeSlot, limitFamily, readSlots, SLOTS, type WindowObservation } from './codex-rate-limits.js';
 import { hookEvent } from './hook-event.js';
 import { lineReason, readJsonLines, type JsonLine } from './jsonl.js';
@@ -53,6 +54,9 @@ interface Accumulator {
   /** Unknown reasons of the account family's windows. */
   readonly notes: Map<Metric, string>;
   readonly events: AgentEvent[];
+  readonly warnings: ProviderWarning[];
+  /** Turns whose usage-limit error is already a warning: Codex may write it as an error event and in task_complete. */
+  readonly limitedTurns: Set<string>;
   readonly skipped: SkippedLine[];
   metaCwd: string | null;
   turnCwd: string | null;
@@ -76,6 +80,8 @@ export function parseCodexRollout(raw: string, ctx: ParseContext): AdapterResult
     readings: new Map(),
     notes: new Map(),
     events: [],
+    warnings: [],
+    limitedTurns: new Set(),
     skipped: [...parsed.skipped],
     metaCwd: null,
     turnCwd: null,
@@ -109,6 +115,7 @@ export function parseCodexRollout(raw: string, ctx: ParseContext): AdapterResult
   return result({
     readings,
     unknown,
+    warnings: acc.warnings.map((w) => ({ ...w, executor })),
     events: acc.events,
     route: { cwd: acc.metaCwd ?? acc.turnCwd ?? acc.eventCwd, session_id: executor },
     skipped: acc.skipped,
@@ -179,6 +186,10 @@ function readRolloutLine(acc: Accumulator, line: JsonLine, ctx: ParseContext, ra
     const timeMs = lineTime(line, ctx);
     const stamp: Stamp = { source: 'codex-rollout', observedAt: new Date(timeMs).toISOString(), rawSha256, executor: null };
     readTokenCount(acc, payload, stamp, timeMs, at);
+  } else if (payload['type'] === 'error' || payload['type'] === 'task_complete') {
+    const timeMs = lineTime(line, ctx);
+    const stamp: Stamp = { source: 'codex-rollout', observedAt: new Date(timeMs).toISOString(), rawSha256, executor: null };
+    readCodexError(acc, payload, stamp, timeMs, ctx.observedAt.getTime(), acc.limitedTurns);
   }
 }
 

@@ -1,22 +1,18 @@
 import type { ProviderWarning } from '../../schemas/telemetry.schema.js';
 import type { AdapterResult, AgentEvent, ParseContext, SkippedLine, UnknownMetric } from './adapter-contract.js';
 import { splitJsonObjects } from './json-stream.js';
-import { agentEvent, result, sha256Hex, warning, type Stamp } from './record-builders.js';
+import { agentEvent, RECENT_ERROR_MS, result, sha256Hex, warning, type Stamp } from './record-builders.js';
 import { EXECUTOR_MAX_LENGTH, invalid, isRecord, lenientString, type JsonRecord, type ShapeSpec } from './shape.js';
 
 const SPEC: ShapeSpec = {
   adapter: 'gemini-telemetry',
   hint:
     "send Gemini CLI's local telemetry log (the file `telemetry.outfile` names, e.g. .gemini/telemetry.log) " +
-    'or one of its session files (~/.gemini/tmp/<project_hash>/chats/session-*.json)',
+    'or one of its session files (~/.gemini/tmp/<project>/chats/session-*.jsonl; session-*.json in older releases)',
 };
 
-/**
- * How old a quota error may be and still be news. The telemetry log and the session files keep
- * every error ever written; one from yesterday's session says nothing about now. Older ones are
- * reported as events, never as warnings.
- */
-export const RECENT_ERROR_MS = 15 * 60_000;
+/** The telemetry log and the session files keep every error ever written: only recent ones warn. */
+export { RECENT_ERROR_MS };
 
 /**
  * Gemini CLI writes token counts (`gemini_cli.api_response`, `gemini_cli.token.usage`) and no quota,
@@ -25,8 +21,14 @@ export const RECENT_ERROR_MS = 15 * 60_000;
  */
 const NO_PERCENT_REASON = 'Gemini CLI reports token counts, never a quota percentage or a window size; ' + 'a percentage would be derived from token counts';
 
-/** Quota exhaustion that waiting does not fix: a daily quota, or Gemini CLI's own terminal quota error. */
-const TERMINAL_QUOTA = /TerminalQuotaError|per day|daily (?:quota|limit)|exhausted your (?:daily )?quota/i;
+/**
+ * Quota exhaustion that waiting does not fix: a daily quota, or Gemini CLI's own terminal quota error.
+ * Gemini CLI 0.61 logs the API's raw error (`error.type` "ApiError") before it classifies it, so the
+ * daily quota is named only by the `quotaId` of a QuotaFailure violation inside the error text
+ * (e.g. "GenerateRequestsPerDayPerProjectPerModel-FreeTier"): the same test Gemini CLI's
+ * `classifyGoogleError` applies (`PerDay` or `Daily` in the quotaId).
+ */
+const TERMINAL_QUOTA = /TerminalQuotaError|per day|daily (?:quota|limit)|exhausted your (?:daily )?quota|"quotaId"\s*:\s*"[^"]*(?:PerDay|Daily)/i;
 /** What a quota or rate-limit error says in its text when the status code is not a field of its own. */
 const QUOTA_TEXT = /\b429\b|RESOURCE_EXHAUSTED|quota exceeded|rate limit/i;
 
@@ -40,6 +42,8 @@ const EVENT_NAMES: ReadonlyMap<string, string> = new Map([
 interface Found {
   readonly warnings: ProviderWarning[];
   readonly events: AgentEvent[];
+  /** Session message ids already read: JSONL sessions repeat a message when it is updated or `$set` again. */
+  readonly messageIds: Set<string>;
   sessionId: string | null;
 }
 
@@ -52,7 +56,7 @@ interface Found {
 export function parseGeminiTelemetry(raw: string, ctx: ParseContext): AdapterResult {
   const rawSha256 = sha256Hex(raw);
   const { values, skipped } = splitJsonObjects(raw);
-  const found: Found = { warnings: [], events: [], sessionId: null };
+  const found: Found = { warnings: [], events: [], messageIds: new Set(), sessionId: null };
   const allSkipped: SkippedLine[] = [...skipped];
   for (const value of values) {
     let parsed: unknown;
@@ -63,8 +67,8 @@ export function parseGeminiTelemetry(raw: string, ctx: ParseContext): AdapterRes
       continue;
     }
     if (!isRecord(parsed)) continue;
-    if (Array.isArray(parsed['messages'])) readSessionFile(found, parsed, ctx, rawSha256);
-    else if (Array.isArray(parsed['resourceLogs'])) readOtlp(found, parsed, ctx, rawSha256);
+    if (Array.isArray(parsed['resourceLogs'])) readOtlp(found, parsed, ctx, rawSha256);
+    else if (isSessionRecord(parsed)) readSessionRecord(found, parsed, ctx, rawSha256);
     else readRecord(found, plainAttributes(parsed), recordTimeMs(parsed), ctx, rawSha256);
   }
   if (values.length === 0 && allSkipped.length > 0) throw invalid(SPEC, `no JSON object in the payload (line ${allSkipped[0]?.line ?? 1})`);
@@ -139,19 +143,54 @@ function readRecord(found: Found, attributes: JsonRecord, timeMs: number | null,
   found.warnings.push(quotaWarning(stamp, text, `${errorType} ${error}`));
 }
 
-/** Session files: `messages: [{id, timestamp, type: "user" | "gemini" | "info" | "error", content}]`. */
-function readSessionFile(found: Found, doc: JsonRecord, ctx: ParseContext, rawSha256: string): void {
-  const sessionId = lenientString(doc, 'sessionId', EXECUTOR_MAX_LENGTH);
+/**
+ * Session files, in both formats of gemini-cli's ChatRecordingService. Up to 0.5x one JSON document
+ * `{sessionId, projectHash, startTime, lastUpdated, messages: [...]}`; since then `session-*.jsonl`, one
+ * record a line: the metadata first (`sessionId`, `projectHash`, …), then each message as it is written
+ * (`{id, timestamp, type, content}`, written again under the same id when it changes), `{"$set": {…}}`
+ * updating metadata (its `messages`, when present, replaces the whole list) and `{"$rewindTo": id}`
+ * dropping the messages from that id on. Only error messages matter here, each read once by its id.
+ */
+function isSessionRecord(record: JsonRecord): boolean {
+  if (record['attributes'] !== undefined || record['hrTime'] !== undefined) return false;
+  if (isRecord(record['$set']) || typeof record['$rewindTo'] === 'string') return true;
+  if (typeof record['sessionId'] === 'string' && typeof record['projectHash'] === 'string') return true;
+  return typeof record['id'] === 'string' && typeof record['type'] === 'string';
+}
+
+function readSessionRecord(found: Found, record: JsonRecord, ctx: ParseContext, rawSha256: string): void {
+  const sessionId = lenientString(record, 'sessionId', EXECUTOR_MAX_LENGTH);
   found.sessionId ??= sessionId;
-  for (const message of asRecords(doc['messages'])) {
-    if (message['type'] !== 'error') continue;
-    const content = typeof message['content'] === 'string' ? message['content'] : '';
-    if (!QUOTA_TEXT.test(content)) continue;
-    const at = eventTimeMs(message['timestamp'], null, ctx);
-    const stamp: Stamp = { source: 'gemini-telemetry', observedAt: new Date(at).toISOString(), rawSha256, executor: sessionId };
-    found.events.push(agentEvent(stamp, 'quota_error', { id: lenientString(message, 'id') }));
-    if (isRecent(at, ctx)) found.warnings.push(quotaWarning(stamp, `Gemini CLI session error: ${content}`, content));
+  const update = isRecord(record['$set']) ? record['$set'] : null;
+  // A rewind removes messages from the conversation, not the fact that the API refused a request.
+  const messages = update !== null ? update['messages'] : record['messages'];
+  if (Array.isArray(messages)) for (const message of messages.filter(isRecord)) readSessionMessage(found, message, ctx, rawSha256);
+  else if (update === null && typeof record['id'] === 'string') readSessionMessage(found, record, ctx, rawSha256);
+}
+
+/** One message `{id, timestamp, type: "user" | "gemini" | "info" | "error", content}`; content is text or `[{text}]` parts. */
+function readSessionMessage(found: Found, message: JsonRecord, ctx: ParseContext, rawSha256: string): void {
+  if (message['type'] !== 'error') return;
+  const id = lenientString(message, 'id');
+  if (id !== null) {
+    if (found.messageIds.has(id)) return;
+    found.messageIds.add(id);
   }
+  const content = messageText(message['content']);
+  if (!QUOTA_TEXT.test(content)) return;
+  const at = eventTimeMs(message['timestamp'], null, ctx);
+  const stamp: Stamp = { source: 'gemini-telemetry', observedAt: new Date(at).toISOString(), rawSha256, executor: found.sessionId };
+  found.events.push(agentEvent(stamp, 'quota_error', { id }));
+  if (isRecent(at, ctx)) found.warnings.push(quotaWarning(stamp, `Gemini CLI session error: ${content}`, content));
+}
+
+function messageText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter(isRecord)
+    .map((part) => (typeof part['text'] === 'string' ? part['text'] : ''))
+    .join('');
 }
 
 function quotaWarning(stamp: Stamp, text: string, evidence: string): ProviderWarning {

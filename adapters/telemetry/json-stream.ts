@@ -3,6 +3,8 @@ import type { SkippedLine } from './adapter-contract.js';
 export interface JsonText {
   /** 1-based line where the value starts, as an editor shows it. */
   readonly line: number;
+  /** Index in the raw text of the value's opening brace, so a caller can cut the text between values. */
+  readonly start: number;
   readonly text: string;
 }
 
@@ -60,7 +62,7 @@ export function splitJsonObjects(raw: string): JsonTexts {
     else if (c === OPEN) depth += 1;
     else if (c === CLOSE) {
       depth -= 1;
-      if (depth === 0) values.push({ line: startLine, text: raw.slice(start, i + 1) });
+      if (depth === 0) values.push({ line: startLine, start, text: raw.slice(start, i + 1) });
     }
   }
   return { values, skipped };

@@ -3,6 +3,13 @@ import { METRICS } from '../../schemas/telemetry.schema.js';
 import type { Metric, ProviderWarning, Reading, Source, WarningKind } from '../../schemas/telemetry.schema.js';
 import type { AdapterResult, AgentEvent, PayloadRoute, UnknownMetric } from './adapter-contract.js';
 
+/**
+ * How old a provider error in an agent's log may be and still be news. Logs and rollouts keep every
+ * error ever written; one from yesterday's session says nothing about now. Older ones are reported
+ * as events, never as warnings.
+ */
+export const RECENT_ERROR_MS = 15 * 60_000;
+
 /** Identifies the exact payload a number came from, so a reading can be traced back to its bytes. */
 export function sha256Hex(raw: string): string {
   return createHash('sha256').update(raw, 'utf8').digest('hex');

@@ -1,3 +1,4 @@
+import { splitJsonObjects } from '../../adapters/telemetry/json-stream.js';
 import type { IngestReport } from '../../protocol/index.js';
 
 export interface LineBatches {
@@ -37,6 +38,63 @@ export function batchLines(text: string, budget: number): LineBatches {
     size += cost;
   });
   if (current !== '') batches.push(current);
+  return { batches, oversized, firstLines };
+}
+
+/** The size of text once inside a JSON string: quotes, backslashes and control characters grow. */
+const escapedBytes = (text: string): number => Buffer.byteLength(JSON.stringify(text)) - 2;
+const newlines = (text: string): number => text.split('\n').length - 1;
+
+/**
+ * Cuts a stream of JSON records in any layout (Gemini CLI's telemetry outfile: one
+ * `JSON.stringify(record, null, 2)` after another, many lines each) into payloads of whole records
+ * within `budget` once JSON-encoded. Each payload is the file's own text from where the previous one
+ * ended, so a stray line between records still reaches the adapter and is named at its file line.
+ * A record too long on its own (Gemini's inference details repeat the whole system prompt) is left out
+ * and named by its first line; text after the last whole record is a record still being written.
+ */
+export function batchRecords(text: string, budget: number): LineBatches {
+  const batches: string[] = [];
+  const oversized: number[] = [];
+  const firstLines: number[] = [];
+  let batchStart = 0;
+  let batchLine = 1;
+  let cursor = 0;
+  let cursorLine = 1;
+  let size = 0;
+  const close = (end: number) => {
+    if (text.slice(batchStart, end).includes('{')) {
+      batches.push(text.slice(batchStart, end));
+      firstLines.push(batchLine);
+    }
+  };
+  const restartAt = (offset: number, line: number) => {
+    batchStart = offset;
+    batchLine = line;
+    size = 0;
+  };
+  for (const value of splitJsonObjects(text).values) {
+    const end = value.start + value.text.length;
+    const segment = text.slice(cursor, end);
+    if (escapedBytes(value.text) > budget) {
+      close(value.start);
+      oversized.push(value.line);
+      cursor = end;
+      cursorLine += newlines(segment);
+      restartAt(cursor, cursorLine);
+      continue;
+    }
+    const cost = escapedBytes(segment);
+    if (size > 0 && size + cost > budget) {
+      close(cursor);
+      restartAt(cursor, cursorLine);
+    }
+    size += cost;
+    cursor = end;
+    cursorLine += newlines(segment);
+  }
+  // Stray lines after the last record are named when they fit; a record still being written waits anyway.
+  close(size + escapedBytes(text.slice(cursor)) <= budget ? text.length : cursor);
   return { batches, oversized, firstLines };
 }
 

@@ -15,13 +15,19 @@ function isTailedFile(value: unknown): value is TailedFile {
   );
 }
 
+export const GEMINI_OFFSETS_FILE = 'gemini-offsets.json';
+
 /**
  * Where each rollout file was read up to, so a restart resumes instead of replaying. Losing the file
  * costs little — files then start at their end, as on a first run — so a damaged one is reported and
  * replaced on the next save rather than stopping the daemon.
  */
 export function codexOffsetsStore(stateDir: string, log: Logger) {
-  const path = join(stateDir, CODEX_OFFSETS_FILE);
+  return offsetsStore(join(stateDir, CODEX_OFFSETS_FILE), log);
+}
+
+/** The same record for another tail (Gemini CLI's telemetry outfiles), in a file of its own. */
+export function offsetsStore(path: string, log: Logger) {
   return {
     async load(): Promise<TailState> {
       let text: string;
@@ -36,7 +42,7 @@ export function codexOffsetsStore(stateDir: string, log: Logger) {
         if (saved.version !== VERSION || typeof saved.files !== 'object' || saved.files === null) throw new Error(`not a version ${VERSION} offsets record`);
         return Object.fromEntries(Object.entries(saved.files).filter((entry): entry is [string, TailedFile] => isTailedFile(entry[1])));
       } catch (error) {
-        log.warn({ path, err: error }, 'the codex offsets file is unreadable; existing rollouts are tailed from their end');
+        log.warn({ path, err: error }, 'an offsets file is unreadable; the files it named are tailed from their end');
         return {};
       }
     },

@@ -52,6 +52,11 @@ export interface CodexTailDeps {
   readonly ingest: (payload: string, route: ChunkRoute) => Promise<{ readonly skipped: readonly SkippedLine[] }>;
   readonly now: () => Date;
   readonly log: TailLog;
+  /**
+   * Runs after a directory was listed and before its entries are taken in: the seam where a test
+   * creates a directory or a rollout while the scan is between listing and handling.
+   */
+  readonly afterListing?: (dir: string) => Promise<void>;
 }
 
 const ROLLOUT = /^rollout-.*\.jsonl$/;
@@ -165,8 +170,13 @@ export class CodexTail {
     const present = new Set<string>();
     const pending = [root];
     for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
+      // The watch first, then the listing: what appears before the watch is ready is listed, what
+      // appears after it raises an event. Listed first, a day directory Codex created in between was
+      // never seen (1 run in 7 in a fresh CODEX_HOME). Seen twice is harmless: reads are by offset.
+      if (!(await this.watches.add(dir))) continue;
       const entries = await listDir(dir);
-      if (entries === null || !(await this.watches.add(dir))) continue;
+      if (entries === null) continue;
+      await this.deps.afterListing?.(dir);
       for (const entry of entries) {
         const path = join(dir, entry.name);
         if (entry.isDirectory()) {

@@ -74,6 +74,41 @@ describe('Gemini CLI telemetry', () => {
   });
 });
 
+describe('a real-sized Gemini CLI outfile through handoff ingest --file', () => {
+  it('821 KB of pretty-printed records, some each over a body: sent in whole records, the daily quota 429 at the end moves the repository', async () => {
+    const repo = tempRepo();
+    const now = new Date();
+    // Gemini CLI 0.61's own api_request and api_error records (a daily quota), moved to now.
+    const [request, apiError] = corpus('gemini/telemetry-0.61.api-error-per-day.log')
+      .split(/\n(?=\{\n)/)
+      .map((text) => {
+        const record = JSON.parse(text) as { attributes: Record<string, unknown>; hrTime: number[]; hrTimeObserved: number[] };
+        record.attributes['event.timestamp'] = now.toISOString();
+        record.hrTime = record.hrTimeObserved = [Math.floor(now.getTime() / 1000), 0];
+        return JSON.stringify(record, null, 2);
+      });
+    // Inference details repeat the system prompt: each of those records is larger than one request body.
+    const details = JSON.stringify(
+      { attributes: { 'event.name': 'gen_ai.client.inference.operation.details', 'gen_ai.system_instructions': 'x'.repeat(70_000) } },
+      null,
+      2,
+    );
+    const records: string[] = [];
+    while (records.join('\n').length < 821_000) records.push(request ?? '', details);
+    records.push(apiError ?? '');
+    const log = join(tempDir('gemini-outfile'), 'telemetry.log');
+    writeFileSync(log, `${records.join('\n')}\n`);
+    const run = await ingest('gemini-telemetry', '', ['--file', log, '--repo', repo]);
+    expect(run.code, run.stdout).toBe(0);
+    const data = run.envelope.data as Report & { chunks: number; oversized_lines: number[] };
+    expect(data.warnings.map((w) => [w.warning.kind, w.warning.recovers])).toEqual([['insufficient_quota', false]]);
+    expect(data.chunks).toBeGreaterThan(1);
+    expect(data.oversized_lines).toHaveLength(records.filter((r) => r === details).length);
+    expect(data.skipped_lines).toEqual([]);
+    expect(['EVACUATE', 'HANDOFF_READY']).toContain(await state(repo));
+  });
+});
+
 describe('one bad field, one bad line', () => {
   it('a status line with one mistyped field: the hook still prints what it read, and 91 % counts', async () => {
     const repo = tempRepo();

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { success, type Envelope, type IngestReport } from '../../../protocol/index.js';
 import { SOURCES } from '../../../schemas/telemetry.schema.js';
-import { batchLines, mergeReports, type MergedReport } from '../ingest-batches.js';
+import { batchLines, batchRecords, mergeReports, type LineBatches, type MergedReport } from '../ingest-batches.js';
 import { action, usage, type CommandContext, type GlobalOptions } from '../context.js';
 
 /** The daemon takes 64 KiB bodies by default; the rest is room for the repo path and the keys. */
@@ -20,12 +20,27 @@ const post = (ctx: CommandContext, adapter: string, body: { payload: string; rep
   ctx.call({ method: 'POST', path: `/v1/ingest/${encodeURIComponent(adapter)}`, body });
 
 /**
- * A Codex rollout larger than one body goes in chunks of whole lines, in order. The first answer says
- * where the file belongs (its session_meta opens it), so later chunks carry that repository and
- * session along: they no longer contain the line that names them.
+ * How a file larger than one body is cut: a Codex rollout in whole lines, Gemini CLI's telemetry
+ * outfile (pretty-printed records, 156 KB after one session) in whole records.
  */
-async function ingestChunks(ctx: CommandContext, adapter: string, payload: string, repo: string | undefined): Promise<Envelope> {
-  const { batches, oversized, firstLines } = batchLines(payload, PAYLOAD_BUDGET);
+const BATCHERS: Readonly<Record<string, (text: string, budget: number) => LineBatches>> = {
+  'codex-rollout': batchLines,
+  'gemini-telemetry': batchRecords,
+};
+
+/**
+ * A file larger than one body goes in chunks, in order. The first answer says where the file belongs
+ * (a rollout's session_meta opens it), so later chunks carry that repository and session along: they
+ * no longer contain the line that names them.
+ */
+async function ingestChunks(
+  ctx: CommandContext,
+  adapter: string,
+  payload: string,
+  repo: string | undefined,
+  batch: (text: string, budget: number) => LineBatches,
+): Promise<Envelope> {
+  const { batches, oversized, firstLines } = batch(payload, PAYLOAD_BUDGET);
   const reports: IngestReport[] = [];
   let route: { repo?: string; executor?: string } = repo === undefined ? {} : { repo };
   for (const batch of batches) {
@@ -51,7 +66,7 @@ function renderIngest(report: IngestReport | MergedReport): string {
   for (const e of report.events) lines.push(`  event         ${e.name}`);
   for (const s of report.skipped_lines) lines.push(`  skipped line  ${s.line}: ${s.reason}`);
   if ('oversized_lines' in report && report.oversized_lines.length > 0) {
-    lines.push(`  skipped lines ${report.oversized_lines.join(', ')}: each longer than one request body (no telemetry line is)`);
+    lines.push(`  skipped lines ${report.oversized_lines.join(', ')}: each starts a line or record longer than one request body, left out`);
   }
   return lines.join('\n');
 }
@@ -68,7 +83,8 @@ export function registerIngest(program: Command): void {
         // ctx.repo defaults to the current directory; here only an explicit --repo overrides the payload's cwd.
         // Gemini CLI's telemetry names no directory, and its log lives in the project: the current one.
         const repo = program.opts<GlobalOptions>().repo === undefined && adapter !== 'gemini-telemetry' ? undefined : ctx.repo;
-        if (adapter === 'codex-rollout') return ingestChunks(ctx, adapter, payload, repo);
+        const batch = Object.hasOwn(BATCHERS, adapter) ? BATCHERS[adapter] : undefined;
+        if (batch !== undefined) return ingestChunks(ctx, adapter, payload, repo, batch);
         return post(ctx, adapter, { payload, ...(repo === undefined ? {} : { repo }) });
       }, renderIngest),
     );

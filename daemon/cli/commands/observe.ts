@@ -28,7 +28,7 @@ export function registerObserve(program: Command): void {
     .command('signal')
     .description('report one reading (--metric, --used-percent) or a provider near-limit warning (--warning)')
     .option('--source <adapter>', 'the adapter the number was read from, e.g. claude-statusline')
-    .option('--metric <metric>', 'context, five_hour, seven_day, weekly, monthly, requests or tokens')
+    .option('--metric <metric>', 'context, five_hour, seven_day, weekly, monthly, requests, tokens or spend')
     // Parsed in the action: commander turns a parser's null into ''.
     .option('--used-percent <percent>', 'percent used as reported (0–100+), or `unknown`')
     .option('--resets-at <epoch>', 'when the window resets, Unix epoch seconds', parseEpochSeconds)

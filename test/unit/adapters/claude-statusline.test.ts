@@ -144,6 +144,19 @@ describe('claude-statusline', () => {
     expect(result.unknown[1]?.reason).toMatch(/rate_limits\.five_hour\.resets_at lies outside/);
   });
 
+  it('a spend limit is a reading only with its reported percentage: used_usd / limit_usd are never divided', () => {
+    const spend = (limit: Record<string, unknown>) =>
+      parseClaudeStatusline(payload({ rate_limits: { five_hour: { used_percentage: 10, resets_at: 1787234400 }, spend_limit: limit } }), CTX);
+    const reported = spend({ used_percentage: 95, resets_at: 1788220800, used_usd: 100, limit_usd: 500, period: 'monthly' });
+    expect(reported.readings.filter((r) => r.metric === 'spend').map((r) => [r.used_percent, r.resets_at])).toEqual([[95, 1788220800]]);
+    const unreported = spend({ used_percentage: null, resets_at: 1788220800, used_usd: 480, limit_usd: 500 });
+    expect(unreported.readings.map((r) => r.metric)).toEqual(['five_hour']);
+    expect(unreported.unknown).toContainEqual({ metric: 'spend', reason: 'rate_limits.spend_limit.used_percentage is null' });
+    // No spend limit on the account: nothing is said about spend at all.
+    expect(spend(null as unknown as Record<string, unknown>).unknown.map((u) => u.metric)).toEqual(['context', 'seven_day']);
+    expectSchemaValid(reported);
+  });
+
   it('a mistyped session_id or cwd routes nothing rather than refusing the numbers', () => {
     const result = parseClaudeStatusline(JSON.stringify({ session_id: 7, cwd: ['x'], rate_limits: { five_hour: { used_percentage: 50 } } }), CTX);
     expect(result.route).toEqual({ cwd: null, session_id: null });

@@ -347,3 +347,40 @@ describe('codex-rollout zero placeholder', () => {
     ]);
   });
 });
+
+describe('codex-rollout errors (codex_error_info)', () => {
+  const line = (timestamp: string, payload: Record<string, unknown>) => JSON.stringify({ timestamp, type: 'event_msg', payload });
+  const recent = new Date(Date.parse(FIXTURE_ISO) - 60_000).toISOString();
+
+  it('an EventMsg::Error and the task_complete of the same turn make one warning; other errors are events only', () => {
+    const result = parseCodexRollout(
+      jsonl(
+        line(recent, {
+          type: 'error',
+          message: 'stream disconnected',
+          codex_error_info: { response_stream_disconnected: { http_status_code: 502 } },
+          turn_id: 't-0',
+        }),
+        line(recent, { type: 'error', message: 'You’ve hit your usage limit.', codex_error_info: 'usage_limit_exceeded', turn_id: 't-1' }),
+        line(recent, { type: 'task_complete', turn_id: 't-1', error: { message: 'You’ve hit your usage limit.', codex_error_info: 'usage_limit_exceeded' } }),
+      ),
+      CTX,
+    );
+    expect(result.warnings.map((w) => [w.kind, w.recovers, w.retry_after_seconds, w.observed_at])).toEqual([['rate_limit', false, null, recent]]);
+    expect(result.events.map((e) => e.detail['codex_error_info'])).toEqual(['response_stream_disconnected', 'usage_limit_exceeded', 'usage_limit_exceeded']);
+    expectSchemaValid(result);
+  });
+
+  it('a usage limit from an old line is history: an event, no warning; a task_complete without error says nothing', () => {
+    const old = new Date(Date.parse(FIXTURE_ISO) - 3_600_000).toISOString();
+    const result = parseCodexRollout(
+      jsonl(
+        line(old, { type: 'task_complete', turn_id: 't-1', error: { message: 'limit', codex_error_info: 'usage_limit_exceeded' } }),
+        line(recent, { type: 'task_complete', turn_id: 't-2', last_agent_message: 'done' }),
+      ),
+      CTX,
+    );
+    expect(result.warnings).toEqual([]);
+    expect(result.events.map((e) => e.name)).toEqual(['codex_error']);
+  });
+});

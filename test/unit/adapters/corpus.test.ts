@@ -44,6 +44,20 @@ const CASES: readonly { file: string; adapter: Source; check: (result: AdapterRe
     },
   },
   {
+    file: 'codex/rollout-0.169-exec-usage-limit.jsonl',
+    adapter: 'codex-rollout',
+    check: (r) => {
+      // No rate-limit numbers at all: the usage limit is said only by task_complete's codex_error_info.
+      expect(r.readings).toEqual([]);
+      expect(warningsOf(r)).toEqual([['rate_limit', false, null]]);
+      expect(r.warnings[0]).toMatchObject({ observed_at: '2026-08-20T09:59:51.006Z', executor: '019d0a8c-5e7a-7c10-9f4e-3b2d1c0a9e87' });
+      expect(r.warnings[0]?.text).toMatch(/^Codex usage limit \(usage_limit_exceeded\): You’ve hit your usage limit\./);
+      expect(r.unknown.map((u) => u.metric)).toEqual(['context', 'five_hour', 'weekly']);
+      expect(r.events.map((e) => [e.name, e.detail['codex_error_info']])).toEqual([['codex_error', 'usage_limit_exceeded']]);
+      expect(r.route.cwd).toBe('/home/dev/acme-api');
+    },
+  },
+  {
     file: 'claude-statusline/mistyped-fields.json',
     adapter: 'claude-statusline',
     check: (r) => {
@@ -52,6 +66,20 @@ const CASES: readonly { file: string; adapter: Source; check: (result: AdapterRe
         ['five_hour', null, 91],
       ]);
       expect(r.unknown).toEqual([{ metric: 'seven_day', reason: 'rate_limits.seven_day.used_percentage is not a number ("n/a")' }]);
+    },
+  },
+  {
+    file: 'claude-statusline/gateway-spend-limit.json',
+    adapter: 'claude-statusline',
+    check: (r) => {
+      expect(readingsOf(r)).toEqual([
+        ['context', null, 59],
+        ['five_hour', null, 12],
+        ['seven_day', null, 8],
+        ['spend', null, 92],
+      ]);
+      expect(r.readings.find((x) => x.metric === 'spend')?.resets_at).toBe(1788220800);
+      expect(r.unknown).toEqual([]);
     },
   },
   {
@@ -116,6 +144,28 @@ const CASES: readonly { file: string; adapter: Source; check: (result: AdapterRe
     check: (r) => {
       expect(warningsOf(r)).toEqual([['insufficient_quota', false, null]]);
       expect(r.events).toHaveLength(2);
+    },
+  },
+  {
+    file: 'gemini/telemetry-0.61.api-error-per-day.log',
+    adapter: 'gemini-telemetry',
+    check: (r) => {
+      // error.type is the raw "ApiError": only the quotaId inside the error text says the quota is daily.
+      expect(warningsOf(r)).toEqual([['insufficient_quota', false, null]]);
+      expect(r.warnings[0]).toMatchObject({ observed_at: '2026-08-20T09:59:30.247Z', executor: 'c2b0dd60-9a41-4f3e-8e5d-2b7f1c6a0e93' });
+      expect(r.events.map((e) => [e.name, e.detail['error_type']])).toEqual([['api_error', 'ApiError']]);
+      expect(r.skipped).toEqual([]);
+    },
+  },
+  {
+    file: 'gemini/session-0.61.jsonl',
+    adapter: 'gemini-telemetry',
+    check: (r) => {
+      // A headless 0.61 session refused with a 429 records no error message: the outfile is where it shows.
+      expect(r.warnings).toEqual([]);
+      expect(r.events).toEqual([]);
+      expect(r.skipped).toEqual([]);
+      expect(r.route.session_id).toBe('c2b0dd60-9a41-4f3e-8e5d-2b7f1c6a0e93');
     },
   },
   {

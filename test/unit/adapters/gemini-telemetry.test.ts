@@ -49,6 +49,25 @@ describe('gemini-telemetry', () => {
     expect(result.skipped.map((s) => s.line)).toEqual([raw.split('\n').indexOf('not json at all') + 1]);
   });
 
+  it('a JSONL session (0.61+): metadata line, messages, $set and $rewindTo; an error message re-written or $set again warns once', () => {
+    const at = new Date(FIXTURE_TIME.getTime() - 30_000).toISOString();
+    const error = { id: 'e-1', timestamp: at, type: 'error', content: [{ text: '[API Error: ' }, { text: 'RESOURCE_EXHAUSTED: quota exceeded per day]' }] };
+    const lines = [
+      { sessionId: 's-9', projectHash: 'ab'.repeat(32), startTime: at, lastUpdated: at, kind: 'main' },
+      { id: 'u-1', timestamp: at, type: 'user', content: [{ text: 'hit the 429 please' }] },
+      error,
+      { $set: { lastUpdated: at } },
+      { $set: { messages: [{ id: 'u-1', timestamp: at, type: 'user', content: 'hit the 429 please' }, error], lastUpdated: at } },
+      { $rewindTo: 'u-1' },
+      { id: 'e-2', timestamp: at, type: 'error', content: 'Request cancelled.' },
+    ];
+    const result = parseGeminiTelemetry(lines.map((line) => JSON.stringify(line)).join('\n') + '\n', CTX);
+    expect(result.warnings.map((w) => [w.kind, w.recovers, w.executor, w.observed_at])).toEqual([['insufficient_quota', false, 's-9', at]]);
+    expect(result.events.map((e) => [e.name, e.detail['id']])).toEqual([['quota_error', 'e-1']]);
+    expect(result.route.session_id).toBe('s-9');
+    expect(result.skipped).toEqual([]);
+  });
+
   it('refuses a payload with no JSON object in it', () => {
     expect(expectInvalidBody(() => parseGeminiTelemetry('hello\n', CTX)).hint).toMatch(/telemetry\.outfile/);
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { IngestReport } from '../../../protocol/index.js';
-import { batchLines, mergeReports } from '../../../daemon/cli/ingest-batches.js';
+import { parseGeminiTelemetry } from '../../../adapters/telemetry/index.js';
+import { batchLines, batchRecords, mergeReports } from '../../../daemon/cli/ingest-batches.js';
 
 describe('batchLines', () => {
   it('keeps whole lines together within the budget, in order', () => {
@@ -17,6 +18,34 @@ describe('batchLines', () => {
 
   it('leaves out and names a line that alone exceeds the budget', () => {
     expect(batchLines(`ok\n${'x'.repeat(50)}\nfine\n`, 20)).toEqual({ batches: ['ok\nfine\n'], oversized: [2], firstLines: [1] });
+  });
+});
+
+describe('batchRecords', () => {
+  /** A record as Gemini CLI's file exporter writes it: pretty-printed over many lines. */
+  const record = (name: string, pad = 0) => JSON.stringify({ attributes: { 'event.name': name, pad: 'p'.repeat(pad) } }, null, 2);
+  const linesOf = (text: string) => text.split('\n').length - 1;
+
+  it('keeps whole multi-line records together within the budget; every byte of the file is in one batch, at its own line', () => {
+    const text = [record('a'), record('b'), 'stray line', record('c'), record('d')].join('\n') + '\n';
+    const { batches, oversized, firstLines } = batchRecords(text, 200);
+    expect(oversized).toEqual([]);
+    expect(batches.join('')).toBe(text);
+    expect(batches.length).toBeGreaterThan(1);
+    for (const [index, batch] of batches.entries()) {
+      expect(JSON.stringify(batch).length - 2).toBeLessThanOrEqual(200);
+      // Each batch begins where the file's line firstLines[index] begins.
+      expect(linesOf(text.slice(0, text.indexOf(batch)))).toBe((firstLines[index] ?? 0) - 1);
+      expect(() => parseGeminiTelemetry(batch, { observedAt: new Date(0) })).not.toThrow();
+    }
+  });
+
+  it('leaves out and names a record that alone exceeds the budget; a record still being written stays out', () => {
+    const text = `${record('a')}\n${record('huge', 500)}\n${record('b')}\n{"attributes": {"event.name": "gemini_cli.api_`;
+    const { batches, oversized, firstLines } = batchRecords(text, 200);
+    expect(oversized).toEqual([linesOf(record('a')) + 2]);
+    expect(batches).toEqual([`${record('a')}\n`, `\n${record('b')}\n{"attributes": {"event.name": "gemini_cli.api_`]);
+    expect(firstLines).toEqual([1, linesOf(`${record('a')}\n${record('huge', 500)}`) + 1]);
   });
 });
 
