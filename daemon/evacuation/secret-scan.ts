@@ -191,9 +191,8 @@ const split = (output: string): string[] => output.split('\0').filter(Boolean);
  * What the snapshot would add or change: tracked files that differ from HEAD (staged or not) and
  * untracked files that are not ignored. Ignored files never reach the snapshot, so they are not read.
  */
-export async function changedPaths(root: string): Promise<string[]> {
+export async function changedPaths(root: string, head: string | null): Promise<string[]> {
   const options = { cwd: root, timeoutMs: GIT_TIMEOUT_MS };
-  const head = await currentRef(root, 'HEAD');
   const tracked =
     head === null
       ? await git(['ls-files', '-z', '--cached'], options)
@@ -282,8 +281,8 @@ function scanFailed(error: unknown, what: string): HandoffError {
 export async function scanForSecrets(root: string, options: SecretScanOptions): Promise<SecretScan> {
   const scanner = options.scanner ?? secretlintScanner;
   const deadline = options.now() + options.timeoutMs;
-  const paths = await changedPaths(root);
   const head = await currentRef(root, 'HEAD');
+  const paths = await changedPaths(root, head);
   const allowList = await readAllowList(root);
   const withheld: Withheld[] = [];
   const withhold: string[] = [];
