@@ -28,7 +28,8 @@ const PATTERN_RULE = '@secretlint/secretlint-rule-pattern';
 /**
  * Credential shapes the recommended preset does not know, given to secretlint's maintained pattern
  * rule (no npm rule package covers them): a kubeconfig's bearer tokens and embedded client key, and a
- * `.netrc` entry's password. Matched by content, so they hold in any file name and in a record.
+ * `.netrc` entry's password. Matched by content, so they hold in any file name and in a record; a
+ * value that is already a record's marker is not a finding again.
  */
 export const EXTRA_PATTERNS = [
   { name: 'kubeconfig client key', patterns: [String.raw`/(?<=client-key-data:[ \t]*["']?)[A-Za-z0-9+\/=]{16,}/`] },
@@ -38,7 +39,9 @@ export const EXTRA_PATTERNS = [
   },
   {
     name: 'netrc password',
-    patterns: [String.raw`/(?<=(?:\bmachine[ \t\r\n]+\S+|^[ \t]*default)(?:[ \t\r\n]+(?:login|account|port)[ \t\r\n]+\S+)*[ \t\r\n]+password[ \t\r\n]+)\S+/m`],
+    patterns: [
+      String.raw`/(?<=(?:\bmachine[ \t\r\n]+\S+|^[ \t]*default)(?:[ \t\r\n]+(?:login|account|port)[ \t\r\n]+\S+)*[ \t\r\n]+password[ \t\r\n]+)(?!\[withheld: )\S+/m`,
+    ],
   },
 ];
 

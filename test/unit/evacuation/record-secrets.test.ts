@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { redactRecord, refuseSecrets } from '../../../daemon/evacuation/record-secrets.js';
+import { createAjv } from '../../../daemon/schema-check.js';
+import { buildManifest, EMPTY_CAPSULE, initialSnapshot, renderHandoff, serializeManifest, step } from '../../../protocol/index.js';
+import { ManifestSchema, type Capsule, type Manifest } from '../../../schemas/index.js';
 import { plantedSecrets } from '../../support/secrets.js';
+import { POLICY, T0 } from '../protocol/machine-harness.js';
 
 const GITHUB = '[withheld: secretlint rule @secretlint/secretlint-rule-github]';
 const PATTERN = '[withheld: secretlint rule @secretlint/secretlint-rule-pattern]';
@@ -47,5 +51,63 @@ describe('a record passes the secret scan before it is written', () => {
       code: 'drain_blocked',
       message: 'the lease offer would carry a secret (secretlint rule @secretlint/secretlint-rule-github), so it was neither committed nor pushed',
     });
+  });
+
+  it('a manifest with a secret in every kind of field validates once redacted, and its JSON and HANDOFF.md pass the last look', async () => {
+    const secrets = plantedSecrets();
+    const token = secrets.githubToken;
+    const { next } = step(initialSnapshot({ root: '/repo', policy: POLICY, profile: 'emergency-return', at: T0 }), {
+      type: 'NOW',
+      reason: `quota; ${token}`,
+      wait: false,
+      at: T0,
+      entropy: 'abcdef',
+    });
+    if (next.context.cycle === null) throw new Error('no cycle');
+    const manifest = buildManifest({
+      cycle: next.context.cycle,
+      leg: 'out',
+      revision: 1,
+      createdAt: '2026-12-02T00:00:00.000Z',
+      predecessor: null,
+      source: null,
+      capsule: {
+        ...(EMPTY_CAPSULE as Capsule),
+        objective: `ship with ${token}`,
+        next_action: `export TOKEN=${token}`,
+        decisions: [`kubeconfig:\n${secrets.kubeconfig}`],
+        first_files: [`notes-${token}.md`],
+      } as Capsule,
+      quality: { score: 0, max: 6, missing: [] },
+      repository: {
+        remote: 'origin',
+        remote_url: 'https://example.invalid/r.git',
+        root_commit: 'a'.repeat(40),
+        branch: 'main',
+        head: 'b'.repeat(40),
+        upstream: null,
+        ahead: null,
+        behind: null,
+        dirty: { staged: [], unstaged: [], untracked: [`notes-${token}.md`] },
+        operation_in_progress: null,
+        instructions: [],
+      },
+      validations: [{ command: `deploy ${token}`, status: 'failed', exit_code: 1, duration_ms: 5, output_tail: `${secrets.netrc}${secrets.env}` }],
+      checkpoint: {
+        mechanism: 'handoff_branch',
+        ref: 'refs/heads/handoff/x',
+        commit: 'c'.repeat(40),
+        tree: 'd'.repeat(40),
+        remote: 'origin',
+        remote_verified: true,
+        created_at: '2026-12-02T00:00:00.000Z',
+      },
+    });
+    const { value } = await redactRecord(manifest);
+    expect(createAjv().compile<Manifest>(ManifestSchema)(structuredClone(value))).toBe(true);
+    const files = { 'manifest.json': serializeManifest(value), 'HANDOFF.md': renderHandoff(value) };
+    await expect(refuseSecrets(files, 'the package', 'drain_blocked')).resolves.toBe(undefined);
+    const text = Object.values(files).join('');
+    for (const secret of [token, secrets.kubeToken, secrets.kubeKey, secrets.netrcPassword, secrets.awsSecret]) expect(text).not.toContain(secret);
   });
 });
