@@ -4,6 +4,7 @@ import {
   type Checkpoint,
   type Manifest,
   type RepositoryObservation,
+  type SecretScanRecord,
   type Validation,
   type Withheld,
 } from '../schemas/index.js';
@@ -35,6 +36,8 @@ export interface ManifestInputs {
   readonly checkpoint: Checkpoint;
   /** Files the secret scan kept off the snapshot (none when omitted). */
   readonly withheld?: readonly Withheld[];
+  /** Allowed and unscanned files and the allow list's source (not recorded when omitted). */
+  readonly secretScan?: SecretScanRecord;
 }
 
 /** A capsule with nothing in it: the manifest's fields an agent left out. */
@@ -109,6 +112,7 @@ export function buildManifest(inputs: ManifestInputs): Manifest {
     validations: [...inputs.validations],
     checkpoint: inputs.checkpoint,
     withheld: (inputs.withheld ?? []).map(({ path, rule, reason }) => ({ path, rule, reason })),
+    ...(inputs.secretScan === undefined ? {} : { secret_scan: inputs.secretScan }),
     integrity: { artifacts: [] },
   };
 }

@@ -12,6 +12,33 @@ export interface ReadingView extends Reading {
   readonly not_credible: string | null;
 }
 
+/** What the current leg's secret scan decided, from its snapshot step's journal record. */
+export interface SecretsView {
+  /** `path (rule)`; a name that holds a secret is shown with its marker. */
+  readonly withheld: readonly string[];
+  readonly allowed: readonly string[];
+  /** `path (why)`. */
+  readonly unscanned: readonly string[];
+  /** `read`, `absent`, or `ignored` (tracked or committed: the remote could have written it); null before it was recorded. */
+  readonly allow_list: string | null;
+}
+
+function secretsOf(cycle: WorkspaceSnapshot['context']['cycle']): SecretsView | null {
+  const summary = cycle === null ? undefined : (cycle.return_drain ?? cycle.drain).steps.snapshot?.summary;
+  if (summary === undefined) return null;
+  const lines = (key: string): string[] => {
+    const value = summary[key];
+    return typeof value === 'string' ? value.split('\n').filter(Boolean) : [];
+  };
+  const source = summary['allow_list'];
+  return {
+    withheld: lines('withheld_paths'),
+    allowed: lines('allowed_paths'),
+    unscanned: lines('unscanned_paths'),
+    allow_list: typeof source === 'string' ? source : null,
+  };
+}
+
 export interface StatusView {
   readonly workspace: string;
   readonly state: WorkspaceState;
@@ -25,6 +52,8 @@ export interface StatusView {
   readonly cycle: WorkspaceSnapshot['context']['cycle'];
   readonly lease: WorkspaceSnapshot['context']['lease'];
   readonly capsule: WorkspaceSnapshot['context']['capsule'];
+  /** The secret scan of the cycle's current leg, once its snapshot was made; null before. */
+  readonly secrets: SecretsView | null;
   /** Where the workspace stands, as docs/concepts.md's "Ways out" table names it. */
   readonly situation: Situation;
   /** The ways on, the recommended one first: what `handoff status` prints under "next". */
@@ -72,6 +101,7 @@ export function statusView(snapshot: WorkspaceSnapshot, nowMs: number): StatusVi
     cycle: context.cycle,
     lease: context.lease,
     capsule: context.capsule,
+    secrets: secretsOf(context.cycle),
     situation: situationOf(ways),
     next: nextSteps(ways),
   };

@@ -75,6 +75,22 @@ export const WithheldSchema = Type.Object(
   { additionalProperties: false },
 );
 
+export const UnscannedSchema = literals(['binary', 'too_large', 'unreadable']);
+export const AllowListSourceSchema = literals(['absent', 'read', 'ignored']);
+
+/**
+ * The rest of what the secret scan decided: files pushed on purpose or unscanned, and where the allow
+ * list came from (`ignored`: it is tracked or in a commit, so the remote could have written it).
+ */
+export const SecretScanSchema = Type.Object(
+  {
+    allow_list: AllowListSourceSchema,
+    allowed: Paths,
+    unscanned: Type.Array(Type.Object({ path: Type.String({ maxLength: 4096 }), why: UnscannedSchema }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+);
+
 const NullableCapsuleFields = Type.Object(
   {
     ...CapsuleSchema.properties,
@@ -120,6 +136,8 @@ export const ManifestSchema = Type.Object(
     checkpoint: CheckpointSchema,
     /** Files the secret scan kept off the snapshot (absent in packages made before the scan existed). */
     withheld: Type.Optional(Type.Array(WithheldSchema, { maxItems: 10_000 })),
+    /** Allowed and unscanned files and the allow list's source (absent in packages made before they were recorded). */
+    secret_scan: Type.Optional(SecretScanSchema),
     integrity: Type.Object(
       { artifacts: Type.Array(Type.Object({ path: Type.String({ maxLength: 4096 }), sha256: Sha256Schema }, { additionalProperties: false })) },
       { additionalProperties: false },
@@ -134,3 +152,6 @@ export type RepositoryObservation = Static<typeof RepositorySchema>;
 export type Validation = Static<typeof ValidationSchema>;
 export type Checkpoint = Static<typeof CheckpointSchema>;
 export type Withheld = Static<typeof WithheldSchema>;
+export type SecretScanRecord = Static<typeof SecretScanSchema>;
+export type Unscanned = Static<typeof UnscannedSchema>;
+export type AllowListSource = Static<typeof AllowListSourceSchema>;

@@ -117,6 +117,17 @@ export function renderStatus(raw: StatusView, options: RenderOptions = { color: 
       : `${leg}${d.done} of ${d.total} steps done${d.current ? `; now ${d.current.step}: ${d.current.words}${d.current.seconds === null ? '' : ` (${d.current.status === 'blocked' ? 'stopped after' : 'running'} ${formatDuration(d.current.seconds)})`}` : ''}${d.revision > 1 ? ` — revision ${d.revision}, the work tree moved after a snapshot` : ''}`;
     lines.push(`drain     ${head}`, ...drainLines(d, c));
   }
+  // What the secret scan kept back, pushed on purpose or could not scan (docs/security.md#secrets).
+  const secrets = view.secrets;
+  if (secrets !== null) {
+    const said = [
+      ...secrets.withheld.map((file) => `withheld  ${file}`),
+      ...secrets.allowed.map((file) => `allowed   ${file} (pushed on purpose)`),
+      ...secrets.unscanned.map((file) => `unscanned ${file}`),
+      ...(secrets.allow_list === 'ignored' ? ['the allow list was ignored: it is tracked or in a commit, so the remote could have written it'] : []),
+    ];
+    said.forEach((text, index) => lines.push(`${index === 0 ? 'secrets' : '       '}   ${text}`));
+  }
   lines.push(
     `capsule   ${view.capsule === null ? 'none yet — the agent writes it with `handoff capsule set`' : view.capsule.error ? c.red(`INVALID: ${view.capsule.error}`) : `updated ${view.capsule.updated_at}`}`,
   );

@@ -12,6 +12,7 @@ import {
   packagesRef,
   printable,
   serializeLeaseRecord,
+  type Code,
   type RemoteLeaseRecord,
 } from '../../protocol/index.js';
 import { RemoteLeaseRecordSchema, type RemoteLeaseRecordData } from '../../schemas/index.js';
@@ -19,6 +20,20 @@ import { commitFiles, currentRef, fetchRecordsRef, fetchRecordsRefs, filesAt, gi
 import { precompiled } from '../precompiled.js';
 import { describeErrors } from '../schema-check.js';
 import { cycleDir } from './package-writer.js';
+import { refuseSecrets } from './record-secrets.js';
+
+/** Every records commit is made here, once its files and its message passed the secret scan. */
+async function commitRecord(
+  work: string,
+  files: Readonly<Record<string, string>>,
+  parent: string | null,
+  message: string,
+  at: string,
+  refused: { what: string; code: Code },
+): Promise<string> {
+  await refuseSecrets({ ...files, 'commit message': message }, refused.what, refused.code);
+  return commitFiles(work, files, parent, message, at);
+}
 
 /** Every file of a cycle's package directory, keyed `<cycle>/<path>` as they travel on the packages ref. */
 async function packageFiles(home: string, cycle: string): Promise<Record<string, string>> {
@@ -44,7 +59,7 @@ export async function packageRecord(work: string, home: string, cycle: string, a
   const files = await packageFiles(home, cycle);
   const current = await currentRef(work, packagesRef(cycle));
   if (current !== null && same(await filesAt(work, current), files)) return current;
-  return commitFiles(work, files, current, `handoff ${cycle}: package`, at);
+  return commitRecord(work, files, current, `handoff ${cycle}: package`, at, { what: `the package record of cycle ${cycle}`, code: 'drain_blocked' });
 }
 
 const validateLease = precompiled<RemoteLeaseRecordData>(RemoteLeaseRecordSchema);
@@ -170,12 +185,14 @@ export async function writeLease(work: string, remote: string, record: RemoteLea
       `the chain ${leaseRef(record.cycle)} on '${displayRemote(remote)}' holds last_token ${record.last_token}: no token is left above it. Inspect it with \`git fetch ${displayRemote(remote)} ${leaseRef(record.cycle)}\``,
     );
   }
-  const commit = await commitFiles(
+  // A secret here came with the request (an executor name): a 4xx, nothing written.
+  const commit = await commitRecord(
     work,
     { [LEASE_RECORD_FILE]: serializeLeaseRecord(record) },
     head,
     `handoff ${record.cycle}: lease ${record.state}${record.holder ? ` to ${record.holder.executor}` : ''}`,
     record.at,
+    { what: `the lease record of cycle ${record.cycle}`, code: 'invalid_body' },
   );
   const ref = leaseRef(record.cycle);
   const pushed = await pushRecordsRef(work, remote, commit, ref, timeoutMs);
@@ -249,12 +266,13 @@ export async function leaseOfferRecord(work: string, request: OfferRequest): Pro
     if (!moved.ok) throw new HandoffError('drain_blocked', moved.reason, 'the lease moved on the remote; this holder must stop');
     next = moved.record;
   }
-  return commitFiles(
+  return commitRecord(
     work,
     { [LEASE_RECORD_FILE]: serializeLeaseRecord(next) },
     head,
     `handoff ${next.cycle}: lease ${next.state}${next.holder ? ` to ${next.holder.executor}` : ''}`,
     next.at,
+    { what: `the lease offer of cycle ${next.cycle}`, code: 'drain_blocked' },
   );
 }
 

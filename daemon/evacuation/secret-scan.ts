@@ -1,27 +1,74 @@
 import { constants } from 'node:fs';
-import { lstat, open } from 'node:fs/promises';
+import { lstat, open, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lintSource } from '@secretlint/core';
 import { secretLintProfiler } from '@secretlint/profiler';
+import { creator as pattern } from '@secretlint/secretlint-rule-pattern';
 import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
-import { HandoffError } from '../../protocol/index.js';
-import type { Withheld } from '../../schemas/index.js';
-import { currentRef, git } from '../git/index.js';
+import { HandoffError, redactHits } from '../../protocol/index.js';
+import type { AllowListSource, Unscanned, Withheld } from '../../schemas/index.js';
+import { currentRef, git, runGit } from '../git/index.js';
 import { readAllowList } from './secret-allow.js';
 
-/** One finding of a scanner: the rule that matched and where; never the matched text. */
+/** One finding of a scanner: the rule that matched, where, and its offsets; never the matched text. */
 export interface SecretHit {
   readonly rule: string;
   readonly id: string;
   readonly line: number;
+  /** Offsets into the scanned text, end exclusive: what a record replaces with its marker. */
+  readonly start: number;
+  readonly end: number;
 }
 
 /** Scans one file's text; the daemon uses secretlint, tests may pass one that fails. */
 export type SecretScanner = (path: string, content: string) => Promise<readonly SecretHit[]>;
 
-const SECRETLINT_CONFIG = { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: recommended }] };
+const PATTERN_RULE = '@secretlint/secretlint-rule-pattern';
 
-/** secretlint's core with its maintained recommended preset (cloud keys, tokens, private keys, …). */
+/**
+ * Credential shapes the recommended preset does not know, given to secretlint's maintained pattern
+ * rule (no npm rule package covers them): a kubeconfig's bearer tokens and embedded client key, and a
+ * `.netrc` entry's password. Matched by content, so they hold in any file name and in a record; a
+ * value that is already a record's marker is not a finding again.
+ */
+export const EXTRA_PATTERNS = [
+  { name: 'kubeconfig client key', patterns: [String.raw`/(?<=client-key-data:[ \t]*["']?)[A-Za-z0-9+\/=]{16,}/`] },
+  {
+    name: 'kubeconfig token',
+    patterns: [String.raw`/(?<=^[ \t-]*(?:token|id-token|refresh-token|access-token):[ \t]*["']?)[A-Za-z0-9._~+\/=-]{16,}/m`],
+  },
+  {
+    name: 'netrc password',
+    patterns: [
+      String.raw`/(?<=(?:\bmachine[ \t\r\n]+\S+|^[ \t]*default)(?:[ \t\r\n]+(?:login|account|port)[ \t\r\n]+\S+)*[ \t\r\n]+password[ \t\r\n]+)(?!\[withheld: )\S+/m`,
+    ],
+  },
+];
+
+const SECRETLINT_CONFIG = {
+  rules: [
+    { id: '@secretlint/secretlint-rule-preset-recommend', rule: recommended },
+    { id: PATTERN_RULE, rule: pattern, options: { patterns: EXTRA_PATTERNS } },
+  ],
+};
+
+/** The regular expressions of the patterns above, as the pattern rule reads its `/source/flags` strings. */
+const PATTERN_TESTS = EXTRA_PATTERNS.map(({ name, patterns }) => ({
+  name,
+  tests: patterns.map((text) => {
+    const slash = text.lastIndexOf('/');
+    return new RegExp(text.slice(1, slash), `${text.slice(slash + 1)}g`);
+  }),
+}));
+
+/**
+ * The pattern rule gives every pattern one message, and masking hides its name in it: the name is
+ * found again as the pattern with a match at the hit's offset.
+ */
+const patternName = (content: string, start: number): string =>
+  PATTERN_TESTS.find(({ tests }) => tests.some((test) => [...content.matchAll(test)].some((match) => match.index === start)))?.name ?? 'pattern';
+
+/** secretlint's core with its maintained recommended preset (cloud keys, tokens, private keys, …) and the patterns above. */
 export const secretlintScanner: SecretScanner = async (path, content) => {
   // secretlint's core marks every lint in a shared profiler that keeps each mark (as does Node's
   // performance timeline) for ever and searches them all at the next one: in a daemon that scans at
@@ -33,8 +80,46 @@ export const secretlintScanner: SecretScanner = async (path, content) => {
     // Masked: a message never carries the secret, even into a log.
     options: { config: SECRETLINT_CONFIG, maskSecrets: true },
   });
-  return result.messages.map((message) => ({ rule: message.ruleId, id: message.messageId, line: message.loc.start.line }));
+  return result.messages.map((message) => ({
+    rule: message.ruleId,
+    id: message.ruleId === PATTERN_RULE ? patternName(content, message.range[0]) : message.messageId,
+    line: message.loc.start.line,
+    start: message.range[0],
+    end: message.range[1],
+  }));
 };
+
+/**
+ * secretlint honours `secretlint-disable` comments, which whoever wrote a text could put in it. In a
+ * text the daemon writes into a record they mean nothing: the scanner sees them with one character
+ * changed (same length, so offsets hold).
+ */
+const inert = (text: string): string => text.replace(/secretlint-(?=disable|enable)/g, 'secretlint_');
+
+/** Texts of a record joined so one secretlint call scans them all; a hit is mapped back to each text it touches. */
+const SEPARATOR = '\n\n';
+
+/** The hits in each text, from one scanner call over all of them. */
+export async function scanTexts(texts: readonly string[], scanner: SecretScanner = secretlintScanner): Promise<SecretHit[][]> {
+  const found: SecretHit[][] = texts.map(() => []);
+  if (texts.length === 0) return found;
+  const starts: number[] = [];
+  let offset = 0;
+  for (const text of texts) {
+    starts.push(offset);
+    offset += text.length + SEPARATOR.length;
+  }
+  const hits = await scanner('session-handoff-record.txt', inert(texts.join(SEPARATOR)));
+  for (const hit of hits) {
+    texts.forEach((text, index) => {
+      const begin = starts[index] ?? 0;
+      const start = Math.max(hit.start - begin, 0);
+      const end = Math.min(hit.end - begin, text.length);
+      if (start < end) found[index]?.push({ ...hit, start, end });
+    });
+  }
+  return found;
+}
 
 export interface SecretScanOptions {
   /** Wall-clock budget for the whole scan; past it the drain blocks rather than push unscanned files. */
@@ -46,10 +131,17 @@ export interface SecretScanOptions {
 }
 
 export interface SecretScan {
-  /** Files kept off the snapshot: untracked ones left out, tracked ones at their committed content. */
+  /**
+   * Files kept off the snapshot: untracked ones left out, tracked ones at their committed content.
+   * A name that holds a secret is shown with the secret replaced by its marker.
+   */
   readonly withheld: readonly Withheld[];
+  /** The paths of those files as they are: what the snapshot excludes. */
+  readonly withhold: readonly string[];
   /** Files with a finding that `.session-handoff/allow-secrets` names: pushed on purpose. */
   readonly allowed: readonly string[];
+  /** Whether the allow list was read, absent, or ignored because the remote could have supplied it. */
+  readonly allow_list: AllowListSource;
   /**
    * Files not scanned: binary (a NUL in the first 8000 bytes, git's own test) or too large, which the
    * snapshot takes as they are; unreadable, which git cannot add either (it names them as refused).
@@ -59,8 +151,42 @@ export interface SecretScan {
 }
 
 const GIT_TIMEOUT_MS = 120_000;
-/** git calls a file binary when its first 8000 bytes hold a NUL; the scan agrees with it. */
+/** git calls a file binary when its first 8000 bytes hold a NUL; the scan agrees with it, UTF-16 aside. */
 const BINARY_PROBE_BYTES = 8000;
+
+/** UTF-16 without a BOM: by position, each unit's high byte is often a NUL and its low byte never (mostly-ASCII text). */
+function utf16Layout(probe: Buffer): 'le' | 'be' | null {
+  let evenZero = 0;
+  let oddZero = 0;
+  for (let i = 0; i + 1 < probe.length; i += 2) {
+    if (probe[i] === 0) evenZero++;
+    if (probe[i + 1] === 0) oddZero++;
+  }
+  const units = Math.floor(probe.length / 2);
+  if (evenZero === 0 && oddZero * 2 >= units) return 'le';
+  if (oddZero === 0 && evenZero * 2 >= units) return 'be';
+  return null;
+}
+
+const utf16 = (bytes: Buffer, layout: 'le' | 'be'): string => {
+  const even = Buffer.from(bytes.subarray(0, bytes.length - (bytes.length % 2)));
+  return (layout === 'be' ? even.swap16() : even).toString('utf16le');
+};
+
+/**
+ * A file's text as an editor would read it: UTF-8 (its BOM dropped), or UTF-16 by its BOM or by the
+ * NULs of mostly-ASCII UTF-16 — git calls that binary, yet a `.env` saved so still holds a token.
+ * Null for anything else with a NUL: binary.
+ */
+export function decodeText(bytes: Buffer): string | null {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return utf16(bytes.subarray(2), 'le');
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return utf16(bytes.subarray(2), 'be');
+  const body = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+  const probe = body.subarray(0, BINARY_PROBE_BYTES);
+  if (!probe.includes(0)) return body.toString('utf8');
+  const layout = utf16Layout(probe);
+  return layout === null ? null : utf16(body, layout);
+}
 
 const split = (output: string): string[] => output.split('\0').filter(Boolean);
 
@@ -68,9 +194,8 @@ const split = (output: string): string[] => output.split('\0').filter(Boolean);
  * What the snapshot would add or change: tracked files that differ from HEAD (staged or not) and
  * untracked files that are not ignored. Ignored files never reach the snapshot, so they are not read.
  */
-export async function changedPaths(root: string): Promise<string[]> {
+export async function changedPaths(root: string, head: string | null): Promise<string[]> {
   const options = { cwd: root, timeoutMs: GIT_TIMEOUT_MS };
-  const head = await currentRef(root, 'HEAD');
   const tracked =
     head === null
       ? await git(['ls-files', '-z', '--cached'], options)
@@ -79,10 +204,12 @@ export async function changedPaths(root: string): Promise<string[]> {
   return [...new Set([...split(tracked), ...split(untracked)])].sort();
 }
 
-type Unscanned = 'binary' | 'too_large' | 'unreadable';
 type Read = { kind: 'text'; content: string } | { kind: 'skip' } | { kind: 'unscanned'; why: Unscanned };
 
-/** A regular file's text, read without following a link; links and directories go in as what they are. */
+/**
+ * A regular file's text, read without following a link; a link's target path, which is what git
+ * pushes for it (a name like any other); directories go in as what they are.
+ */
 async function readCandidate(root: string, path: string, maxBytes: number): Promise<Read> {
   const full = join(root, path);
   const stats = await lstat(full).catch((error: NodeJS.ErrnoException) => {
@@ -90,6 +217,7 @@ async function readCandidate(root: string, path: string, maxBytes: number): Prom
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
     throw error;
   });
+  if (stats?.isSymbolicLink() === true) return { kind: 'text', content: await readlink(full) };
   if (stats === null || !stats.isFile()) return { kind: 'skip' };
   if (stats.size > maxBytes) return { kind: 'unscanned', why: 'too_large' };
   // No link followed, and a FIFO swapped in after the lstat cannot make the open wait for a writer.
@@ -102,12 +230,36 @@ async function readCandidate(root: string, path: string, maxBytes: number): Prom
     const opened = await handle.stat();
     if (!opened.isFile()) return { kind: 'skip' };
     if (opened.size > maxBytes) return { kind: 'unscanned', why: 'too_large' };
-    const bytes = await handle.readFile();
-    if (bytes.subarray(0, BINARY_PROBE_BYTES).includes(0)) return { kind: 'unscanned', why: 'binary' };
-    return { kind: 'text', content: bytes.toString('utf8') };
+    const content = decodeText(await handle.readFile());
+    return content === null ? { kind: 'unscanned', why: 'binary' } : { kind: 'text', content };
   } finally {
     await handle.close();
   }
+}
+
+const DISABLE_RULE = '@secretlint/secretlint-rule-filter-comments';
+const DISABLE = 'secretlint-disable';
+
+/**
+ * The line of a `secretlint-disable` comment that HEAD's version of the file does not have, or null.
+ * Such a comment exempts what follows from the scan, and an agent can write one: one that was not
+ * already committed is reported as a finding of its own rather than obeyed.
+ */
+async function newDisableComment(root: string, head: string | null, path: string, content: string): Promise<number | null> {
+  if (!content.includes(DISABLE)) return null;
+  const committed =
+    head === null
+      ? null
+      : await runGit(['cat-file', 'blob', '--end-of-options', `${head}:${path}`], { cwd: root, timeoutMs: GIT_TIMEOUT_MS, stdoutEncoding: 'latin1' });
+  const before = committed?.code === 0 ? (decodeText(Buffer.from(committed.stdout, 'latin1')) ?? '') : '';
+  const known = new Set(
+    before
+      .split('\n')
+      .filter((line) => line.includes(DISABLE))
+      .map((line) => line.trim()),
+  );
+  const index = content.split('\n').findIndex((line) => line.includes(DISABLE) && !known.has(line.trim()));
+  return index === -1 ? null : index + 1;
 }
 
 function reasonOf(hits: readonly SecretHit[]): string {
@@ -116,26 +268,49 @@ function reasonOf(hits: readonly SecretHit[]): string {
   return `secretlint: ${first?.id ?? 'finding'} on line ${first?.line ?? 0}${more}`;
 }
 
+function scanFailed(error: unknown, what: string): HandoffError {
+  return new HandoffError(
+    'drain_blocked',
+    `the secret scan failed on ${what} (${(error as Error).message}), so nothing was pushed; run \`handoff resume\` once the scanner works`,
+    'run `handoff resume` once the scanner works',
+  );
+}
+
 /**
- * Scans every file the snapshot would push and says which to withhold. A scanner that throws or a
- * scan past its budget is a blocked drain: nothing unscanned is ever pushed.
+ * Scans every file the snapshot would push — its name, then its content — and says which to
+ * withhold. A scanner that throws or a scan past its budget is a blocked drain: nothing unscanned
+ * is ever pushed.
  */
 export async function scanForSecrets(root: string, options: SecretScanOptions): Promise<SecretScan> {
   const scanner = options.scanner ?? secretlintScanner;
   const deadline = options.now() + options.timeoutMs;
-  const paths = await changedPaths(root);
+  const head = await currentRef(root, 'HEAD');
+  const paths = await changedPaths(root, head);
   const allowList = await readAllowList(root);
   const withheld: Withheld[] = [];
+  const withhold: string[] = [];
   const allowed: string[] = [];
   const unscanned: { path: string; why: Unscanned }[] = [];
+  // Every name in one call: a name travels in the tree and in the records, so one that holds a
+  // secret withholds its file whatever the allow list says, and is shown only with the marker.
+  const names = await scanTexts(paths, scanner).catch((error: unknown) => {
+    throw scanFailed(error, 'the file names');
+  });
   let scanned = 0;
-  for (const path of paths) {
+  for (const [index, path] of paths.entries()) {
     if (options.now() > deadline) {
       throw new HandoffError(
         'drain_blocked',
         `the secret scan did not finish within ${options.timeoutMs} ms (${scanned} of ${paths.length} files scanned), so nothing was pushed; raise secret_scan.timeout_ms in config.json, then run \`handoff resume\``,
         'raise secret_scan.timeout_ms in config.json, then run `handoff resume`',
       );
+    }
+    const inName = names[index] ?? [];
+    if (inName.length > 0) {
+      const first = inName[0];
+      withheld.push({ path: redactHits(path, inName), rule: first?.rule ?? 'unknown', reason: `secretlint: ${first?.id ?? 'finding'} in the file name` });
+      withhold.push(path);
+      continue;
     }
     const read = await readCandidate(root, path, options.maxFileBytes);
     if (read.kind === 'skip') continue;
@@ -147,16 +322,20 @@ export async function scanForSecrets(root: string, options: SecretScanOptions): 
     try {
       hits = await scanner(path, read.content);
     } catch (error) {
-      throw new HandoffError(
-        'drain_blocked',
-        `the secret scan failed on a file (${(error as Error).message}), so nothing was pushed; run \`handoff resume\` once the scanner works`,
-        'run `handoff resume` once the scanner works',
-      );
+      throw scanFailed(error, 'a file');
     }
     scanned++;
-    if (hits.length === 0) continue;
-    if (allowList.has(path)) allowed.push(path);
-    else withheld.push({ path, rule: hits[0]?.rule ?? 'unknown', reason: reasonOf(hits) });
+    const disabled = await newDisableComment(root, head, path, read.content);
+    if (hits.length === 0 && disabled === null) continue;
+    if (allowList.paths.has(path)) allowed.push(path);
+    else {
+      withheld.push(
+        hits.length > 0
+          ? { path, rule: hits[0]?.rule ?? 'unknown', reason: reasonOf(hits) }
+          : { path, rule: DISABLE_RULE, reason: `secretlint: a ${DISABLE} comment on line ${disabled ?? 0} that HEAD's version of the file does not have` },
+      );
+      withhold.push(path);
+    }
   }
-  return { withheld, allowed, unscanned, scanned };
+  return { withheld, withhold, allowed, allow_list: allowList.source, unscanned, scanned };
 }

@@ -20,6 +20,7 @@ import {
   type Checkpoint,
   type Manifest,
   type RepositoryObservation,
+  type SecretScanRecord,
   type Validation,
   type Withheld,
 } from '../../schemas/index.js';
@@ -33,8 +34,9 @@ import { describeErrors } from '../schema-check.js';
 import { sha256, writePackage } from './package-writer.js';
 import { adoptPublished, followRecords, leaseOfferRecord, packageRecord } from './remote-records.js';
 import type { StepStore } from './step-store.js';
+import { redactRecord } from './record-secrets.js';
 import { runValidation } from './validation-command.js';
-import { scanForSecrets } from './secret-scan.js';
+import { scanForSecrets, type SecretScan } from './secret-scan.js';
 
 /** A step either finishes with a record for the journal or asks for a new revision (work tree moved). */
 export type StepOutcome =
@@ -131,12 +133,30 @@ export function verifiedCheckpoint(drain: DrainProgress) {
   return { mechanism: checkpoint.mechanism, ref: checkpoint.ref, commit: checkpoint.commit, verified: true };
 }
 
-/** What the snapshot step's secret scan withheld (none for a journal written before the scan existed). */
-async function withheldOf(store: StepStore, target: DrainTarget): Promise<readonly Withheld[]> {
-  const snapshot = required(target.drain.steps.snapshot, 'the snapshot');
-  if (snapshot.sha256 === null) return [];
-  return (await store.load<{ withheld: Withheld[] }>(target.cycle.id, recordName(target, 'secrets'), snapshot.sha256)).withheld;
+interface ScanOutcome {
+  readonly withheld: readonly Withheld[];
+  /** The withheld files' own paths, which the snapshot left out. */
+  readonly withhold: readonly string[];
+  readonly secretScan: SecretScanRecord | undefined;
 }
+
+/**
+ * What the snapshot step's secret scan decided (nothing for a journal written before the scan
+ * existed; the withheld paths as they are and no `secret_scan` for one written before those were kept).
+ */
+async function scanOf(store: StepStore, target: DrainTarget): Promise<ScanOutcome> {
+  const snapshot = required(target.drain.steps.snapshot, 'the snapshot');
+  if (snapshot.sha256 === null) return { withheld: [], withhold: [], secretScan: undefined };
+  const scan = await store.load<Partial<SecretScan> & { withheld: Withheld[] }>(target.cycle.id, recordName(target, 'secrets'), snapshot.sha256);
+  return {
+    withheld: scan.withheld,
+    withhold: scan.withhold ?? scan.withheld.map((file) => file.path),
+    secretScan:
+      scan.allow_list === undefined ? undefined : { allow_list: scan.allow_list, allowed: [...(scan.allowed ?? [])], unscanned: [...(scan.unscanned ?? [])] },
+  };
+}
+
+const pathLines = (paths: readonly string[]): string => paths.join('\n').slice(0, 2000);
 
 /** Each drain step: effects here, decisions in protocol/, results back to the journal. */
 export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTarget) => Promise<StepOutcome>> {
@@ -146,10 +166,7 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
   /** A new revision when the work tree moved since the snapshot (the withheld files left out, as the snapshot did). */
   async function treeMoved(target: DrainTarget): Promise<StepOutcome | null> {
     const snapshot = required(target.drain.steps.snapshot, 'the snapshot');
-    const tree = await treeOfWorkTree(
-      target.work,
-      (await withheldOf(store, target)).map((file) => file.path),
-    );
+    const tree = await treeOfWorkTree(target.work, (await scanOf(store, target)).withhold);
     if (tree === snapshot.summary['tree']) return null;
     if (target.drain.revision >= MAX_REVISIONS) {
       throw new HandoffError(
@@ -196,33 +213,33 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
         now: () => deps.clock.now(),
       });
       const scanSha = await store.save(cycle.id, recordName(target, 'secrets'), scan);
-      const withhold = scan.withheld.map((file) => file.path);
       const result = await snapshotWorkTree(target.work, {
         ref,
         message: `handoff ${cycle.id}: snapshot of the work tree (${drain.leg} leg, revision ${drain.revision})`,
         createdAt: required(drain.revision_at, 'the revision time'),
         expectedOld: drain.previous_commit,
-        withhold,
+        withhold: scan.withhold,
       });
       // Files git would not add (a failing required filter, an unreadable file) are named, not fatal.
       const refused: Record<string, number | string> =
         result.refused.length === 0 ? {} : { refused: result.refused.length, refused_paths: result.refused.join('\n').slice(0, 2000) };
-      // Binary and oversized files go in unscanned; they are named here so the journal says so.
-      const unscanned: Record<string, string> =
-        scan.unscanned.length === 0
-          ? {}
-          : {
-              unscanned_paths: scan.unscanned
-                .map((file) => `${file.path} (${file.why})`)
-                .join('\n')
-                .slice(0, 2000),
-            };
+      // Withheld, allowed and unscanned files are named here, so the journal and `handoff status` say which.
+      const named = (key: string, paths: readonly string[]): Record<string, string> => (paths.length === 0 ? {} : { [key]: pathLines(paths) });
       const secrets = {
         withheld: scan.withheld.length,
         allowed_secrets: scan.allowed.length,
         scanned: scan.scanned,
         unscanned: scan.unscanned.length,
-        ...unscanned,
+        allow_list: scan.allow_list,
+        ...named(
+          'withheld_paths',
+          scan.withheld.map((file) => `${file.path} (${file.rule})`),
+        ),
+        ...named('allowed_paths', scan.allowed),
+        ...named(
+          'unscanned_paths',
+          scan.unscanned.map((file) => `${file.path} (${file.why})`),
+        ),
       };
       return recordOf(deps, scanSha, { ref: result.ref, commit: result.commit, tree: result.tree, parent: result.parent, ...refused, ...secrets });
     },
@@ -246,27 +263,33 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       const validations = await store.load<Validation[]>(cycle.id, `validate-${drain.leg}`, drain.steps.validate?.sha256 ?? null);
       const decided = await decideCheckpoint(target, repository);
       const snapshot = required(drain.steps.snapshot, 'the snapshot');
-      const manifest = buildManifest({
-        cycle,
-        leg: drain.leg,
-        revision: drain.revision,
-        createdAt: input.created_at,
-        // The return leg chains to the out leg's last revision.
-        predecessor: drain.manifests.at(-1) ?? cycle.drain.manifests.at(-1) ?? null,
-        source: context.lease.holder?.executor ?? null,
-        capsule: input.capsule,
-        quality: input.quality,
-        repository,
-        validations,
-        // Claimed verified on the remote; the publish step proves it before the lease is offered.
-        checkpoint: {
-          ...decided,
-          tree: stringField(snapshot.summary['tree']),
-          remote_verified: decided.mechanism === 'handoff_branch',
-          created_at: snapshot.at,
-        },
-        withheld: await withheldOf(store, target),
-      });
+      const scanned = await scanOf(store, target);
+      // Every string the manifest and HANDOFF.md carry passes the secret scan before anything is
+      // hashed or written: a hit becomes the marker naming its rule, so a resumed drain writes the same bytes.
+      const { value: manifest } = await redactRecord(
+        buildManifest({
+          cycle,
+          leg: drain.leg,
+          revision: drain.revision,
+          createdAt: input.created_at,
+          // The return leg chains to the out leg's last revision.
+          predecessor: drain.manifests.at(-1) ?? cycle.drain.manifests.at(-1) ?? null,
+          source: context.lease.holder?.executor ?? null,
+          capsule: input.capsule,
+          quality: input.quality,
+          repository,
+          validations,
+          // Claimed verified on the remote; the publish step proves it before the lease is offered.
+          checkpoint: {
+            ...decided,
+            tree: stringField(snapshot.summary['tree']),
+            remote_verified: decided.mechanism === 'handoff_branch',
+            created_at: snapshot.at,
+          },
+          withheld: scanned.withheld,
+          ...(scanned.secretScan === undefined ? {} : { secretScan: scanned.secretScan }),
+        }),
+      );
       const handoff = renderHandoff(manifest);
       const complete: Manifest = { ...manifest, integrity: { artifacts: [{ path: files.handoff, sha256: sha256(handoff) }] } };
       if (!validateManifest(structuredClone(complete))) {

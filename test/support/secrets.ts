@@ -17,6 +17,13 @@ export interface PlantedSecrets {
   readonly privateKey: string;
   /** A GitHub personal access token (`ghp_` + 36). */
   readonly githubToken: string;
+  /** A kubeconfig with a bearer token and an embedded client key. */
+  readonly kubeToken: string;
+  readonly kubeKey: string;
+  readonly kubeconfig: string;
+  /** A `.netrc` entry's password. */
+  readonly netrcPassword: string;
+  readonly netrc: string;
 }
 
 export function plantedSecrets(): PlantedSecrets {
@@ -26,7 +33,26 @@ export function plantedSecrets(): PlantedSecrets {
   const keyBody = Buffer.concat([Buffer.from('openssh-key-v1\0'), randomBytes(240)]).toString('base64');
   const githubToken = `${'gh'}p_${pick(ALNUM, 36)}`;
   const armour = (word: string) => `-----${word} OPENSSH PRIVATE ${'KEY'}-----`;
+  const kubeToken = `${pick(ALNUM, 20)}.${pick(ALNUM, 40)}.${pick(ALNUM, 30)}`;
+  const kubeKey = Buffer.from(`-----BEGIN RSA PRIVATE ${'KEY'}-----\n${randomBytes(96).toString('base64')}\n`).toString('base64');
+  const netrcPassword = pick(ALNUM, 24);
   return {
+    kubeToken,
+    kubeKey,
+    kubeconfig: [
+      'apiVersion: v1',
+      'kind: Config',
+      'users:',
+      '- name: admin',
+      '  user:',
+      `    token: ${kubeToken}`,
+      '- name: robot',
+      '  user:',
+      `    client-key-data: ${kubeKey}`,
+      '',
+    ].join('\n'),
+    netrcPassword,
+    netrc: `machine git.example.invalid\n  login bob\n  password ${netrcPassword}\n`,
     awsSecret,
     env: `AWS_ACCESS_KEY_ID=${'AK'}IA${pick(BASE32, 16)}\nAWS_SECRET_ACCESS_KEY=${awsSecret}\n`,
     keyBody,

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createAjv } from '../../daemon/schema-check.js';
-import { buildManifest, includeSecretCommand, initialSnapshot, renderHandoff, step } from '../../protocol/index.js';
-import { ManifestSchema, type Checkpoint, type Manifest, type RepositoryObservation, type Withheld } from '../../schemas/index.js';
+import { buildManifest, includeSecretCommand, initialSnapshot, renderHandoff, step, withheldMarker } from '../../protocol/index.js';
+import { ManifestSchema, type Checkpoint, type Manifest, type RepositoryObservation, type SecretScanRecord, type Withheld } from '../../schemas/index.js';
 import { headingsOf, hostileText, markdownBlocks, UNPRINTABLE } from './protocol/hostile-text.js';
 import { POLICY, T0 } from './protocol/machine-harness.js';
 
@@ -29,7 +29,7 @@ const checkpoint: Checkpoint = {
   created_at: '2026-08-20T10:00:00.000Z',
 };
 
-function manifestWith(withheld?: readonly Withheld[]): Manifest {
+function manifestWith(withheld?: readonly Withheld[], secretScan?: SecretScanRecord): Manifest {
   const { next } = step(initialSnapshot({ root: '/repo', policy: POLICY, profile: 'emergency-return', at: T0 }), {
     type: 'NOW',
     reason: 'test',
@@ -52,6 +52,7 @@ function manifestWith(withheld?: readonly Withheld[]): Manifest {
     validations: [],
     checkpoint,
     ...(withheld && { withheld }),
+    ...(secretScan && { secretScan }),
   });
 }
 
@@ -98,5 +99,29 @@ describe('withheld[] in the manifest and HANDOFF.md', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('lists allowed and unscanned files and an ignored allow list; a name holding a secret has its marker and no include command', () => {
+    const marked = `keys/${withheldMarker('@secretlint/secretlint-rule-github')}.txt`;
+    const manifest = manifestWith([AWS, { path: marked, rule: '@secretlint/secretlint-rule-github', reason: 'secretlint: GITHUB_TOKEN in the file name' }], {
+      allow_list: 'ignored',
+      allowed: ['dev.env'],
+      unscanned: [{ path: 'logo.png', why: 'binary' }],
+    });
+    expect(validate(structuredClone(manifest))).toBe(true);
+    const text = renderHandoff(manifest);
+    expect(text).toContain(`- \`${marked}\`: \`@secretlint/secretlint-rule-github\``);
+    expect(text.split('\n').filter((line) => line.startsWith('mkdir -p .session-handoff'))).toEqual([
+      "mkdir -p .session-handoff && printf '%s\\n' '.env' >> .session-handoff/allow-secrets",
+    ]);
+    expect(text).toContain('Pushed on purpose although the scan found a secret in them');
+    expect(text).toContain('- `dev.env`');
+    expect(text).toContain('- `logo.png`: binary');
+    expect(text).toContain('was ignored: it is tracked or in a commit, so the remote could have written it');
+    // Nothing withheld, something unscanned: the block still says so, under its own heading.
+    const quiet = renderHandoff(manifestWith([], { allow_list: 'absent', allowed: [], unscanned: [{ path: 'big.txt', why: 'too_large' }] }));
+    expect(headingsOf(markdownBlocks(quiet))).toContain('## Secret scan');
+    expect(quiet).toContain('- `big.txt`: larger than secret_scan.max_file_bytes');
+    expect(validate({ ...manifest, secret_scan: { ...manifest.secret_scan, allow_list: 'upstream' } })).toBe(false);
   });
 });

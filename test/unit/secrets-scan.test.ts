@@ -99,7 +99,7 @@ describe('the secret scan before a snapshot', () => {
     await expect(failing).rejects.toBeInstanceOf(HandoffError);
     await expect(failing).rejects.toMatchObject({
       code: 'drain_blocked',
-      message: expect.stringMatching(/^the secret scan failed on a file \(rule crashed\), so nothing was pushed/),
+      message: expect.stringMatching(/^the secret scan failed on the file names \(rule crashed\), so nothing was pushed/),
     });
   });
 
@@ -135,5 +135,109 @@ describe('the secret scan before a snapshot', () => {
     expect(git(root, 'rev-parse', `${result.commit}:config.ts`)).toBe(git(root, 'rev-parse', `${head}:config.ts`));
     expect(userState(root)).toEqual(before);
     expect(readFileSync(join(root, 'config.ts'), 'utf8')).toContain(secrets.githubToken);
+  });
+});
+
+describe('what the scan knows beyond the recommended preset', () => {
+  const PATTERN = '@secretlint/secretlint-rule-pattern';
+
+  it('withholds a kubeconfig (bearer token, client-key-data) and a .netrc password, naming the pattern', async () => {
+    const root = tempRepo();
+    const secrets = plantedSecrets();
+    mkdirSync(join(root, '.kube'));
+    writeFileSync(join(root, '.kube', 'config'), secrets.kubeconfig);
+    // The client key alone, so each kubeconfig shape is shown to be found by itself.
+    writeFileSync(join(root, 'robot.yaml'), `users:\n- name: robot\n  user:\n    client-key-data: ${secrets.kubeKey}\n`);
+    writeFileSync(join(root, '.netrc'), secrets.netrc);
+    writeFileSync(join(root, 'notes.md'), 'by default the password is in the vault; this machine has a token: see the wiki\n');
+    const scan = await scanForSecrets(root, options);
+    expect(scan.withheld).toEqual([
+      { path: '.kube/config', rule: PATTERN, reason: 'secretlint: kubeconfig token on line 6 (+1 more)' },
+      { path: '.netrc', rule: PATTERN, reason: 'secretlint: netrc password on line 3' },
+      { path: 'robot.yaml', rule: PATTERN, reason: 'secretlint: kubeconfig client key on line 4' },
+    ]);
+    const text = JSON.stringify(scan);
+    for (const secret of [secrets.kubeToken, secrets.kubeKey, secrets.netrcPassword]) expect(text).not.toContain(secret);
+  });
+
+  it('reads UTF-16 text (with a BOM either way, or without one) and UTF-8 with a BOM; binary stays unscanned', async () => {
+    const root = tempRepo();
+    const secrets = plantedSecrets();
+    const le = Buffer.from(secrets.env, 'utf16le');
+    writeFileSync(join(root, 'bom-le.env'), Buffer.concat([Buffer.from([0xff, 0xfe]), le]));
+    writeFileSync(join(root, 'bom-be.env'), Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(le).swap16()]));
+    writeFileSync(join(root, 'plain-le.env'), le);
+    writeFileSync(join(root, 'bom-utf8.env'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(secrets.env)]));
+    writeFileSync(join(root, 'image.bin'), Buffer.concat([Buffer.from([0, 1, 2, 0, 0, 7]), Buffer.from(secrets.env)]));
+    const scan = await scanForSecrets(root, options);
+    expect(scan.withheld.map(({ path, rule }) => `${path} ${rule}`)).toEqual(
+      ['bom-be.env', 'bom-le.env', 'bom-utf8.env', 'plain-le.env'].map((path) => `${path} ${RULES.aws}`),
+    );
+    expect(scan.unscanned).toEqual([{ path: 'image.bin', why: 'binary' }]);
+  });
+
+  it('a secretlint-disable comment that HEAD does not have is a finding; one committed before is honoured', async () => {
+    const root = tempRepo();
+    const secrets = plantedSecrets();
+    writeFileSync(join(root, 'fixture.ts'), `// secretlint-disable -- test fixture\nexport const sample = "${secrets.githubToken}";\n`);
+    git(root, 'add', 'fixture.ts');
+    git(root, 'commit', '-q', '-m', 'fixture');
+    // The committed comment still covers an edit below it.
+    writeFileSync(join(root, 'fixture.ts'), `// secretlint-disable -- test fixture\nexport const sample = "${plantedSecrets().githubToken}";\n`);
+    writeFileSync(join(root, 'agent.ts'), `export const token = "${secrets.githubToken}"; // secretlint-disable-line\n`);
+    writeFileSync(join(root, 'quiet.ts'), '/* secretlint-disable */\nexport const nothing = 1;\n');
+    const scan = await scanForSecrets(root, options);
+    expect(scan.withheld).toEqual([
+      {
+        path: 'agent.ts',
+        rule: '@secretlint/secretlint-rule-filter-comments',
+        reason: "secretlint: a secretlint-disable comment on line 1 that HEAD's version of the file does not have",
+      },
+      {
+        path: 'quiet.ts',
+        rule: '@secretlint/secretlint-rule-filter-comments',
+        reason: "secretlint: a secretlint-disable comment on line 1 that HEAD's version of the file does not have",
+      },
+    ]);
+  });
+
+  it('a file name or a link target holding a secret withholds the file; the name is shown only with its marker', async () => {
+    const root = tempRepo();
+    const secrets = plantedSecrets();
+    mkdirSync(join(root, `cache-${secrets.githubToken}`));
+    writeFileSync(join(root, `cache-${secrets.githubToken}`, 'data.txt'), 'plain\n');
+    symlinkSync(`/tmp/${secrets.githubToken}`, join(root, 'latest'));
+    writeFileSync(join(root, 'fine.txt'), 'plain\n');
+    const scan = await scanForSecrets(root, options);
+    expect(scan.withhold).toEqual([`cache-${secrets.githubToken}/data.txt`, 'latest']);
+    expect(scan.withheld).toEqual([
+      { path: `cache-[withheld: secretlint rule ${RULES.github}]/data.txt`, rule: RULES.github, reason: 'secretlint: GITHUB_TOKEN in the file name' },
+      { path: 'latest', rule: RULES.github, reason: 'secretlint: GITHUB_TOKEN on line 1' },
+    ]);
+    expect(JSON.stringify(scan.withheld)).not.toContain(secrets.githubToken);
+  });
+
+  it('an allow list the remote could have supplied (tracked, or in any commit) is ignored and said so; an untracked one is read', async () => {
+    const { root } = repoWithSecrets();
+    mkdirSync(join(root, '.session-handoff'));
+    writeFileSync(join(root, '.session-handoff', 'allow-secrets'), '.env\nconfig.ts\n');
+    git(root, 'add', '-f', '.session-handoff/allow-secrets');
+    const tracked = await scanForSecrets(root, options);
+    expect(tracked.allow_list).toBe('ignored');
+    expect(tracked.allowed).toEqual([]);
+    expect(tracked.withheld.map((file) => file.path)).toEqual(['.env', 'config.ts', 'keys/id_ed25519']);
+    // Committed once, then untracked: a pull brought it, so it is still not the user's.
+    git(root, 'commit', '-q', '-m', 'upstream allow list');
+    git(root, 'rm', '-q', '--cached', '.session-handoff/allow-secrets');
+    git(root, 'commit', '-q', '-m', 'untrack it');
+    expect((await scanForSecrets(root, options)).allow_list).toBe('ignored');
+
+    const fresh = repoWithSecrets().root;
+    writeFileSync(join(fresh, '.git', 'info', 'exclude'), '.session-handoff/\n');
+    mkdirSync(join(fresh, '.session-handoff'));
+    writeFileSync(join(fresh, '.session-handoff', 'allow-secrets'), 'config.ts\n');
+    const own = await scanForSecrets(fresh, options);
+    expect({ source: own.allow_list, allowed: own.allowed }).toEqual({ source: 'read', allowed: ['config.ts'] });
+    expect((await scanForSecrets(tempRepo(), options)).allow_list).toBe('absent');
   });
 });
