@@ -1,4 +1,4 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   checkpointRef,
@@ -37,7 +37,7 @@ import { readAbandoned } from '../evacuation/abandoned-record.js';
 import { bringToReturned, observeReceiver, switchToCheckpoint, undoPartialSwitch } from './receiver.js';
 import { frozenWithheld } from './frozen-withheld.js';
 import { importedCycle } from './imported-cycle.js';
-import { materialize } from './materialize.js';
+import { materialize, realWorkspaceDir } from './materialize.js';
 import { offeredCyclesOn } from './remote-offers.js';
 import { cycleRevisions, proveTravellingPackage, readManifest, recordedCycles, type ManifestRecord } from './records.js';
 
@@ -75,6 +75,8 @@ interface Source {
   /** What the out snapshot withheld (a secret): left out when the primary's tree is compared with the frozen one. */
   readonly frozenWithhold?: readonly string[];
   readonly lease: { readonly record: RemoteLeaseRecord; readonly head: string; readonly remote: string } | null;
+  /** A package read from a remote, proven and held in memory: written into the checkout only by an accept that passed. */
+  readonly package: Readonly<Record<string, string>> | null;
 }
 
 interface Candidate {
@@ -166,13 +168,14 @@ export function createTakeoverService(deps: TakeoverDeps) {
     const record = await readManifest(join(cycleDir(home.root, cycle.id), files.manifest), drain.manifests.at(-1) ?? null);
     const frozenTree = wantReturn ? str(cycle.drain.steps.snapshot?.summary['tree']) : null;
     const frozenWithhold = wantReturn ? await frozenWithheld(home.root, cycle) : [];
-    return { kind: 'source', home, cycle, record, frozenTree, frozenWithhold, lease: null };
+    return { kind: 'source', home, cycle, record, frozenTree, frozenWithhold, lease: null, package: null };
   }
 
   /**
    * A cycle from another machine, with only this clone and its remote: the lease record and the
-   * package are read from `refs/handoff/`, the package is written here (create-once) and proven
-   * against the sha256 the lease record names.
+   * package are read from `refs/handoff/` and proven in memory against the sha256 the lease record
+   * names. Nothing of it is written here: a verify leaves the checkout as it was, and an accept
+   * writes the package only once every check passed (materialize.ts).
    */
   async function remoteSource(body: VerifyBody & { from: string }, receiverRoot: string): Promise<Refused | Source> {
     const remote = body.from;
@@ -233,17 +236,17 @@ export function createTakeoverService(deps: TakeoverDeps) {
       return refused(
         failure('corrupt_record', `'${remote}' has a lease but no package for cycle ${body.cycle}`, 'inspect refs/handoff/packages on the remote'),
       );
-    // Proven in memory first: a package that fails is refused before a byte of it is written or used.
-    proveTravellingPackage(files, { cycle: body.cycle, leg: 'out', manifest: record.manifest, remote, ref: packagesRef(body.cycle) });
-    await materialize(receiverRoot, body.cycle, files);
-    const manifestRecord = await readManifest(join(cycleDir(receiverRoot, body.cycle), record.manifest.path), record.manifest.sha256);
+    const manifest = proveTravellingPackage(files, { cycle: body.cycle, leg: 'out', manifest: record.manifest, remote, ref: packagesRef(body.cycle) });
+    // Named where it comes from: the remote's package ref, until an accept writes it here.
+    const manifestRecord = { path: `${packagesRef(body.cycle)}:${body.cycle}/${record.manifest.path}`, manifest, sha256: record.manifest.sha256 };
     return {
       kind: 'source',
       home: null,
-      cycle: importedCycle(manifestRecord.manifest, record, remote, head),
+      cycle: importedCycle(manifest, record, remote, head),
       record: manifestRecord,
       frozenTree: null,
       lease: { record, head, remote },
+      package: files,
     };
   }
 
@@ -529,8 +532,14 @@ export function createTakeoverService(deps: TakeoverDeps) {
       const { source } = judged;
       const data = resultData(source, judged.judgement, leg);
       if (judged.judgement.code !== 'verified') return judgementEnvelope(data, judged.judgement.code);
-      // The lease record's directory must exist before the lease moves: a file in its way refuses the accept, not its answer.
-      await mkdir(workspaceDir(receiverRoot), { recursive: true });
+      // The lease record's directory must exist, as a real directory, before the lease moves: a link or a
+      // file in its way refuses the accept, not its answer. A remote's package is written now, after every
+      // check passed and before the lease moves, only into real directories.
+      await realWorkspaceDir(receiverRoot);
+      if (source.package !== null) {
+        await materialize(receiverRoot, source.cycle.id, source.package);
+        data.manifest = join(cycleDir(receiverRoot, source.cycle.id), source.lease?.record.manifest.path ?? '');
+      }
       const accepted =
         source.home === null ? await acceptRemote(source, body, receiverRoot) : await acceptLocal(source.home, source.cycle, body, receiverRoot, leg);
       if (accepted.error) return accepted;
