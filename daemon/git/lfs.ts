@@ -87,6 +87,15 @@ export function lfsUrl(root: string, remoteUrl: string): string {
   return pathToFileURL(isAbsolute(remoteUrl) ? remoteUrl : resolve(root, remoteUrl)).href;
 }
 
+/**
+ * git-lfs takes its endpoint from `lfs.pushurl`, `lfs.url` or `remote.*.lfsurl` before the URL on its
+ * command line, and reads them from a tracked `.lfsconfig` too — a file anyone who can push to the
+ * repository (or wrote a checkpoint) controls. Git's own config outranks `.lfsconfig`, so both keys are
+ * pinned to the URL the daemon derived from the remote the user configured: objects and credentials go
+ * nowhere else. (`lfs.<url>.access` from `.lfsconfig` can only change how that one endpoint is asked.)
+ */
+export const pinnedEndpoint = (url: string): string[] => ['-c', `lfs.url=${url}`, '-c', `lfs.pushurl=${url}`];
+
 function lfsBlocked(what: string, result: GitResult | null, url: string): HandoffError {
   const detail =
     result === null
@@ -138,7 +147,7 @@ async function missingOnRemote(pointers: readonly LfsPointer[], url: string, tim
         GIT_COMMITTER_EMAIL: 'session-handoff@localhost',
       },
     });
-    const fetched = await runGit(['lfs', 'fetch', '--', url, commit], { cwd: scratch, timeoutMs });
+    const fetched = await runGit([...pinnedEndpoint(url), 'lfs', 'fetch', '--', url, commit], { cwd: scratch, timeoutMs });
     if (fetched.timedOut || fetched.startError !== undefined) throw lfsBlocked('could not be verified', fetched, url);
     const objects = join(scratch, '.git', 'lfs', 'objects');
     const missing: string[] = [];
@@ -171,7 +180,7 @@ export async function publishLfs(root: string, commit: string, remoteUrl: string
   // requires the remote to have it.
   for (const pointer of pointers) if (await exists(objectPath(store, pointer.oid))) local.push(pointer.oid);
   for (let i = 0; i < local.length; i += BATCH) {
-    const pushed = await runGit(['lfs', 'push', '--object-id', '--', url, ...local.slice(i, i + BATCH)], { cwd: root, timeoutMs });
+    const pushed = await runGit([...pinnedEndpoint(url), 'lfs', 'push', '--object-id', '--', url, ...local.slice(i, i + BATCH)], { cwd: root, timeoutMs });
     if (pushed.code !== 0 || pushed.timedOut || pushed.startError !== undefined) throw lfsBlocked('failed', pushed, url);
   }
   const missing = await missingOnRemote(pointers, url, timeoutMs);
