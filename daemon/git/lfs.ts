@@ -88,13 +88,42 @@ export function lfsUrl(root: string, remoteUrl: string): string {
 }
 
 /**
+ * The LFS API endpoint git-lfs itself derives from a clone URL: an http(s) one gains `.git/info/lfs`
+ * (or `/info/lfs` after `.git`). An ssh, scp-like or file URL is given as it is: git-lfs then asks that
+ * same remote (`git-lfs-authenticate`, or the local repository), as it does from the clone URL.
+ */
+export function lfsEndpoint(cloneUrl: string): string {
+  if (!/^https?:\/\//i.test(cloneUrl)) return cloneUrl;
+  const bare = cloneUrl.replace(/\/+$/, '');
+  return bare.endsWith('.git') ? `${bare}/info/lfs` : `${bare}.git/info/lfs`;
+}
+
+/**
  * git-lfs takes its endpoint from `lfs.pushurl`, `lfs.url` or `remote.*.lfsurl` before the URL on its
  * command line, and reads them from a tracked `.lfsconfig` too — a file anyone who can push to the
  * repository (or wrote a checkpoint) controls. Git's own config outranks `.lfsconfig`, so both keys are
- * pinned to the URL the daemon derived from the remote the user configured: objects and credentials go
- * nowhere else. (`lfs.<url>.access` from `.lfsconfig` can only change how that one endpoint is asked.)
+ * pinned to the endpoint of the URL the daemon derived from the remote the user configured: objects and
+ * credentials go nowhere else. (`lfs.<url>.access` from `.lfsconfig` only changes how that endpoint is asked.)
  */
-export const pinnedEndpoint = (url: string): string[] => ['-c', `lfs.url=${url}`, '-c', `lfs.pushurl=${url}`];
+export const pinnedEndpoint = (cloneUrl: string): string[] => {
+  const endpoint = lfsEndpoint(cloneUrl);
+  return ['-c', `lfs.url=${endpoint}`, '-c', `lfs.pushurl=${endpoint}`];
+};
+
+/**
+ * The pins for a git command that may run the LFS smudge filter in a receiver's checkout (a switch to a
+ * checkpoint whose `.lfsconfig` is the remote's words): the endpoint of `remote` when this checkout has
+ * it, else of the remote git-lfs would pick (the only one, or origin), else this repository itself, so
+ * that nothing is asked of a server a file in the tree named.
+ */
+export async function smudgePins(root: string, remote: string | null): Promise<string[]> {
+  const names = (await runGit(['remote'], { cwd: root })).stdout.split('\n').filter(Boolean);
+  // A name this checkout does not have (the source's remote, for a receiver on the same machine) falls through to git-lfs's own pick.
+  const name = [remote, names.length === 1 ? names[0] : null, 'origin'].find((n): n is string => typeof n === 'string' && names.includes(n));
+  const url = name === undefined ? null : await runGit(['remote', 'get-url', '--end-of-options', dataArg(name, 'remote')], { cwd: root });
+  const cloneUrl = url !== null && url.code === 0 && url.stdout.trim() !== '' ? url.stdout.trim() : await gitPath(root, '.');
+  return pinnedEndpoint(dataArg(lfsUrl(root, cloneUrl), 'remote URL'));
+}
 
 function lfsBlocked(what: string, result: GitResult | null, url: string): HandoffError {
   const detail =

@@ -290,11 +290,15 @@ export function createTakeoverService(deps: TakeoverDeps) {
     return { sources: [...(made == null ? [] : [made]), ...own], ref };
   }
 
+  /** The remote whose LFS endpoint a move may smudge from: the one named with `--from`, else the one the cycle's lease travels on (else lfs.ts picks). */
+  const lfsRemote = (source: Source): string | null => source.lease?.remote ?? source.cycle.remote?.name ?? null;
+
   /** The `--checkout` move, once the lease is ours: a clean tree to the checkpoint, or a frozen one to the returned tree. */
   async function carryOutCheckout(source: Source, receiverRoot: string, wantReturn: boolean): Promise<void> {
     const checkpoint = source.record.manifest.checkpoint;
-    if (wantReturn) await bringToReturned(receiverRoot, source.frozenTree ?? '', checkpoint.tree ?? '', source.frozenWithhold ?? []);
-    else await switchToCheckpoint(receiverRoot, checkpoint.commit ?? '');
+    const remote = lfsRemote(source);
+    if (wantReturn) await bringToReturned(receiverRoot, source.frozenTree ?? '', checkpoint.tree ?? '', { withhold: source.frozenWithhold ?? [], remote });
+    else await switchToCheckpoint(receiverRoot, checkpoint.commit ?? '', remote);
   }
 
   /** The lease is the receiver's, the tree did not come: say which token, which checkpoint, and the command that finishes the move. */
@@ -331,7 +335,7 @@ export function createTakeoverService(deps: TakeoverDeps) {
     // The workspace that journaled the accept: the source's on this machine, else the receiver's (imported).
     const where = source.home?.root ?? receiverRoot;
     const cycle = registry.find(where)?.snapshot().context.cycle ?? null;
-    const left = await undoPartialSwitch(receiverRoot, commit).catch((error: unknown) => [`(not checked: ${(error as Error).message})`]);
+    const left = await undoPartialSwitch(receiverRoot, commit, lfsRemote(source)).catch((error: unknown) => [`(not checked: ${(error as Error).message})`]);
     const leftWords =
       left.length === 0 ? '' : `; git left ${left.length} path(s) it had written that differ from the checkpoint: ${left.slice(0, 5).join(', ')}`;
     const data = { cycle: id, leg: 'out', token, checkpoint: commit, checkout: receiverRoot, left };
