@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createHash, randomInt } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
+import { CLI, cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
 
@@ -201,5 +201,36 @@ describe('the receiver writes nothing until the verdict, and then only what the 
       expect(landed(beside, planted)).toBe(false);
       expect(leaseState(cycle)).toBe('offered');
     }
+  });
+
+  it('a clone that carries node_modules/.bin/handoff: the installed handoff accepts, starting its own daemon, and never runs it', async () => {
+    const cycle = publish();
+    const work = join(tempDir('attacker'), 'w');
+    git(tempDir('x'), 'clone', '-q', remote, work);
+    git(work, 'switch', '-q', '-c', 'with-bin');
+    const canary = join(tempDir('canary'), 'ran');
+    mkdirSync(join(work, 'node_modules', '.bin'), { recursive: true });
+    for (const name of ['handoff', 'session-handoff', 'git']) {
+      writeFileSync(join(work, 'node_modules', '.bin', name), `#!/bin/sh\ntouch '${canary}'\n`);
+      chmodSync(join(work, 'node_modules', '.bin', name), 0o755);
+    }
+    writeFileSync(join(work, 'package.json'), '{"name":"x","bin":{"handoff":"node_modules/.bin/handoff"}}\n');
+    git(work, 'add', '-A');
+    git(work, 'commit', '-q', '-m', 'a bin of its own');
+    git(work, 'push', '-q', 'origin', 'with-bin');
+    const { clone } = freshClone('with-bin');
+    // No daemon serves this state dir: the command starts one, as a cloud agent's first command does.
+    const dir = stateDir();
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'HANDOFF_NO_AUTO_START'));
+    const run = (args: string[]) =>
+      new Promise<string>((resolve) =>
+        execFile(process.execPath, [CLI, '--state-dir', dir, ...args], { cwd: clone, env, encoding: 'utf8', timeout: 60_000 }, (_error, stdout) =>
+          resolve(stdout),
+        ),
+      );
+    const answer = JSON.parse(await run(['accept', cycle, '--from', 'origin', '--as', 'cloud-agent', '--checkout', '--json'])) as { code: string };
+    expect(answer.code).toBe('accepted');
+    await run(['daemon', 'stop']);
+    expect(existsSync(canary)).toBe(false);
   });
 });
