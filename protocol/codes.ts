@@ -147,6 +147,13 @@ export const CODES = registry({
     exit: 65,
     summary: '`handoff install`: an agent file cannot be edited safely (a link, a read-only file, unparseable, a damaged block); nothing was changed',
   },
+  linked_path: {
+    code: 'linked_path',
+    status: 409,
+    exit: 65,
+    summary:
+      'a path the daemon writes a record to in this checkout (`.session-handoff/`, a cycle directory or a file of it) is a symbolic link or not what it must be; nothing was written',
+  },
   install_failed: {
     code: 'install_failed',
     status: 500,

@@ -3,6 +3,7 @@ export { CONFIG_OVERRIDES, gitEnv, SSH_COMMAND } from './git-env.js';
 export { chooseRemote, inspectRepository, instructionFiles, parseStatus } from './inspect.js';
 export { publishRefs, type PublishResult, type RefUpdate } from './publish.js';
 export { gitPath, resolveRepoRoot } from './repo-root.js';
+export { smudgePins } from './lfs.js';
 export { git, GitError, runGit, type GitOptions, type GitResult } from './run-git.js';
 export { currentRef, snapshotWorkTree, workTreeSnapshot, treeOfWorkTree, type SnapshotResult, type WorkTreeSnapshot } from './snapshot.js';
 export { fetchObjectsOf, isObjectId, readBlobsAt, type BlobRead } from './object-batch.js';

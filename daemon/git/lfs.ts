@@ -87,6 +87,44 @@ export function lfsUrl(root: string, remoteUrl: string): string {
   return pathToFileURL(isAbsolute(remoteUrl) ? remoteUrl : resolve(root, remoteUrl)).href;
 }
 
+/**
+ * The LFS API endpoint git-lfs itself derives from a clone URL: an http(s) one gains `.git/info/lfs`
+ * (or `/info/lfs` after `.git`). An ssh, scp-like or file URL is given as it is: git-lfs then asks that
+ * same remote (`git-lfs-authenticate`, or the local repository), as it does from the clone URL.
+ */
+export function lfsEndpoint(cloneUrl: string): string {
+  if (!/^https?:\/\//i.test(cloneUrl)) return cloneUrl;
+  const bare = cloneUrl.replace(/\/+$/, '');
+  return bare.endsWith('.git') ? `${bare}/info/lfs` : `${bare}.git/info/lfs`;
+}
+
+/**
+ * git-lfs takes its endpoint from `lfs.pushurl`, `lfs.url` or `remote.*.lfsurl` before the URL on its
+ * command line, and reads them from a tracked `.lfsconfig` too — a file anyone who can push to the
+ * repository (or wrote a checkpoint) controls. Git's own config outranks `.lfsconfig`, so both keys are
+ * pinned to the endpoint of the URL the daemon derived from the remote the user configured: objects and
+ * credentials go nowhere else. (`lfs.<url>.access` from `.lfsconfig` only changes how that endpoint is asked.)
+ */
+export const pinnedEndpoint = (cloneUrl: string): string[] => {
+  const endpoint = lfsEndpoint(cloneUrl);
+  return ['-c', `lfs.url=${endpoint}`, '-c', `lfs.pushurl=${endpoint}`];
+};
+
+/**
+ * The pins for a git command that may run the LFS smudge filter in a receiver's checkout (a switch to a
+ * checkpoint whose `.lfsconfig` is the remote's words): the endpoint of `remote` when this checkout has
+ * it, else of the remote git-lfs would pick (the only one, or origin), else this repository itself, so
+ * that nothing is asked of a server a file in the tree named.
+ */
+export async function smudgePins(root: string, remote: string | null): Promise<string[]> {
+  const names = (await runGit(['remote'], { cwd: root })).stdout.split('\n').filter(Boolean);
+  // A name this checkout does not have (the source's remote, for a receiver on the same machine) falls through to git-lfs's own pick.
+  const name = [remote, names.length === 1 ? names[0] : null, 'origin'].find((n): n is string => typeof n === 'string' && names.includes(n));
+  const url = name === undefined ? null : await runGit(['remote', 'get-url', '--end-of-options', dataArg(name, 'remote')], { cwd: root });
+  const cloneUrl = url !== null && url.code === 0 && url.stdout.trim() !== '' ? url.stdout.trim() : await gitPath(root, '.');
+  return pinnedEndpoint(dataArg(lfsUrl(root, cloneUrl), 'remote URL'));
+}
+
 function lfsBlocked(what: string, result: GitResult | null, url: string): HandoffError {
   const detail =
     result === null
@@ -138,7 +176,7 @@ async function missingOnRemote(pointers: readonly LfsPointer[], url: string, tim
         GIT_COMMITTER_EMAIL: 'session-handoff@localhost',
       },
     });
-    const fetched = await runGit(['lfs', 'fetch', '--', url, commit], { cwd: scratch, timeoutMs });
+    const fetched = await runGit([...pinnedEndpoint(url), 'lfs', 'fetch', '--', url, commit], { cwd: scratch, timeoutMs });
     if (fetched.timedOut || fetched.startError !== undefined) throw lfsBlocked('could not be verified', fetched, url);
     const objects = join(scratch, '.git', 'lfs', 'objects');
     const missing: string[] = [];
@@ -171,7 +209,7 @@ export async function publishLfs(root: string, commit: string, remoteUrl: string
   // requires the remote to have it.
   for (const pointer of pointers) if (await exists(objectPath(store, pointer.oid))) local.push(pointer.oid);
   for (let i = 0; i < local.length; i += BATCH) {
-    const pushed = await runGit(['lfs', 'push', '--object-id', '--', url, ...local.slice(i, i + BATCH)], { cwd: root, timeoutMs });
+    const pushed = await runGit([...pinnedEndpoint(url), 'lfs', 'push', '--object-id', '--', url, ...local.slice(i, i + BATCH)], { cwd: root, timeoutMs });
     if (pushed.code !== 0 || pushed.timedOut || pushed.startError !== undefined) throw lfsBlocked('failed', pushed, url);
   }
   const missing = await missingOnRemote(pointers, url, timeoutMs);

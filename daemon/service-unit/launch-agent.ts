@@ -1,4 +1,5 @@
 import type { ServiceSpec } from './service-plan.js';
+import { refuseControlCharacters } from './service-values.js';
 
 /** The LaunchAgent's label, and its file name under ~/Library/LaunchAgents. */
 export const LAUNCH_AGENT_LABEL = 'dev.session-handoff';
@@ -13,6 +14,7 @@ const string = (text: string): string => `<string>${xml(text)}</string>`;
  * same program, state dir, PATH and log as the systemd unit.
  */
 export function renderLaunchAgent(spec: ServiceSpec): string {
+  refuseControlCharacters(spec);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">',

@@ -1,4 +1,5 @@
 import type { ServiceSpec } from './service-plan.js';
+import { refuseControlCharacters } from './service-values.js';
 
 /** The unit's name: one per user, whatever the state dir (the unit names it). */
 export const SYSTEMD_UNIT = 'session-handoff.service';
@@ -20,6 +21,7 @@ const environment = (name: string, value: string): string =>
  * the daemon's output appended to the state dir.
  */
 export function renderSystemdUnit(spec: ServiceSpec): string {
+  refuseControlCharacters(spec);
   return [
     `# Written by \`handoff service install\` (session-handoff ${spec.version}); \`handoff service uninstall\` removes it.`,
     '# Edits are replaced at the next install. See docs/running-at-login.md.',

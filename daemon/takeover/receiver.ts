@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HandoffError, displayRemote, type ReceiverObservation } from '../../protocol/index.js';
 import type { Manifest } from '../../schemas/index.js';
-import { dataArg, git, instructionFiles, runGit, treeOfWorkTree } from '../git/index.js';
+import { dataArg, git, instructionFiles, runGit, smudgePins, treeOfWorkTree } from '../git/index.js';
 
 async function optional(args: readonly string[], cwd: string, timeoutMs = 15_000): Promise<string | null> {
   const result = await runGit(args, { cwd, timeoutMs });
@@ -140,9 +140,14 @@ async function checkoutBlocker(root: string, commit: string | null): Promise<str
   return (dry.stderr.trim().split('\n')[0] ?? '').slice(0, 300) || `git read-tree exited ${dry.code ?? 'on a signal'}`;
 }
 
-/** Out leg `--checkout`: a clean work tree is switched to the checkpoint (detached); git refuses anything else. */
-export async function switchToCheckpoint(root: string, commit: string): Promise<void> {
-  await git(['switch', '--detach', '--end-of-options', dataArg(commit, 'checkpoint commit', 'corrupt_record')], { cwd: root, timeoutMs: 120_000 });
+/**
+ * Out leg `--checkout`: a clean work tree is switched to the checkpoint (detached); git refuses anything
+ * else. The switch may smudge LFS files: their endpoint is pinned to `remote`'s (lfs.ts), whatever the
+ * checkpoint's `.lfsconfig` says.
+ */
+export async function switchToCheckpoint(root: string, commit: string, remote: string | null): Promise<void> {
+  const target = dataArg(commit, 'checkpoint commit', 'corrupt_record');
+  await git([...(await smudgePins(root, remote)), 'switch', '--detach', '--end-of-options', target], { cwd: root, timeoutMs: 120_000 });
 }
 
 /**
@@ -152,7 +157,7 @@ export async function switchToCheckpoint(root: string, commit: string): Promise<
  * written by the switch: a tracked one is restored from the index, a new one removed; a tracked file the
  * switch deleted is restored. Anything else is left as it is and named: nothing of the user's is guessed at.
  */
-export async function undoPartialSwitch(root: string, commit: string): Promise<string[]> {
+export async function undoPartialSwitch(root: string, commit: string, remote: string | null): Promise<string[]> {
   const status = await git(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], { cwd: root, timeoutMs: 120_000 });
   const target = dataArg(commit, 'checkpoint commit', 'corrupt_record');
   const restore: string[] = [];
@@ -167,7 +172,7 @@ export async function undoPartialSwitch(root: string, commit: string): Promise<s
     else if (how === ' D' && wanted === null) restore.push(path);
     else left.push(path);
   }
-  if (restore.length > 0) await git(['checkout-index', '-f', '-q', '--', ...restore], { cwd: root, timeoutMs: 120_000 });
+  if (restore.length > 0) await git([...(await smudgePins(root, remote)), 'checkout-index', '-f', '-q', '--', ...restore], { cwd: root, timeoutMs: 120_000 });
   return left;
 }
 
@@ -176,15 +181,32 @@ export async function undoPartialSwitch(root: string, commit: string): Promise<s
  * byte is also in that commit), is brought to the returned tree. HEAD and the branch stay; the
  * returned work appears as uncommitted changes on top of them, ready for review.
  */
-export async function bringToReturned(root: string, frozenTree: string, returnedTree: string, withhold: readonly string[] = []): Promise<void> {
+export async function bringToReturned(
+  root: string,
+  frozenTree: string,
+  returnedTree: string,
+  options: { readonly withhold?: readonly string[]; readonly remote: string | null },
+): Promise<void> {
+  const withhold = options.withhold ?? [];
   if ((await treeOfWorkTree(root, withhold)) !== frozenTree) {
     throw new HandoffError('diverged', 'the work tree changed while it was being checked', 'nothing was moved; verify again');
   }
   await git(['read-tree', '--end-of-options', dataArg(frozenTree, 'frozen tree', 'corrupt_record')], { cwd: root });
   await runGit(['update-index', '-q', '--refresh'], { cwd: root, timeoutMs: 120_000 });
-  await git(['read-tree', '-m', '-u', '--end-of-options', frozenTree, dataArg(returnedTree, 'returned tree', 'corrupt_record')], {
-    cwd: root,
-    timeoutMs: 120_000,
-  });
+  await git(
+    [
+      ...(await smudgePins(root, options.remote)),
+      'read-tree',
+      '-m',
+      '-u',
+      '--end-of-options',
+      frozenTree,
+      dataArg(returnedTree, 'returned tree', 'corrupt_record'),
+    ],
+    {
+      cwd: root,
+      timeoutMs: 120_000,
+    },
+  );
   await git(['reset', '-q', '--mixed', 'HEAD'], { cwd: root, timeoutMs: 120_000 });
 }

@@ -91,12 +91,53 @@ export function proveTravellingPackage(
   if (manifest.cycle_id !== cycle) throw refusedRecord(ref, remote, `manifest.cycle_id is ${manifest.cycle_id}, not ${cycle}`);
   if (manifest.leg !== leg) throw refusedRecord(ref, remote, `manifest.leg is ${manifest.leg}, not ${leg}`);
   if (manifest.checkpoint.ref !== checkpointRef(cycle, leg)) throw refusedRecord(ref, remote, `manifest.checkpoint.ref is not ${checkpointRef(cycle, leg)}`);
-  // Artifact paths are relative to the cycle's directory, the return leg's `return/…` included.
-  for (const artifact of manifest.integrity.artifacts) {
-    const found = files[`${cycle}/${artifact.path}`];
-    if (found === undefined || sha256(found) !== artifact.sha256)
-      throw refusedRecord(ref, remote, `manifest.integrity.artifacts names ${artifact.path}, which the package does not hold with that sha256`);
+  const named = new Set([`${cycle}/${wanted.manifest.path}`]);
+  // Every file of the package is one a manifest of it names: the offered one, the revisions it
+  // supersedes (each found by the sha256 its successor records as predecessor) and their artifacts.
+  for (let current: Manifest | null = manifest; current !== null;) {
+    // Artifact paths are relative to the cycle's directory, the return leg's `return/…` included.
+    for (const artifact of current.integrity.artifacts) {
+      const found = files[`${cycle}/${artifact.path}`];
+      if (found === undefined || sha256(found) !== artifact.sha256)
+        throw refusedRecord(ref, remote, `manifest.integrity.artifacts names ${artifact.path}, which the package does not hold with that sha256`);
+      named.add(`${cycle}/${artifact.path}`);
+    }
+    current = predecessorIn(files, named, current.predecessor, { cycle, remote, ref });
   }
+  // A holder's ended return legs travel with its next one (daemon/evacuation/abandoned-record.ts).
+  const unnamed = Object.keys(files).filter((path) => !named.has(path) && !(leg === 'return' && ABANDONED_RETURN.test(path.slice(cycle.length + 1))));
+  if (unnamed[0] !== undefined)
+    throw refusedRecord(ref, remote, `the package holds ${unnamed[0].slice(0, 200)}, which none of its manifests names (${unnamed.length} such file(s))`);
+  return manifest;
+}
+
+const ABANDONED_RETURN = /^return\/abandoned-[0-9TZ]+\.json$/;
+const PACKAGE_MANIFEST = /^(return\/)?manifest(\.\d+)?\.json$/;
+
+/** The earlier revision a manifest names as its predecessor, when the package carries it: proven like the offered one. */
+function predecessorIn(
+  files: Readonly<Record<string, string>>,
+  named: Set<string>,
+  predecessor: string | null,
+  where: { cycle: string; remote: string; ref: string },
+): Manifest | null {
+  if (predecessor === null) return null;
+  const { cycle, remote, ref } = where;
+  const found = Object.entries(files).find(
+    ([path, text]) => !named.has(path) && PACKAGE_MANIFEST.test(path.slice(cycle.length + 1)) && sha256(text) === predecessor,
+  );
+  if (found === undefined) return null;
+  const [path, text] = found;
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch {
+    throw refusedRecord(ref, remote, `${path.slice(0, 200)} is not JSON`);
+  }
+  if (!validate(manifest)) throw refusedRecord(ref, remote, describeErrors(validate.errors, 'manifest'));
+  if (!validateTravelling(manifest)) throw refusedRecord(ref, remote, describeErrors(validateTravelling.errors, 'manifest'));
+  if (manifest.cycle_id !== cycle) throw refusedRecord(ref, remote, `${path.slice(0, 200)}: manifest.cycle_id is ${manifest.cycle_id}, not ${cycle}`);
+  named.add(path);
   return manifest;
 }
 

@@ -1,4 +1,4 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   checkpointRef,
@@ -38,7 +38,7 @@ import { readAbandoned } from '../evacuation/abandoned-record.js';
 import { bringToReturned, observeReceiver, switchToCheckpoint, undoPartialSwitch } from './receiver.js';
 import { frozenWithheld } from './frozen-withheld.js';
 import { importedCycle } from './imported-cycle.js';
-import { materialize } from './materialize.js';
+import { materialize, realWorkspaceDir } from './materialize.js';
 import { offeredCyclesOn } from './remote-offers.js';
 import { cycleRevisions, proveTravellingPackage, readManifest, recordedCycles, type ManifestRecord } from './records.js';
 
@@ -76,6 +76,8 @@ interface Source {
   /** What the out snapshot withheld (a secret): left out when the primary's tree is compared with the frozen one. */
   readonly frozenWithhold?: readonly string[];
   readonly lease: { readonly record: RemoteLeaseRecord; readonly head: string; readonly remote: string } | null;
+  /** A package read from a remote, proven and held in memory: written into the checkout only by an accept that passed. */
+  readonly package: Readonly<Record<string, string>> | null;
 }
 
 interface Candidate {
@@ -167,13 +169,14 @@ export function createTakeoverService(deps: TakeoverDeps) {
     const record = await readManifest(join(cycleDir(home.root, cycle.id), files.manifest), drain.manifests.at(-1) ?? null);
     const frozenTree = wantReturn ? str(cycle.drain.steps.snapshot?.summary['tree']) : null;
     const frozenWithhold = wantReturn ? await frozenWithheld(home.root, cycle) : [];
-    return { kind: 'source', home, cycle, record, frozenTree, frozenWithhold, lease: null };
+    return { kind: 'source', home, cycle, record, frozenTree, frozenWithhold, lease: null, package: null };
   }
 
   /**
    * A cycle from another machine, with only this clone and its remote: the lease record and the
-   * package are read from `refs/handoff/`, the package is written here (create-once) and proven
-   * against the sha256 the lease record names.
+   * package are read from `refs/handoff/` and proven in memory against the sha256 the lease record
+   * names. Nothing of it is written here: a verify leaves the checkout as it was, and an accept
+   * writes the package only once every check passed (materialize.ts).
    */
   async function remoteSource(body: VerifyBody & { from: string }, receiverRoot: string, progress: Progress): Promise<Refused | Source> {
     const remote = body.from;
@@ -236,17 +239,17 @@ export function createTakeoverService(deps: TakeoverDeps) {
       return refused(
         failure('corrupt_record', `'${remote}' has a lease but no package for cycle ${body.cycle}`, 'inspect refs/handoff/packages on the remote'),
       );
-    // Proven in memory first: a package that fails is refused before a byte of it is written or used.
-    proveTravellingPackage(files, { cycle: body.cycle, leg: 'out', manifest: record.manifest, remote, ref: packagesRef(body.cycle) });
-    await materialize(receiverRoot, body.cycle, files);
-    const manifestRecord = await readManifest(join(cycleDir(receiverRoot, body.cycle), record.manifest.path), record.manifest.sha256);
+    const manifest = proveTravellingPackage(files, { cycle: body.cycle, leg: 'out', manifest: record.manifest, remote, ref: packagesRef(body.cycle) });
+    // Named where it comes from: the remote's package ref, until an accept writes it here.
+    const manifestRecord = { path: `${packagesRef(body.cycle)}:${body.cycle}/${record.manifest.path}`, manifest, sha256: record.manifest.sha256 };
     return {
       kind: 'source',
       home: null,
-      cycle: importedCycle(manifestRecord.manifest, record, remote, head),
+      cycle: importedCycle(manifest, record, remote, head),
       record: manifestRecord,
       frozenTree: null,
       lease: { record, head, remote },
+      package: files,
     };
   }
 
@@ -291,11 +294,15 @@ export function createTakeoverService(deps: TakeoverDeps) {
     return { sources: [...(made == null ? [] : [made]), ...own], ref };
   }
 
+  /** The remote whose LFS endpoint a move may smudge from: the one named with `--from`, else the one the cycle's lease travels on (else lfs.ts picks). */
+  const lfsRemote = (source: Source): string | null => source.lease?.remote ?? source.cycle.remote?.name ?? null;
+
   /** The `--checkout` move, once the lease is ours: a clean tree to the checkpoint, or a frozen one to the returned tree. */
   async function carryOutCheckout(source: Source, receiverRoot: string, wantReturn: boolean): Promise<void> {
     const checkpoint = source.record.manifest.checkpoint;
-    if (wantReturn) await bringToReturned(receiverRoot, source.frozenTree ?? '', checkpoint.tree ?? '', source.frozenWithhold ?? []);
-    else await switchToCheckpoint(receiverRoot, checkpoint.commit ?? '');
+    const remote = lfsRemote(source);
+    if (wantReturn) await bringToReturned(receiverRoot, source.frozenTree ?? '', checkpoint.tree ?? '', { withhold: source.frozenWithhold ?? [], remote });
+    else await switchToCheckpoint(receiverRoot, checkpoint.commit ?? '', remote);
   }
 
   /** The lease is the receiver's, the tree did not come: say which token, which checkpoint, and the command that finishes the move. */
@@ -332,7 +339,7 @@ export function createTakeoverService(deps: TakeoverDeps) {
     // The workspace that journaled the accept: the source's on this machine, else the receiver's (imported).
     const where = source.home?.root ?? receiverRoot;
     const cycle = registry.find(where)?.snapshot().context.cycle ?? null;
-    const left = await undoPartialSwitch(receiverRoot, commit).catch((error: unknown) => [`(not checked: ${(error as Error).message})`]);
+    const left = await undoPartialSwitch(receiverRoot, commit, lfsRemote(source)).catch((error: unknown) => [`(not checked: ${(error as Error).message})`]);
     const leftWords =
       left.length === 0 ? '' : `; git left ${left.length} path(s) it had written that differ from the checkpoint: ${left.slice(0, 5).join(', ')}`;
     const data = { cycle: id, leg: 'out', token, checkpoint: commit, checkout: receiverRoot, left };
@@ -537,11 +544,17 @@ export function createTakeoverService(deps: TakeoverDeps) {
       const { source } = judged;
       const data = resultData(source, judged.judgement, leg);
       if (judged.judgement.code !== 'verified') return judgementEnvelope(data, judged.judgement.code);
-      // The lease record's directory must exist before the lease moves: a file in its way refuses the accept, not its answer.
-      await mkdir(workspaceDir(receiverRoot), { recursive: true });
+      // The lease record's directory must exist, as a real directory, before the lease moves: a link or a
+      // file in its way refuses the accept, not its answer. A remote's package is written after every
+      // check passed and the caller is still there, before the lease moves, only into real directories.
+      await realWorkspaceDir(receiverRoot);
       if (!progress.commit())
         return failure('interrupted', `the accept of cycle ${source.cycle.id} was cancelled before the lease moved`, 'nothing was changed; accept again');
       progress.phase(`taking the lease of cycle ${source.cycle.id}${source.lease === null ? '' : ` on '${source.lease.remote}'`}`);
+      if (source.package !== null) {
+        await materialize(receiverRoot, source.cycle.id, source.package);
+        data.manifest = join(cycleDir(receiverRoot, source.cycle.id), source.lease?.record.manifest.path ?? '');
+      }
       const accepted =
         source.home === null ? await acceptRemote(source, body, receiverRoot) : await acceptLocal(source.home, source.cycle, body, receiverRoot, leg);
       if (accepted.error) return accepted;

@@ -83,10 +83,8 @@ async function strayDaemon(stateDir: string, servicePid: number | null): Promise
   return info !== null && info.pid !== servicePid && isProcessAlive(info.pid) ? info.pid : null;
 }
 
-async function survey(ctx: CommandContext, version: string) {
-  const platform = platformOf();
-  const uid = process.getuid?.() ?? 0;
-  const file = serviceFile(platform, homedir());
+/** The file install would write now; refused when a value cannot be carried by it (service-plan.ts). */
+function serviceContent(ctx: CommandContext, version: string, platform: ServicePlatform): string {
   const spec = serviceSpec({
     execPath: process.execPath,
     cli: cliEntry(),
@@ -95,7 +93,13 @@ async function survey(ctx: CommandContext, version: string) {
     version,
     log: join(ctx.stateDir, AUTOSTART_LOG),
   });
-  const content = renderService(platform, spec);
+  return renderService(platform, spec);
+}
+
+async function survey(ctx: CommandContext) {
+  const platform = platformOf();
+  const uid = process.getuid?.() ?? 0;
+  const file = serviceFile(platform, homedir());
   const manager = await managerView(platform, uid);
   const missingStateDir = await lstat(ctx.stateDir).then(
     () => null,
@@ -114,7 +118,7 @@ async function survey(ctx: CommandContext, version: string) {
     strayDaemon: await strayDaemon(ctx.stateDir, manager.pid),
     stateDir: missingStateDir,
   };
-  return { facts, content, manager };
+  return { facts, manager };
 }
 
 async function carryOut(ctx: CommandContext, steps: readonly ServiceStep[], data: Record<string, unknown>): Promise<Envelope> {
@@ -199,7 +203,8 @@ export function registerService(program: Command): void {
     .addOption(dryRun())
     .action(
       action(async (ctx, options: { dryRun?: boolean }) => {
-        const { facts, content } = await survey(ctx, version);
+        const content = serviceContent(ctx, version, platformOf());
+        const { facts } = await survey(ctx);
         const steps = installPlan(facts, content);
         const data = { platform: facts.platform, file: facts.file, state_dir: ctx.stateDir };
         if (options.dryRun === true)
@@ -213,7 +218,7 @@ export function registerService(program: Command): void {
     .addOption(dryRun())
     .action(
       action(async (ctx, options: { dryRun?: boolean }) => {
-        const { facts } = await survey(ctx, version);
+        const { facts } = await survey(ctx);
         const steps = uninstallPlan(facts);
         const data = { platform: facts.platform, file: facts.file, state_dir: ctx.stateDir };
         if (options.dryRun === true) return success('ok', { ...data, dry_run: true, steps: steps.map(describeStep) });
@@ -225,7 +230,8 @@ export function registerService(program: Command): void {
     .description('whether the service is installed, up to date and active, and where its file is')
     .action(
       action(async (ctx) => {
-        const { facts, content, manager } = await survey(ctx, version);
+        const content = serviceContent(ctx, version, platformOf());
+        const { facts, manager } = await survey(ctx);
         const data: StatusData = {
           platform: facts.platform,
           file: facts.file,
