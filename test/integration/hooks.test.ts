@@ -143,12 +143,14 @@ describe('handoff hook claude-guard', () => {
     expect(JSON.parse((await hook('claude-guard', call)).stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny' } });
   });
 
-  it('with no daemon or a garbage payload it allows, says so on stderr, and exits 0', async () => {
+  it('with no daemon or a garbage payload it allows, tells the person (systemMessage) and stderr, and exits 0', async () => {
     const down = await piped(['hook', 'claude-guard', '--state-dir', nobody()], toolCall(tempRepo(), 's', 'Edit'));
-    expect([down.code, down.stdout]).toEqual([0, '{}\n']);
+    expect(down.code).toBe(0);
+    expect(JSON.parse(down.stdout)).toEqual({ systemMessage: 'handoff: daemon down; the lease guard is not enforcing' });
     expect(down.stderr).toMatch(/daemon down; the lease guard is not enforcing/);
     const garbage = await hook('claude-guard', 'nonsense');
-    expect([garbage.code, garbage.stdout]).toEqual([0, '{}\n']);
+    expect(garbage.code).toBe(0);
+    expect(JSON.parse(garbage.stdout)).toEqual({ systemMessage: expect.stringMatching(/not a JSON object; the lease guard is not enforcing/) as unknown });
     expect(garbage.stderr).toMatch(/not a JSON object/);
   });
 });
