@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { HandoffError, PROTOCOL_VERSION, runningDrain, stateOf, type DrainStep } from '../protocol/index.js';
 import type { Config } from '../schemas/index.js';
-import { createAgentContextService, SessionRecords } from './agent-context/index.js';
+import { createAgentContextService, SessionActivity, SessionRecords } from './agent-context/index.js';
 import { readCapsule } from './capsule/capsule-file.js';
 import { eventMeta, randomEntropy, systemIntervals, type Clock, type Intervals } from './clock.js';
 import { createDrainRunner, type DrainRunner } from './evacuation/index.js';
@@ -138,8 +138,10 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
       if (registry === null) throw new Error('the registry is used before it exists');
       return registry;
     };
+    const activity = new SessionActivity();
     const drain = (options.drainRunner ?? createDrainRunner)({
       registry: liveRegistry,
+      lastHookMs: (root) => activity.lastHookMs(root),
       stateDir: dir,
       config,
       clock,
@@ -236,6 +238,7 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
       registry,
       takeover,
       records: sessionRecords,
+      activity,
       clock,
       resolveRoot: rootOf,
       remindAfter: config.context_reminder_after_tool_calls,
