@@ -10,7 +10,7 @@ import { resolveRepoRoot } from './git/index.js';
 import { createDashboard } from './http/dashboard/index.js';
 import { buildServer } from './http/index.js';
 import { listenLocalSocket } from './http/local-socket.js';
-import { cachedRootResolver, createIngestService, startCodexWatch } from './ingest/index.js';
+import { cachedRootResolver, createIngestService, startCodexWatch, startEventSpool } from './ingest/index.js';
 import type { Logger } from './logger.js';
 import { createService, type DaemonInfo } from './service.js';
 import {
@@ -232,6 +232,14 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
     const codex = await startCodexWatch({ stateDir: dir, env: options.env, ingest, clock, log: log.child({ module: 'codex' }) });
     codexTail = () => codex.status();
     undo.push(() => codex.close());
+    const spool = await startEventSpool({
+      stateDir: dir,
+      ingest,
+      clock,
+      maxAgeMs: config.pressure.freshness_seconds * 1000,
+      log: log.child({ module: 'spool' }),
+    });
+    undo.push(() => spool.close());
     const dashboard = createDashboard({ registry, takeover, clock, info, port: () => port, log, records });
     const sessionRecords = await SessionRecords.open(dir, log.child({ module: 'agent-context' }));
     const agentContext = createAgentContextService({

@@ -1,4 +1,5 @@
 export type { TailStatus } from './codex-tail.js';
 export { startCodexWatch } from './codex-watch.js';
+export { SPOOL_DIR, SPOOLED_NAME, startEventSpool } from './event-spool.js';
 export { createIngestService, type IngestRequest, type IngestService } from './ingest-service.js';
 export { cachedRootResolver } from './root-cache.js';
