@@ -51,8 +51,13 @@ export function launcherWords(command: string): string[] | null {
   return null;
 }
 
+/** The shell line of spooledEventCommand: it starts no handoff, so only its shape is checked. */
+const SPOOLED_EVENT =
+  /^d='(?:[^']|'\\'')*'; t="\$d\/\.\$\$"; umask 077; mkdir -p "\$d" && cat > "\$t" && mv "\$t" "\$d\/\$\(date \+%s\)000-\$\(printf %012x \$\$\)\.json" # handoff hook claude-event$/;
+
 /** Why a hook command would not start handoff when its agent runs it, or null when it would. */
 export function launcherProblem(command: string, env: NodeJS.ProcessEnv): string | null {
+  if (SPOOLED_EVENT.test(command)) return null;
   const words = launcherWords(command);
   if (words === null || words.length === 0) return `cannot tell what \`${command}\` runs`;
   const [program = '', ...args] = words;

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, utimesSync, watch, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI, cli, startDaemon, until } from '../support/daemon.js';
@@ -78,6 +78,25 @@ describe('claude-event hands its payload off through the spool, so a killed hook
     try {
       expect(existsSync(old)).toBe(false);
       expect(await stateOf(stateDir, repo)).toBe('NORMAL');
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('the StopFailure hook as installed is a shell line that spools before any node starts; the daemon evacuates on it', async () => {
+    const daemon = await startDaemon(privateStateDir());
+    try {
+      const settings = join(tempDir('claude'), 'settings.json');
+      expect((await cli(daemon.stateDir, ['install', 'claude', '--settings', settings, '--json'])).code).toBe(0);
+      const installed = JSON.parse(readFileSync(settings, 'utf8')) as { hooks: { StopFailure: { hooks: { command: string }[] }[] } };
+      const command = installed.hooks.StopFailure[0]?.hooks[0]?.command ?? '';
+      expect(command).toMatch(/^d='.*\/spool'; .* # handoff hook claude-event$/);
+      const repo = tempRepo();
+      // Claude Code runs it through a shell with the payload on stdin; PATH as narrow as a sandbox's.
+      execFileSync('/bin/sh', ['-c', command], { input: stopFailure(repo), env: { PATH: '/usr/bin:/bin' } });
+      await evacuating(daemon.stateDir, repo);
+      const again = await cli(daemon.stateDir, ['install', 'claude', '--settings', settings, '--json']);
+      expect((again.json.data as { files: { action: string }[] }).files.map((file) => file.action)).toEqual(['unchanged', 'unchanged']);
     } finally {
       await daemon.stop();
     }

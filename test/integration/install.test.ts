@@ -9,12 +9,15 @@ import { linkedHandoffPath } from '../support/linked-handoff.js';
 
 /**
  * No daemon is needed: installers run in the CLI process. A fresh HOME with the default state dir,
- * so the hook commands need no --state-dir of their own.
+ * so the hook commands need no --state-dir of their own; one HOME for the file, since the StopFailure
+ * hook names the spool of that home's state dir.
  */
+const HOME = tempDir('home');
+
 async function install(args: string[], cwd?: string) {
   const run = await piped(['install', ...args], '', {
     cwd,
-    env: { HOME: tempDir('home'), HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '', PATH: linkedHandoffPath() },
+    env: { HOME, HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '', PATH: linkedHandoffPath() },
   });
   return {
     ...run,

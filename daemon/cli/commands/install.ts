@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
   AGENTS,
@@ -13,6 +13,7 @@ import {
 } from '../../../adapters/agents/index.js';
 import { success } from '../../../protocol/index.js';
 import { resolveRepoRoot } from '../../git/index.js';
+import { SPOOL_DIR } from '../hooks/event.js';
 import { resolveStateDir } from '../../store/index.js';
 import { action, usage } from '../context.js';
 import { hookLauncher } from '../hook-launcher.js';
@@ -86,7 +87,8 @@ export function registerInstall(program: Command): void {
         const target = resolve(options.settings ?? defaultTarget(known, process.env, homedir(), repoRoot));
         const companions = companionTargets(known, target, process.env, homedir());
         const launcher = hookLauncher(options.command, process.env);
-        const plan = await planInstall(known, target, { handoff: launcher.command, stateDir: stateDirToBake(ctx.stateDir) }, diskIo, companions);
+        const invocation = { handoff: launcher.command, stateDir: stateDirToBake(ctx.stateDir), spoolDir: join(ctx.stateDir, SPOOL_DIR) };
+        const plan = await planInstall(known, target, invocation, diskIo, companions);
         const notes = [...(launcher.note === null || !RUNS_HOOKS.has(known) ? [] : [launcher.note]), ...plan.notes, ...setupSteps(known)];
         const dryRun = options.dryRun === true;
         const stamp = new Date().toISOString().replace(/[-:.]/g, '');

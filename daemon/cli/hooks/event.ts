@@ -4,8 +4,8 @@ import type { HookContext } from './hook-context.js';
 import { STDIN_TIMEOUT_MS } from './hook-context.js';
 import { readStdin } from './stdin.js';
 
-/** `<state dir>/spool/` and the names the daemon takes from it (daemon/ingest/event-spool.ts). */
-const SPOOL_DIR = 'spool';
+/** `<state dir>/spool/`, where daemon/ingest/event-spool.ts reads (the same name there; the spool tests hold them together). */
+export const SPOOL_DIR = 'spool';
 
 /**
  * Puts the payload where the daemon reads it: a dot-file first, then a rename to its final name, so

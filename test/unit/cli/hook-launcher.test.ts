@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isOurHook, spooledEventCommand } from '../../../adapters/agents/index.js';
 import { hookLauncher, launcherProblem, launcherWords } from '../../../daemon/cli/hook-launcher.js';
 import { tempDir } from '../../support/git.js';
 
@@ -64,6 +65,13 @@ describe('hookLauncher: the hooks start a handoff that exists', () => {
 });
 
 describe('launcherProblem: why a written hook command would not start', () => {
+  it('the spooling StopFailure line starts no handoff: its own shape is live, an edited one is not read', () => {
+    const line = spooledEventCommand("/home/it's me/.local/state/session-handoff/spool");
+    expect(launcherProblem(line, { PATH: '' })).toBeNull();
+    expect(isOurHook(line, 'claude-event')).toBe(true);
+    expect(launcherProblem(line.replace('mv "$t"', 'cp "$t"'), { PATH: '' })).not.toBeNull();
+  });
+
   it('reads our quoting back, and stops at `hook`', () => {
     expect(launcherWords(`'/opt/my node' '/a/it'\\''s/main.js' hook claude-guard --state-dir '/s'`)).toEqual(['/opt/my node', "/a/it's/main.js"]);
     expect(launcherWords('handoff hook claude-guard')).toEqual(['handoff']);
