@@ -11,7 +11,7 @@ import {
   type HookName,
 } from '../../adapters/agents/index.js';
 import type { Source } from '../../schemas/telemetry.schema.js';
-import { launcherProblem } from './hook-launcher.js';
+import { launcherProblem, spoolDirOf } from './hook-launcher.js';
 import { isErrno } from '../store/errno.js';
 
 /** The agents `handoff doctor` looks at: the ones whose user-wide config the installer writes. */
@@ -87,6 +87,8 @@ export interface DoctorEnv {
   readonly env: NodeJS.ProcessEnv;
   readonly home: string;
   readonly repo: string;
+  /** The state dir this CLI talks to: the one a spooling hook must write into. */
+  readonly stateDir: string;
   /** Newest observed_at per source across the daemon's workspaces; null when no daemon answered. */
   readonly lastSeen: ReadonlyMap<Source, string> | null;
 }
@@ -108,11 +110,17 @@ export async function checkAgent(agent: DoctorAgent, where: DoctorEnv): Promise<
   const json: unknown = text === null ? null : parse(text);
   const ours = commandsOf(json).filter((command) => NAMES[agent].some((name) => isOurHook(command, name)));
   if (ours.length === 0) return { agent, config, installed: false, live: false, hooks: [], step: `\`handoff install ${agent}\``, telemetry };
-  let hooks: HookCheck[] = ours.map((command) => ({ command, problem: launcherProblem(command, env) }));
+  const spool = join(where.stateDir, 'spool');
+  const problemOf = (command: string): string | null => {
+    const into = spoolDirOf(command);
+    if (into !== null && into !== spool) return `it spools into ${into}, but the daemon's state dir is ${where.stateDir}`;
+    return launcherProblem(command, env);
+  };
+  let hooks: HookCheck[] = ours.map((command) => ({ command, problem: problemOf(command) }));
   if (agent === 'codex') {
     const toml = (await readText(join(dirname(config), 'config.toml'))) ?? '';
     const trust = codexHookTrust(json, config, codexHookStates(toml), NAMES.codex);
-    hooks = trust.map((hook) => ({ command: hook.command, problem: launcherProblem(hook.command, env), trust: hook.trust }));
+    hooks = trust.map((hook) => ({ command: hook.command, problem: problemOf(hook.command), trust: hook.trust }));
   }
   const broken = hooks.some((hook) => hook.problem !== null);
   const untrusted = hooks.some((hook) => hook.trust !== undefined && hook.trust !== 'trusted');

@@ -55,6 +55,12 @@ export function launcherWords(command: string): string[] | null {
 const SPOOLED_EVENT =
   /^d='(?:[^']|'\\'')*'; t="\$d\/\.\$\$"; umask 077; mkdir -p "\$d" && cat > "\$t" && mv "\$t" "\$d\/\$\(date \+%s\)000-\$\(printf %012x \$\$\)\.json" # handoff hook claude-event$/;
 
+/** The spool a spooling StopFailure line writes into, or null when the command is not one. */
+export function spoolDirOf(command: string): string | null {
+  if (!SPOOLED_EVENT.test(command)) return null;
+  return launcherWords(`${command.slice(2, command.indexOf("'; t=") + 1)} hook`)?.[0] ?? null;
+}
+
 /** Why a hook command would not start handoff when its agent runs it, or null when it would. */
 export function launcherProblem(command: string, env: NodeJS.ProcessEnv): string | null {
   if (SPOOLED_EVENT.test(command)) return null;

@@ -39,7 +39,7 @@ function machine(stateDir = tempDir('state')) {
     const report = JSON.parse(result.stdout) as Report;
     return { code: result.code, report, agent: (name: string) => report.data.agents.find((a) => a.agent === name) };
   };
-  return { home, run, doctor };
+  return { home, env, run, doctor };
 }
 
 describe('handoff doctor', () => {
@@ -99,6 +99,18 @@ describe('handoff doctor', () => {
       hooks: [{ command, problem: `${gone} does not exist` }],
       step: '`handoff install claude` again, so the hooks start this install',
     });
+  });
+
+  it("a StopFailure hook spooling into another state dir than the daemon's is named", async () => {
+    const { env, run } = machine();
+    expect((await run('install', 'claude')).code).toBe(0);
+    const elsewhere = tempDir('other-state');
+    const result = await piped(['doctor', '--json'], '', { env: { ...env, HANDOFF_STATE_DIR: elsewhere } });
+    const claude = (JSON.parse(result.stdout) as Report).data.agents.find((a) => a.agent === 'claude');
+    expect(result.code).toBe(10);
+    expect(claude?.hooks.map((hook) => hook.problem).filter(Boolean)).toEqual([
+      `it spools into ${join(env.HANDOFF_STATE_DIR, 'spool')}, but the daemon's state dir is ${elsewhere}`,
+    ]);
   });
 
   it("when the daemon runs: when each agent's telemetry was last seen", async () => {

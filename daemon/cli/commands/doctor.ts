@@ -64,7 +64,7 @@ export function registerDoctor(program: Command): void {
       action(async (ctx) => {
         const workspaces = await ctx.call({ method: 'GET', path: '/v1/workspaces', autoStart: false });
         const seen = lastSeen(workspaces);
-        const where = { env: process.env, home: homedir(), repo: ctx.repo, lastSeen: seen };
+        const where = { env: process.env, home: homedir(), repo: ctx.repo, stateDir: ctx.stateDir, lastSeen: seen };
         const agents = await Promise.all(DOCTOR_AGENTS.map((agent) => checkAgent(agent, where)));
         const report: DoctorReport = { agents, daemon: seen !== null };
         const dead = agents.filter((check) => check.installed && !check.live);

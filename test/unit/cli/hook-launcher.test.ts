@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isOurHook, spooledEventCommand } from '../../../adapters/agents/index.js';
-import { hookLauncher, launcherProblem, launcherWords } from '../../../daemon/cli/hook-launcher.js';
+import { hookLauncher, launcherProblem, launcherWords, spoolDirOf } from '../../../daemon/cli/hook-launcher.js';
 import { tempDir } from '../../support/git.js';
 
 const dirs: string[] = [];
@@ -70,6 +70,8 @@ describe('launcherProblem: why a written hook command would not start', () => {
     expect(launcherProblem(line, { PATH: '' })).toBeNull();
     expect(isOurHook(line, 'claude-event')).toBe(true);
     expect(launcherProblem(line.replace('mv "$t"', 'cp "$t"'), { PATH: '' })).not.toBeNull();
+    expect(spoolDirOf(line)).toBe("/home/it's me/.local/state/session-handoff/spool");
+    expect(spoolDirOf('handoff hook claude-event')).toBeNull();
   });
 
   it('reads our quoting back, and stops at `hook`', () => {
