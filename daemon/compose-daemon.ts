@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { HandoffError, PROTOCOL_VERSION, runningDrain, stateOf, type DrainStep } from '../protocol/index.js';
 import type { Config } from '../schemas/index.js';
-import { createAgentContextService, SessionRecords } from './agent-context/index.js';
+import { createAgentContextService, SessionActivity, SessionRecords } from './agent-context/index.js';
 import { readCapsule } from './capsule/capsule-file.js';
 import { eventMeta, randomEntropy, systemIntervals, type Clock, type Intervals } from './clock.js';
 import { createDrainRunner, type DrainRunner } from './evacuation/index.js';
@@ -10,7 +10,7 @@ import { resolveRepoRoot } from './git/index.js';
 import { createDashboard } from './http/dashboard/index.js';
 import { buildServer } from './http/index.js';
 import { listenLocalSocket } from './http/local-socket.js';
-import { cachedRootResolver, createIngestService, startCodexWatch, startGeminiWatch } from './ingest/index.js';
+import { cachedRootResolver, createIngestService, startCodexWatch, startEventSpool, startGeminiWatch } from './ingest/index.js';
 import type { Logger } from './logger.js';
 import { createService, type DaemonInfo } from './service.js';
 import {
@@ -138,8 +138,10 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
       if (registry === null) throw new Error('the registry is used before it exists');
       return registry;
     };
+    const activity = new SessionActivity();
     const drain = (options.drainRunner ?? createDrainRunner)({
       registry: liveRegistry,
+      lastHookMs: (root) => activity.lastHookMs(root),
       stateDir: dir,
       config,
       clock,
@@ -232,12 +234,21 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
     undo.push(() => codex.close());
     const gemini = await startGeminiWatch({ stateDir: dir, outfiles: config.gemini.telemetry_outfiles, ingest, log: log.child({ module: 'gemini' }) });
     undo.push(() => gemini.close());
+    const spool = await startEventSpool({
+      stateDir: dir,
+      ingest,
+      clock,
+      maxAgeMs: config.pressure.freshness_seconds * 1000,
+      log: log.child({ module: 'spool' }),
+    });
+    undo.push(() => spool.close());
     const dashboard = createDashboard({ registry, takeover, clock, info, port: () => port, log, records });
     const sessionRecords = await SessionRecords.open(dir, log.child({ module: 'agent-context' }));
     const agentContext = createAgentContextService({
       registry,
       takeover,
       records: sessionRecords,
+      activity,
       clock,
       resolveRoot: rootOf,
       remindAfter: config.context_reminder_after_tool_calls,

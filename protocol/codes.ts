@@ -37,6 +37,7 @@ export const CODES = registry({
   handoff_ready: { code: 'handoff_ready', status: 200, exit: 0, summary: 'the work is recoverable from a verified checkpoint and the lease is on offer' },
   capsule_saved: { code: 'capsule_saved', status: 200, exit: 0, summary: 'the capsule was validated and written to .session-handoff/capsule.json' },
   capsule_shown: { code: 'capsule_shown', status: 200, exit: 0, summary: 'the capsule on disk, or null when there is none' },
+  agents_live: { code: 'agents_live', status: 200, exit: 0, summary: '`handoff doctor`: every installed agent integration is live' },
   check_clear: { code: 'check_clear', status: 200, exit: 0, summary: '`handoff check`: nothing is interrupted' },
   resume_needed: { code: 'resume_needed', status: 200, exit: 1, summary: '`handoff check`: an evacuation stopped before it finished; run `handoff resume`' },
   cycle_completed: { code: 'cycle_completed', status: 200, exit: 2, summary: '`handoff check`: the last cycle completed its evacuation (or closed)' },
@@ -100,6 +101,13 @@ export const CODES = registry({
   stale: { code: 'stale', status: 409, exit: 10, summary: 'the manifest is older than the takeover max age; no lease' },
   ambiguous: { code: 'ambiguous', status: 409, exit: 11, summary: 'several cycles match; none was chosen' },
   unknown_cycle: { code: 'unknown_cycle', status: 404, exit: 10, summary: 'no cycle with this id on record' },
+  agents_not_live: {
+    code: 'agents_not_live',
+    status: 409,
+    exit: 10,
+    summary:
+      '`handoff doctor`: an agent is installed but not live: its config has our hooks, yet the agent would skip them (a command that does not start, a Codex hook nobody trusted); data holds the report, the hint the one step per agent',
+  },
 
   // Input rejected
   usage_error: { code: 'usage_error', status: 400, exit: 64, summary: 'the command line is wrong' },

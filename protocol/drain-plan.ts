@@ -83,14 +83,18 @@ export function nextDrainAction(drain: DrainProgress, nowMs: number, timeoutSeco
 
 /**
  * Whether an agent session showed signs of work in the repository since `sinceMs`: a reading it
- * reported (status line, hook, rollout line: readings that name their session) or a capsule it wrote.
+ * reported (status line, hook, rollout line: readings that name their session), a capsule it wrote,
+ * or a hook event of a session mid-turn (a prompt submitted, a tool call finished: `lastHookMs`),
+ * the surest sign of all when the readings come from provider headers, which name no session.
  * An operator's `handoff signal` names no session and is not an agent at work.
  */
 export function agentSeenWorking(
   readings: Readonly<Record<string, { readonly executor: string | null; readonly observed_at: string }>>,
   capsuleUpdatedAt: string | null,
   sinceMs: number,
+  lastHookMs: number | null,
 ): boolean {
+  if (lastHookMs !== null && lastHookMs >= sinceMs) return true;
   if (capsuleUpdatedAt !== null && Date.parse(capsuleUpdatedAt) >= sinceMs) return true;
   return Object.values(readings).some((reading) => reading.executor !== null && Date.parse(reading.observed_at) >= sinceMs);
 }

@@ -32,3 +32,4 @@ export * from './agent-context.js';
 export * from './ingest-report.js';
 export * from './urgency.js';
 export * from './time-words.js';
+export * from './event-spool.js';

@@ -59,6 +59,11 @@ function scpColon(remote: string): number | null {
   return slash !== -1 && slash < colon ? null : colon;
 }
 
+/** A remote that is a path on this machine: no `transport::`, no `scheme://`, not `host:path`. */
+export function isLocalRemote(remote: string): boolean {
+  return !HELPER.test(remote) && !URL_SCHEME.test(remote) && scpColon(remote) === null;
+}
+
 /**
  * The one display form of a remote — an https/ssh/file URL, the scp-like form, a local path, or
  * what `url.<base>.insteadOf` made of one: no userinfo, no query, no fragment.

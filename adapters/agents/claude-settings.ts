@@ -13,12 +13,19 @@ const HOOKS: readonly HookSpec[] = [
   { event: 'StopFailure', name: 'claude-event', matcher: 'rate_limit' },
 ];
 
+/**
+ * Seconds between status line runs besides Claude Code's own events (`statusLine.refreshInterval`,
+ * Claude Code ≥ 2.1.97): without it the line shows the stage of the last event, e.g. EVACUATE long
+ * after the daemon reached HANDOFF_READY. The daemon does not count a repeated reading as new evidence.
+ */
+export const STATUSLINE_REFRESH_SECONDS = 5;
+
 /** Our status line as edits, chaining whatever command the user had and keeping its other keys (padding…). */
 function statusLine(doc: JsonDocument, invocation: HookInvocation, notes: string[]): void {
   const current = JsonDocument.property(doc.root, 'statusLine');
   const commandNode = current?.type === 'object' ? JsonDocument.property(current, 'command') : undefined;
   const command = JsonDocument.string(commandNode);
-  const fresh = { type: 'command', command: chainedStatusline(invocation, null), padding: 0 };
+  const fresh = { type: 'command', command: chainedStatusline(invocation, null), padding: 0, refreshInterval: STATUSLINE_REFRESH_SECONDS };
   if (current === undefined) {
     doc.addProperties(doc.root, [['statusLine', fresh]]);
     return;
@@ -27,11 +34,16 @@ function statusLine(doc: JsonDocument, invocation: HookInvocation, notes: string
     doc.replace(current, fresh);
     return;
   }
+  // The user's own interval is kept: only a missing one is added.
+  const refresh = () => {
+    if (JsonDocument.property(current, 'refreshInterval') === undefined) doc.addProperties(current, [['refreshInterval', STATUSLINE_REFRESH_SECONDS]]);
+  };
   if (!isOurHook(command, 'claude-statusline')) {
     notes.push(`the existing status line command is kept and chained: ${command}`);
     const type = current.type === 'object' ? JsonDocument.property(current, 'type') : undefined;
     if (type === undefined) doc.addProperties(current, [['type', 'command']]);
     else if (JsonDocument.string(type) !== 'command') doc.replace(type, 'command');
+    refresh();
     doc.replace(commandNode, chainedStatusline(invocation, command));
     return;
   }
@@ -40,6 +52,7 @@ function statusLine(doc: JsonDocument, invocation: HookInvocation, notes: string
     notes.push('the status line command was edited by hand after install; it is left as it is');
     return;
   }
+  refresh();
   const next = chainedStatusline(invocation, previous);
   if (next !== command) doc.replace(commandNode, next);
 }

@@ -16,11 +16,27 @@ export interface HookInvocation {
   readonly handoff: string;
   /** Baked into each command when the daemon's state dir is not the one the hook would find by itself. */
   readonly stateDir: string | null;
+  /**
+   * `<state dir>/spool`: when given, the claude-event hook is a shell line that spools its payload
+   * there before any node starts (see spooledEventCommand).
+   */
+  readonly spoolDir?: string;
 }
 
 const CHAIN_FLAG = ' --chain ';
 
+/**
+ * The claude-event hook as a shell line: stdin to a dot-file in the spool, renamed to the name the
+ * daemon takes (`<epoch ms>-<12 hex>.json`, daemon/ingest/event-spool.ts). Headless Claude Code kills
+ * this hook about 90 ms after starting it, sooner than node itself starts on a loaded machine; cat and
+ * mv take a few ms. The trailing comment names the hook, so a later install finds it as ours.
+ */
+export function spooledEventCommand(spoolDir: string): string {
+  return `d=${shellQuote(spoolDir)}; t="$d/.$$"; umask 077; mkdir -p "$d" && cat > "$t" && mv "$t" "$d/$(date +%s)000-$(printf %012x $$).json" # handoff hook claude-event`;
+}
+
 export function hookCommand(invocation: HookInvocation, name: HookName): string {
+  if (name === 'claude-event' && invocation.spoolDir !== undefined) return spooledEventCommand(invocation.spoolDir);
   const stateDir = invocation.stateDir === null ? '' : ` --state-dir ${shellQuote(invocation.stateDir)}`;
   return `${invocation.handoff} hook ${name}${stateDir}`;
 }

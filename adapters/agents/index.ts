@@ -1,8 +1,9 @@
 export { mergeClaudeSettings } from './claude-settings.js';
 export { mergeCodexHooks } from './codex-hooks.js';
+export { codexHookHash, codexHookStates, codexHookTrust, type CodexHookTrust, type CodexTrust } from './codex-trust.js';
 export { mergeGeminiSettings } from './gemini-settings.js';
 export { GEMINI_GUARDED_TOOLS, GEMINI_GUARDED_TOOLS_MATCHER, GUARDED_TOOLS, GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
-export { chainedCommand, chainedStatusline, hookCommand, isOurHook, type HookInvocation, type HookName } from './hook-commands.js';
+export { chainedCommand, chainedStatusline, hookCommand, spooledEventCommand, isOurHook, type HookInvocation, type HookName } from './hook-commands.js';
 export { applyInstall, planInstall, previewInstall, type FileChange, type FileOutcome, type InstallPlan } from './install.js';
 export { JsonDocument } from './json-document.js';
 export { safeTarget, type InstallIo, type PathFacts, type PathKind, type PlannedWrite } from './safe-target.js';

@@ -21,12 +21,14 @@ import { cycleDir } from '../evacuation/package-writer.js';
 import type { Logger } from '../logger.js';
 import { readManifest, type TakeoverService } from '../takeover/index.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
+import type { SessionActivity } from './session-activity.js';
 import type { SessionRecords } from './session-records.js';
 
 export interface AgentContextDeps {
   readonly registry: WorkspaceRegistry;
   readonly takeover: Pick<TakeoverService, 'receiving'>;
   readonly records: SessionRecords;
+  readonly activity: SessionActivity;
   readonly clock: Clock;
   readonly resolveRoot: (dir: string) => Promise<string>;
   /** Config `context_reminder_after_tool_calls`. */
@@ -95,6 +97,7 @@ export function createAgentContextService(deps: AgentContextDeps) {
   return {
     async tell(body: AgentContextBody): Promise<Envelope> {
       const root = await homeOf(body.repo);
+      deps.activity.hookEvent(root, body.event, deps.clock.now());
       const workspace = registry.find(root);
       // A repository the daemon never saw has had no stage yet: nothing to tell.
       if (workspace === undefined) return success('agent_context', { workspace: root, state: 'NORMAL', kind: null, text: null } satisfies AgentContextAnswer);

@@ -24,10 +24,11 @@ const HOOKS: Readonly<Record<HookName, () => Promise<Hook>>> = {
 };
 
 /** What a hook prints when it fails unexpectedly: still the shape its agent expects. */
+const GUARD_FAILED = JSON.stringify({ systemMessage: 'handoff: the lease guard failed; it is not enforcing' });
 const FALLBACK: Partial<Record<HookName, string>> = {
   'claude-statusline': 'handoff: hook failed',
-  'claude-guard': '{}',
-  'gemini-guard': '{}',
+  'claude-guard': GUARD_FAILED,
+  'gemini-guard': GUARD_FAILED,
 };
 
 export const HOOK_USAGE = `usage: handoff hook (${Object.keys(HOOKS).join(' | ')}) [--state-dir DIR] [--chain COMMAND]`;

@@ -33,6 +33,8 @@ export interface DrainDeps {
   readonly config: Config;
   readonly clock: Clock;
   readonly log: Logger;
+  /** When a session's hook last showed it at work in a repository (daemon/agent-context/session-activity.ts). */
+  readonly lastHookMs: (root: string) => number | null;
   /** Test-only fault point: die by SIGKILL right after this step's effect, before it is journaled. */
   readonly killAfter: DrainStep | null;
 }
@@ -75,7 +77,8 @@ export function createDrainRunner(deps: DrainDeps) {
       // Every report names the drain it is about: after `handoff cancel` a late one changes nothing.
       const fence = drainKey(cycle, drain);
       const timeoutMs = deps.config.drain_timeout_seconds * 1000;
-      const agentWorking = agentSeenWorking(context.readings, context.capsule?.updated_at ?? null, Date.parse(drain.started_at) - timeoutMs);
+      const since = Date.parse(drain.started_at) - timeoutMs;
+      const agentWorking = agentSeenWorking(context.readings, context.capsule?.updated_at ?? null, since, deps.lastHookMs(root));
       const action = nextDrainAction(drain, clock.now(), deps.config.drain_timeout_seconds, agentWorking);
       if (action.kind === 'wait') return schedule(root, action.untilMs);
       const paused = context.paused.workspace ?? context.paused.global;

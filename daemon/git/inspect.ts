@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, lstat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { displayRemote } from '../../protocol/index.js';
+import { isAbsolute, join, resolve } from 'node:path';
+import { displayRemote, isLocalRemote } from '../../protocol/index.js';
 import type { RepositoryObservation } from '../../schemas/index.js';
 import { git, runGit } from './run-git.js';
 
@@ -71,6 +71,12 @@ export function parseStatus(output: string): RepositoryObservation['dirty'] {
   return dirty;
 }
 
+/**
+ * A relative local remote (`git remote add origin ../remote.git`) made absolute: git reads it from
+ * the work tree's root, but the pickup's `git clone` runs in another directory, where it would fail.
+ */
+const absoluteIfLocal = (url: string, root: string): string => (isLocalRemote(url) && !isAbsolute(url) ? resolve(root, url) : url);
+
 /** Everything the manifest says about the repository, observed, never assumed. Reads only. */
 export async function inspectRepository(root: string): Promise<RepositoryObservation> {
   const gitDir = await git(['rev-parse', '--absolute-git-dir'], { cwd: root });
@@ -90,7 +96,7 @@ export async function inspectRepository(root: string): Promise<RepositoryObserva
   const status = await git(['status', '--porcelain=v2', '-z', '--untracked-files=all', '--ignore-submodules=none'], { cwd: root, timeoutMs: 120_000 });
   return {
     remote,
-    remote_url: remoteUrl === null ? null : displayRemote(remoteUrl),
+    remote_url: remoteUrl === null ? null : displayRemote(absoluteIfLocal(remoteUrl, root)),
     // Several roots happen (merged histories): the smallest sha is a choice every clone agrees on.
     root_commit: roots === null ? null : (roots.split('\n').filter(Boolean).sort()[0] ?? null),
     branch: await optional(['symbolic-ref', '--short', '-q', 'HEAD'], root),

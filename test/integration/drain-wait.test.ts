@@ -5,6 +5,7 @@ import type { Manifest } from '../../schemas/index.js';
 import { api, cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
 import { tempDir } from '../support/git.js';
 import { busyRepo } from '../support/scenario.js';
+import { piped } from './ingest-support.js';
 
 let daemon: DaemonProcess;
 beforeAll(async () => {
@@ -85,5 +86,59 @@ describe('the drain wait and the capsule file', () => {
     expect(result.code).toBe(65);
     expect(result.json.error?.message).toMatch(/unknown field 'estimate_percent'/);
     expect((await cli(daemon.stateDir, ['capsule', 'show', '--json'], root)).json.data).toMatchObject({ capsule: null });
+  });
+});
+
+describe('a hook event of a session is an agent at work for the drain wait', () => {
+  // A long drain timeout: the wait is ended by `handoff drained`, never by the clock.
+  let patient: DaemonProcess;
+  beforeAll(async () => {
+    const stateDir = tempDir('state');
+    chmodSync(stateDir, 0o700);
+    writeFileSync(join(stateDir, 'config.json'), JSON.stringify({ drain_timeout_seconds: 600 }));
+    patient = await startDaemon(stateDir);
+  });
+  afterAll(async () => {
+    await patient.stop();
+  });
+
+  /** Readings from provider headers only (they name no session), then a rate-limit warning: EVACUATE. */
+  async function evacuateOnHeaders(root: string): Promise<unknown> {
+    await api(patient, 'POST', '/v1/signals', { repo: root, source: 'anthropic-headers', metric: 'five_hour', used_percent: 40 });
+    const warned = await cli(patient.stateDir, ['signal', '--json', '--source', 'claude-hook', '--warning', '429 rate limited', '--kind', 'rate_limit'], root);
+    expect(warned.json).toMatchObject({ code: 'warning_recorded', data: { state: 'EVACUATE' } });
+    const status = await cli(patient.stateDir, ['status', '--json'], root);
+    return status.json.data?.['cycle'];
+  }
+
+  it('PostToolUse through the installed hook: the drain waits for `handoff drained`', async () => {
+    const { root } = busyRepo();
+    const toolCall = JSON.stringify({
+      session_id: 'session-7',
+      cwd: root,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'npm test' },
+    });
+    expect((await piped(['hook', 'claude-context', '--state-dir', patient.stateDir], toolCall)).code).toBe(0);
+    expect(await evacuateOnHeaders(root)).toMatchObject({ drain: { waited: null } });
+    expect((await cli(patient.stateDir, ['drained', '--json'], root)).code).toBe(0);
+    const waited = await until('the wait ended by drained', async () => {
+      const cycle = (await cli(patient.stateDir, ['status', '--json'], root)).json.data?.['cycle'] as { drain: { waited: { why: string } | null } };
+      return cycle.drain.waited ?? undefined;
+    });
+    expect(waited.why).toBe('drained');
+  });
+
+  it('a SessionStart alone is not an agent at work: nobody to wait for', async () => {
+    const { root } = busyRepo();
+    const start = JSON.stringify({ session_id: 'session-8', cwd: root, hook_event_name: 'SessionStart', source: 'startup' });
+    expect((await piped(['hook', 'claude-session-start', '--state-dir', patient.stateDir], start)).code).toBe(0);
+    await evacuateOnHeaders(root);
+    const waited = await until('the drain decided', async () => {
+      const drain = ((await cli(patient.stateDir, ['status', '--json'], root)).json.data?.['cycle'] as { drain: { waited: { why: string } | null } }).drain;
+      return drain.waited ?? undefined;
+    });
+    expect(waited.why).toBe('no_agent');
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, CLI, cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
 import { tempDir, tempRepo } from '../support/git.js';
 import { piped, statuslinePayload } from './ingest-support.js';
+import { linkedHandoffPath } from '../support/linked-handoff.js';
 
 /**
  * Gemini CLI, the fifth agent: `handoff install gemini` and the hooks it installs, run the way Gemini
@@ -13,7 +14,7 @@ import { piped, statuslinePayload } from './ingest-support.js';
 async function install(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
   const run = await piped(['install', 'gemini', ...args], '', {
     cwd: options.cwd,
-    env: { HOME: tempDir('home'), HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '', GEMINI_CLI_HOME: '', ...options.env },
+    env: { HOME: tempDir('home'), HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '', GEMINI_CLI_HOME: '', PATH: linkedHandoffPath(), ...options.env },
   });
   type Json = {
     code: string;

@@ -6,15 +6,19 @@ import { AGENT_INSTRUCTIONS, CAPSULE_COMMAND, markedBlock } from '../../adapters
 import { contextText, type ContextFacts, type ContextKind } from '../../protocol/index.js';
 import { CLI } from '../support/daemon.js';
 import { tempDir, tempRepo } from '../support/git.js';
+import { linkedHandoffPath } from '../support/linked-handoff.js';
 
 /**
  * Runs `handoff install …` as a user would: a fresh home with the default state dir (so the hook
- * commands carry no --state-dir), the agents' config dirs from the env.
+ * commands carry no --state-dir; one for the file, as the StopFailure hook names its state dir's spool),
+ * the agents' config dirs from the env.
  */
+const HOME = tempDir('home');
+
 function install(args: readonly string[], env: NodeJS.ProcessEnv, cwd?: string) {
   const out = execFileSync(process.execPath, [CLI, 'install', ...args, '--json'], {
     cwd,
-    env: { ...process.env, HOME: tempDir('home'), HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '', ...env },
+    env: { ...process.env, HOME, HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '', PATH: linkedHandoffPath(), ...env },
     encoding: 'utf8',
   });
   return JSON.parse(out) as { data: { files: { path: string; action: string; backup: string | null }[] } };

@@ -5,6 +5,7 @@ import { diskIo } from '../../daemon/cli/install-disk.js';
 import { isHandoffError } from '../../protocol/errors.js';
 import { tempDir, tempRepo } from '../support/git.js';
 import { piped } from './ingest-support.js';
+import { linkedHandoffPath } from '../support/linked-handoff.js';
 
 /**
  * Installers write only their own bytes, only where they may: no link followed inside a repository,
@@ -14,7 +15,7 @@ import { piped } from './ingest-support.js';
 async function install(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
   const run = await piped(['install', ...args], '', {
     cwd: options.cwd,
-    env: { HOME: tempDir('home'), HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '', ...options.env },
+    env: { HOME: tempDir('home'), HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '', PATH: linkedHandoffPath(), ...options.env },
   });
   type Json = {
     code: string;

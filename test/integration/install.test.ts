@@ -1,17 +1,24 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI, cli, startDaemon } from '../support/daemon.js';
 import { tempDir, tempRepo } from '../support/git.js';
 import { piped, statuslinePayload } from './ingest-support.js';
+import { linkedHandoffPath } from '../support/linked-handoff.js';
 
 /**
  * No daemon is needed: installers run in the CLI process. A fresh HOME with the default state dir,
- * so the hook commands need no --state-dir of their own.
+ * so the hook commands need no --state-dir of their own; one HOME for the file, since the StopFailure
+ * hook names the spool of that home's state dir.
  */
+const HOME = tempDir('home');
+
 async function install(args: string[], cwd?: string) {
-  const run = await piped(['install', ...args], '', { cwd, env: { HOME: tempDir('home'), HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '' } });
+  const run = await piped(['install', ...args], '', {
+    cwd,
+    env: { HOME, HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '', PATH: linkedHandoffPath() },
+  });
   return {
     ...run,
     json: (args.includes('--json') ? JSON.parse(run.stdout) : {}) as {
@@ -123,6 +130,29 @@ describe('handoff install claude', () => {
         ],
       },
     });
+  });
+
+  it('without `npm link` the hooks start this install by absolute path, and the install says so', async () => {
+    const path = settingsFile();
+    const run = await piped(['install', 'claude', '--settings', path, '--json'], '', {
+      env: { HOME: tempDir('home'), HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '', PATH: '/nonexistent' },
+    });
+    expect(run.code).toBe(0);
+    const launcher = `'${process.execPath}' '${realpathSync(CLI)}'`;
+    const notes = (JSON.parse(run.stdout) as { data: { notes: string[] } }).data.notes;
+    expect(notes[0]).toBe(
+      `\`handoff\` is not on PATH: the hooks start this install directly, as ${launcher} (run \`npm link\` and install again for plain \`handoff\`)`,
+    );
+    const settings = JSON.parse(readFileSync(path, 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+    const guard = settings.hooks['PreToolUse']?.at(-1)?.hooks[0]?.command ?? '';
+    expect(guard).toBe(`${launcher} hook claude-guard`);
+    // Run as Claude Code runs it (sh -c, an empty PATH): it answers, with a visible warning, no daemon needed.
+    const answer = execFileSync('/bin/sh', ['-c', guard], {
+      input: JSON.stringify({ tool_name: 'Edit', cwd: tempRepo(), tool_input: { file_path: 'a.txt' } }),
+      encoding: 'utf8',
+      env: { PATH: '', HANDOFF_STATE_DIR: tempDir('state'), HANDOFF_NO_AUTO_START: '1' },
+    });
+    expect(JSON.parse(answer)).toEqual({ systemMessage: expect.stringContaining('the lease guard is not enforcing') as unknown });
   });
 
   it('the installed commands work: the status line runs the chained command and reports to the daemon', async () => {

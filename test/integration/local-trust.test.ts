@@ -75,7 +75,8 @@ describe('the token reaches only the daemon', () => {
       expect(calls.status.json.error?.message).toMatch(/the daemon is not running/);
       expect(calls.status.json.error?.message).toMatch(why);
       expect([calls.statusline.code, calls.statusline.stdout]).toEqual([0, 'handoff: daemon down\n']);
-      expect([calls.guard.code, calls.guard.stdout]).toEqual([0, '{}\n']);
+      // Not enforcing, and saying so to the person (systemMessage), never silently.
+      expect([calls.guard.code, JSON.parse(calls.guard.stdout)]).toEqual([0, { systemMessage: 'handoff: daemon down; the lease guard is not enforcing' }]);
       expect(calls.guard.stderr).toMatch(/daemon down/);
       expect(squatter.connections()).toBe(0);
       expect(squatter.received()).not.toContain(daemon.token);
@@ -200,7 +201,10 @@ describe('the CLI checks the state dir and the token file as the daemon does', (
       expect(status.json.code).toBe('insecure_state_dir');
       expect(status.json.error?.message).toBe(`${link} is a symlink; it must be a real directory owned by you`);
       const guard = await piped(['hook', 'claude-guard', '--state-dir', link], guardCall(repo));
-      expect([guard.stdout, guard.stderr]).toEqual(['{}\n', expect.stringMatching(/daemon down/)]);
+      expect([JSON.parse(guard.stdout), guard.stderr]).toEqual([
+        { systemMessage: expect.stringMatching(/daemon down; the lease guard is not enforcing/) },
+        expect.stringMatching(/daemon down/),
+      ]);
     } finally {
       await daemon.stop();
     }

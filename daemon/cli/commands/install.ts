@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
   AGENTS,
@@ -13,14 +13,19 @@ import {
 } from '../../../adapters/agents/index.js';
 import { success } from '../../../protocol/index.js';
 import { resolveRepoRoot } from '../../git/index.js';
+import { SPOOL_DIR } from '../../../protocol/event-spool.js';
 import { resolveStateDir } from '../../store/index.js';
 import { action, usage } from '../context.js';
+import { hookLauncher } from '../hook-launcher.js';
 import { diskIo } from '../install-disk.js';
+
+/** The agents whose config gets hook commands (the others get instructions only). */
+const RUNS_HOOKS: ReadonlySet<Agent> = new Set(['claude', 'codex', 'gemini']);
 
 interface InstallOptions {
   dryRun?: boolean;
   settings?: string;
-  command: string;
+  command?: string;
 }
 
 interface InstallReport {
@@ -29,6 +34,17 @@ interface InstallReport {
   files: FileOutcome[];
   notes: readonly string[];
 }
+
+/**
+ * What a person does once after the files are written. Codex runs a hook only after a person reviewed
+ * and trusted it (its trusted_hash in config.toml); the installer never writes that trust itself:
+ * trusting code to run in every session is the person's decision, and a tool that grants it to
+ * itself makes the review meaningless.
+ */
+export const CODEX_TRUST_STEP =
+  'Codex runs these hooks only once you have trusted them: start `codex` in a terminal, type `/hooks`, review the session-handoff hooks and trust them (until then every session, `codex exec` included, skips them without a word); `handoff doctor` tells when they are live';
+
+const setupSteps = (agent: Agent): string[] => (agent === 'codex' ? [CODEX_TRUST_STEP] : []);
 
 /** The state dir goes into the hook commands unless the hooks would find it by themselves from $HOME. */
 function stateDirToBake(stateDir: string): string | null {
@@ -59,7 +75,10 @@ export function registerInstall(program: Command): void {
       '--settings <file>',
       'the file to merge into (default: claude ~/.claude/settings.json, codex $CODEX_HOME/AGENTS.md, opencode ~/.config/opencode/AGENTS.md, cline <repo>/.clinerules, gemini ~/.gemini/settings.json; a project: <repo>/.claude/settings.json, <repo>/.gemini/settings.json)',
     )
-    .option('--command <cmd>', 'how the installed hooks start handoff', 'handoff')
+    .option(
+      '--command <cmd>',
+      'how the installed hooks start handoff (default: `handoff` when it is on PATH and leads to this install, else this node and this install by absolute path)',
+    )
     .action(
       action(async (ctx, agent: string, options: InstallOptions) => {
         if (!(AGENTS as readonly string[]).includes(agent)) usage(`unknown agent '${agent}'`, `choose one of ${AGENTS.join(', ')}`);
@@ -67,11 +86,14 @@ export function registerInstall(program: Command): void {
         const repoRoot = known === 'cline' && options.settings === undefined ? await resolveRepoRoot(ctx.repo) : ctx.repo;
         const target = resolve(options.settings ?? defaultTarget(known, process.env, homedir(), repoRoot));
         const companions = companionTargets(known, target, process.env, homedir());
-        const plan = await planInstall(known, target, { handoff: options.command, stateDir: stateDirToBake(ctx.stateDir) }, diskIo, companions);
+        const launcher = hookLauncher(options.command, process.env);
+        const invocation = { handoff: launcher.command, stateDir: stateDirToBake(ctx.stateDir), spoolDir: join(ctx.stateDir, SPOOL_DIR) };
+        const plan = await planInstall(known, target, invocation, diskIo, companions);
+        const notes = [...(launcher.note === null || !RUNS_HOOKS.has(known) ? [] : [launcher.note]), ...plan.notes, ...setupSteps(known)];
         const dryRun = options.dryRun === true;
         const stamp = new Date().toISOString().replace(/[-:.]/g, '');
         const files = dryRun ? previewInstall(plan) : await applyInstall(plan, diskIo, stamp);
-        return success('ok', { agent: known, dry_run: dryRun, files, notes: plan.notes } satisfies InstallReport);
+        return success('ok', { agent: known, dry_run: dryRun, files, notes } satisfies InstallReport);
       }, renderInstall),
     );
 }

@@ -67,8 +67,9 @@ const GEMINI: GuardDialect = {
 async function guard(ctx: HookContext, dialect: GuardDialect): Promise<void> {
   const payload = parse(await readStdin(STDIN_TIMEOUT_MS));
   if (payload === null) {
-    ctx.err(`handoff: the ${dialect.event} payload is not a JSON object; the lease guard is not enforcing`);
-    ctx.out('{}');
+    const note = `handoff: the ${dialect.event} payload is not a JSON object; the lease guard is not enforcing`;
+    ctx.err(note);
+    ctx.out(printableJson({ systemMessage: note }));
     return;
   }
   if (typeof payload['tool_name'] !== 'string' || !dialect.tools.includes(payload['tool_name'])) {
@@ -80,8 +81,13 @@ async function guard(ctx: HookContext, dialect: GuardDialect): Promise<void> {
   const session = typeof payload['session_id'] === 'string' && payload['session_id'] !== '' ? payload['session_id'] : null;
   const verdict = guardVerdict(session, answer);
   if (verdict.allow) {
-    if (verdict.note !== null) ctx.err(verdict.note);
-    ctx.out('{}');
+    if (verdict.note === null) {
+      ctx.out('{}');
+      return;
+    }
+    // Both agents show `systemMessage` to the person: a guard that is not enforcing must not be silent.
+    ctx.err(verdict.note);
+    ctx.out(printableJson({ systemMessage: verdict.note }));
     return;
   }
   ctx.out(printableJson(dialect.deny(verdict.reason)));

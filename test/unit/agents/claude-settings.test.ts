@@ -18,9 +18,18 @@ const merged = (before: string | null, invocation = ours) => {
 };
 
 describe('mergeClaudeSettings', () => {
+  it("the status line refreshes on a timer too: an interval is added where none is, the user's own is kept", () => {
+    const installedBefore = JSON.stringify({ statusLine: { type: 'command', command: 'handoff hook claude-statusline', padding: 0 } });
+    expect(merged(installedBefore).json.statusLine).toEqual({ type: 'command', command: 'handoff hook claude-statusline', padding: 0, refreshInterval: 5 });
+    const own = JSON.stringify({ statusLine: { type: 'command', command: 'mine', refreshInterval: 30 } });
+    expect(merged(own).json.statusLine).toEqual({ type: 'command', command: "handoff hook claude-statusline --chain 'mine'", refreshInterval: 30 });
+    const once = merged(own).text;
+    expect(merged(once).text).toBeNull();
+  });
+
   it('into no file: our status line and the guard, session-start and rate-limit hooks', () => {
     const { json } = merged(null);
-    expect(json.statusLine).toEqual({ type: 'command', command: 'handoff hook claude-statusline', padding: 0 });
+    expect(json.statusLine).toEqual({ type: 'command', command: 'handoff hook claude-statusline', padding: 0, refreshInterval: 5 });
     expect(json.hooks['PreToolUse']).toEqual([
       { matcher: GUARDED_TOOLS_MATCHER, hooks: [{ type: 'command', command: 'handoff hook claude-guard', timeout: 5 }] },
     ]);

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { AGENT_INSTRUCTIONS, CAPSULE_COMMAND, markedBlock, mergeClaudeSettings, mergeCodexHooks, mergeGeminiSettings } from '../../../adapters/agents/index.js';
 
 const example = (path: string) => readFileSync(new URL(`../../../examples/${path}`, import.meta.url), 'utf8');
-const HANDOFF = { handoff: 'handoff', stateDir: null };
+/** What `handoff install` writes on a machine with `handoff` on PATH and the default state dir of /home/you. */
+const HANDOFF = { handoff: 'handoff', stateDir: null, spoolDir: '/home/you/.local/state/session-handoff/spool' };
 
 describe('examples/ are what the installers write', () => {
   it('claude-code: a fresh settings.json, a chained status line, and the /handoff-capsule command', () => {

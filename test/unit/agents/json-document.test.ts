@@ -69,7 +69,7 @@ describe('JsonDocument through the merges: every byte outside our hooks is kept'
     const first = mergeClaudeSettings(ODD, ours, '/h/.claude/settings.json').text ?? '';
     expect(onlyInserted(ODD, first)).toBe(true);
     const { statusLine, ...rest } = withoutOurs(first);
-    expect(statusLine).toEqual({ type: 'command', command: 'handoff hook claude-statusline', padding: 0 });
+    expect(statusLine).toEqual({ type: 'command', command: 'handoff hook claude-statusline', padding: 0, refreshInterval: 5 });
     expect(rest).toEqual(parse(ODD));
     const moved = mergeClaudeSettings(first, { handoff: 'node /opt/h.js', stateDir: null }, '/h/.claude/settings.json').text ?? '';
     expect(moved.length - first.length).toBe('node /opt/h.js'.length * 6 - 'handoff'.length * 6);

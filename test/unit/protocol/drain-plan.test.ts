@@ -38,9 +38,16 @@ describe('agentSeenWorking', () => {
   const at = (ms: number) => new Date(ms).toISOString();
   it('a session-named reading or a capsule written since the line counts; an operator signal does not', () => {
     const since = Date.parse('2026-08-20T10:00:00Z');
-    expect(agentSeenWorking({ a: { executor: 's1', observed_at: at(since + 1) } }, null, since)).toBe(true);
-    expect(agentSeenWorking({ a: { executor: 's1', observed_at: at(since - 1) } }, null, since)).toBe(false);
-    expect(agentSeenWorking({ a: { executor: null, observed_at: at(since + 1) } }, null, since)).toBe(false);
-    expect(agentSeenWorking({}, at(since), since)).toBe(true);
+    expect(agentSeenWorking({ a: { executor: 's1', observed_at: at(since + 1) } }, null, since, null)).toBe(true);
+    expect(agentSeenWorking({ a: { executor: 's1', observed_at: at(since - 1) } }, null, since, null)).toBe(false);
+    expect(agentSeenWorking({ a: { executor: null, observed_at: at(since + 1) } }, null, since, null)).toBe(false);
+    expect(agentSeenWorking({}, at(since), since, null)).toBe(true);
+  });
+
+  it("a session's hook event since the line counts, whatever the readings say", () => {
+    const since = Date.parse('2026-08-20T10:00:00Z');
+    const headers = { a: { executor: null, observed_at: at(since + 1) } };
+    expect(agentSeenWorking(headers, null, since, since)).toBe(true);
+    expect(agentSeenWorking(headers, null, since, since - 1)).toBe(false);
   });
 });

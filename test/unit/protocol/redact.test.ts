@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { displayRemote, redactCredentials, redactValues } from '../../../protocol/index.js';
+import { displayRemote, isLocalRemote, redactCredentials, redactValues } from '../../../protocol/index.js';
 
 describe('displayRemote: one display form, by parsing', () => {
   it.each([
@@ -63,5 +63,12 @@ describe('displayRemote: one display form, by parsing', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('isLocalRemote', () => {
+  it('a path on this machine, relative or absolute; not a URL, an scp-like remote or a helper', () => {
+    for (const local of ['../remote.git', '/srv/git/r.git', 'remote.git', './a:b/r.git']) expect(isLocalRemote(local), local).toBe(true);
+    for (const other of ['https://h/r.git', 'file:///srv/r.git', 'git@h:r.git', 'h:r.git', 'ext::ssh h r']) expect(isLocalRemote(other), other).toBe(false);
   });
 });

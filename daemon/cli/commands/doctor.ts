@@ -1,0 +1,82 @@
+import { homedir } from 'node:os';
+import type { Command } from 'commander';
+import { failure, success, type Envelope } from '../../../protocol/index.js';
+import { printableDeep } from '../../../protocol/printable.js';
+import type { Source } from '../../../schemas/telemetry.schema.js';
+import { action } from '../context.js';
+import { checkAgent, DOCTOR_AGENTS, type AgentCheck } from '../doctor-checks.js';
+
+interface DoctorReport {
+  readonly agents: readonly AgentCheck[];
+  /** Whether a daemon answered: without one, no telemetry can have been seen. */
+  readonly daemon: boolean;
+}
+
+interface WorkspacesOutline {
+  readonly workspaces?: readonly { readonly status?: { readonly readings?: readonly { readonly source?: unknown; readonly observed_at?: unknown }[] } }[];
+}
+
+/** The newest reading per source over every workspace the daemon holds, or null without a daemon. */
+function lastSeen(envelope: Envelope): Map<Source, string> | null {
+  if (envelope.error !== undefined) return null;
+  const seen = new Map<Source, string>();
+  for (const card of (envelope.data as WorkspacesOutline | null)?.workspaces ?? []) {
+    for (const reading of card.status?.readings ?? []) {
+      if (typeof reading.source !== 'string' || typeof reading.observed_at !== 'string') continue;
+      const source = reading.source as Source;
+      const before = seen.get(source);
+      if (before === undefined || reading.observed_at > before) seen.set(source, reading.observed_at);
+    }
+  }
+  return seen;
+}
+
+function agentLines(check: AgentCheck): string[] {
+  const state = !check.installed ? 'not installed' : check.live ? 'live' : 'installed, NOT live';
+  const lines = [`${check.agent}: ${state} (${check.config})`];
+  for (const hook of check.hooks) {
+    const trouble = [hook.problem, hook.trust === undefined || hook.trust === 'trusted' ? null : `Codex: ${hook.trust.replaceAll('_', ' ')}`].filter(Boolean);
+    if (trouble.length > 0) lines.push(`  ✗ ${hook.command}: ${trouble.join('; ')}`);
+  }
+  if (check.telemetry.sources.length > 0) {
+    lines.push(
+      `  telemetry (${check.telemetry.sources.join(', ')}): ${check.telemetry.last_seen === null ? 'never seen' : `last seen ${check.telemetry.last_seen}`}`,
+    );
+  }
+  if (check.step !== null && check.installed) lines.push(`  to do once: ${check.step}`);
+  return lines;
+}
+
+/** `handoff doctor`'s human text: one block per agent, what is wrong and the one step that fixes it. */
+export function renderDoctor(report: DoctorReport): string {
+  const lines = report.agents.flatMap(agentLines);
+  if (!report.daemon) lines.push('daemon: not running, so no telemetry can have been seen (`handoff daemon`)');
+  return lines.join('\n');
+}
+
+export function registerDoctor(program: Command): void {
+  program
+    .command('doctor')
+    .description(
+      'per agent (claude, codex, gemini, opencode): whether its config has our hooks, whether they are live (each command starts; Codex: a person trusted them), the one step that makes them live, and when its telemetry was last seen; reads only. Exit 0 when every installed agent is live, 10 (agents_not_live) otherwise',
+    )
+    .action(
+      action(async (ctx) => {
+        const workspaces = await ctx.call({ method: 'GET', path: '/v1/workspaces', autoStart: false });
+        const seen = lastSeen(workspaces);
+        const where = { env: process.env, home: homedir(), repo: ctx.repo, stateDir: ctx.stateDir, lastSeen: seen };
+        const agents = await Promise.all(DOCTOR_AGENTS.map((agent) => checkAgent(agent, where)));
+        const report: DoctorReport = { agents, daemon: seen !== null };
+        const dead = agents.filter((check) => check.installed && !check.live);
+        if (dead.length === 0) return success('agents_live', report);
+        // The human view of a failure is its message and hint only (output.ts): the report goes first, on stdout.
+        if (!ctx.output.json) ctx.output.out(renderDoctor(printableDeep(report, { lines: true }) as DoctorReport));
+        return failure(
+          'agents_not_live',
+          `installed but not live: ${dead.map((check) => check.agent).join(', ')}; the agent skips these hooks without a word`,
+          dead.map((check) => `${check.agent}: ${check.step ?? 'see docs/agents/'}`).join('; '),
+          report,
+        );
+      }, renderDoctor),
+    );
+}

@@ -1,0 +1,130 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { parse } from 'jsonc-parser';
+import {
+  codexHookStates,
+  codexHookTrust,
+  companionTargets,
+  defaultTarget,
+  isOurHook,
+  type CodexHookTrust,
+  type HookName,
+} from '../../adapters/agents/index.js';
+import { SPOOL_DIR } from '../../protocol/event-spool.js';
+import type { Source } from '../../schemas/telemetry.schema.js';
+import { launcherProblem, spoolDirOf } from './hook-launcher.js';
+import { isErrno } from '../store/errno.js';
+
+/** The agents `handoff doctor` looks at: the ones whose user-wide config the installer writes. */
+export const DOCTOR_AGENTS = ['claude', 'codex', 'gemini', 'opencode'] as const;
+export type DoctorAgent = (typeof DOCTOR_AGENTS)[number];
+
+export interface HookCheck {
+  readonly command: string;
+  /** Why the agent could not start it, or null. */
+  readonly problem: string | null;
+  /** Codex only: what Codex says of the person's review of this hook. */
+  readonly trust?: CodexHookTrust['trust'];
+}
+
+export interface AgentCheck {
+  readonly agent: DoctorAgent;
+  readonly config: string;
+  /** The config holds our hooks (or, for OpenCode, our instruction block). */
+  readonly installed: boolean;
+  /** Installed and every hook would run: its command starts, and Codex has it trusted. */
+  readonly live: boolean;
+  readonly hooks: readonly HookCheck[];
+  /** The one thing a person does to make it live, or null when nothing is needed. */
+  readonly step: string | null;
+  /** The sources of its telemetry, and when the daemon last saw a reading of one (null: never, or no daemon). */
+  readonly telemetry: { readonly sources: readonly Source[]; readonly last_seen: string | null };
+}
+
+const NAMES: Readonly<Record<DoctorAgent, readonly HookName[]>> = {
+  claude: ['claude-statusline', 'claude-guard', 'claude-session-start', 'claude-context', 'claude-event'],
+  codex: ['claude-session-start', 'claude-context'],
+  gemini: ['gemini-guard', 'gemini-session-start', 'gemini-context'],
+  opencode: [],
+};
+
+export const TELEMETRY_SOURCES: Readonly<Record<DoctorAgent, readonly Source[]>> = {
+  claude: ['claude-statusline', 'claude-hook'],
+  codex: ['codex-rollout'],
+  gemini: ['gemini-telemetry'],
+  opencode: [],
+};
+
+const CODEX_REVIEW = 'start `codex` in a terminal, type `/hooks`, review the session-handoff hooks and trust them (docs/agents/codex.md)';
+
+async function readText(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if (isErrno(error, 'ENOENT', 'ENOTDIR')) return null;
+    throw error;
+  }
+}
+
+/** Every command string in a hooks-shaped settings file, and the status line's. */
+function commandsOf(json: unknown): string[] {
+  const found: string[] = [];
+  const root = typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : {};
+  const statusLine = root['statusLine'] as { command?: unknown } | undefined;
+  if (typeof statusLine?.command === 'string') found.push(statusLine.command);
+  const hooks = root['hooks'];
+  if (typeof hooks !== 'object' || hooks === null) return found;
+  for (const groups of Object.values(hooks as Record<string, unknown>)) {
+    if (!Array.isArray(groups)) continue;
+    for (const group of groups as { hooks?: unknown }[]) {
+      if (!Array.isArray(group?.hooks)) continue;
+      for (const hook of group.hooks as { command?: unknown }[]) if (typeof hook?.command === 'string') found.push(hook.command);
+    }
+  }
+  return found;
+}
+
+export interface DoctorEnv {
+  readonly env: NodeJS.ProcessEnv;
+  readonly home: string;
+  readonly repo: string;
+  /** The state dir this CLI talks to: the one a spooling hook must write into. */
+  readonly stateDir: string;
+  /** Newest observed_at per source across the daemon's workspaces; null when no daemon answered. */
+  readonly lastSeen: ReadonlyMap<Source, string> | null;
+}
+
+/** What `handoff doctor` says of one agent, from its own config files (read only) and the daemon's readings. */
+export async function checkAgent(agent: DoctorAgent, where: DoctorEnv): Promise<AgentCheck> {
+  const { env, home } = where;
+  const sources = TELEMETRY_SOURCES[agent];
+  const seen = sources.map((source) => where.lastSeen?.get(source)).filter((at): at is string => at !== undefined);
+  const telemetry = { sources, last_seen: seen.sort().at(-1) ?? null };
+  const target = defaultTarget(agent, env, home, where.repo);
+  if (agent === 'opencode') {
+    const text = await readText(target);
+    const installed = text?.includes('<!-- session-handoff:begin') === true;
+    return { agent, config: target, installed, live: installed, hooks: [], step: installed ? null : '`handoff install opencode`', telemetry };
+  }
+  const config = agent === 'codex' ? (companionTargets('codex', target, env, home).codexHooks ?? join(dirname(target), 'hooks.json')) : target;
+  const text = await readText(config);
+  const json: unknown = text === null ? null : parse(text);
+  const ours = commandsOf(json).filter((command) => NAMES[agent].some((name) => isOurHook(command, name)));
+  if (ours.length === 0) return { agent, config, installed: false, live: false, hooks: [], step: `\`handoff install ${agent}\``, telemetry };
+  const spool = join(where.stateDir, SPOOL_DIR);
+  const problemOf = (command: string): string | null => {
+    const into = spoolDirOf(command);
+    if (into !== null && into !== spool) return `it spools into ${into}, but the daemon's state dir is ${where.stateDir}`;
+    return launcherProblem(command, env);
+  };
+  let hooks: HookCheck[] = ours.map((command) => ({ command, problem: problemOf(command) }));
+  if (agent === 'codex') {
+    const toml = (await readText(join(dirname(config), 'config.toml'))) ?? '';
+    const trust = codexHookTrust(json, config, codexHookStates(toml), NAMES.codex);
+    hooks = trust.map((hook) => ({ command: hook.command, problem: problemOf(hook.command), trust: hook.trust }));
+  }
+  const broken = hooks.some((hook) => hook.problem !== null);
+  const untrusted = hooks.some((hook) => hook.trust !== undefined && hook.trust !== 'trusted');
+  const step = broken ? `\`handoff install ${agent}\` again, so the hooks start this install` : untrusted ? CODEX_REVIEW : null;
+  return { agent, config, installed: true, live: !broken && !untrusted, hooks, step, telemetry };
+}

@@ -1,0 +1,131 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { codexHookTrust } from '../../adapters/agents/index.js';
+import { startDaemon } from '../support/daemon.js';
+import { tempDir, tempRepo } from '../support/git.js';
+import { piped, statuslinePayload } from './ingest-support.js';
+
+interface AgentCheck {
+  agent: string;
+  installed: boolean;
+  live: boolean;
+  step: string | null;
+  hooks: { command: string; problem: string | null; trust?: string }[];
+  telemetry: { last_seen: string | null };
+}
+type Report = { code: string; data: { agents: AgentCheck[]; daemon: boolean } };
+
+/** A person's machine: a fresh home, no `handoff` on PATH, the default state dir of that home. */
+function machine(stateDir = tempDir('state')) {
+  const home = tempDir('home');
+  const env = {
+    HOME: home,
+    HANDOFF_STATE_DIR: stateDir,
+    XDG_STATE_HOME: '',
+    CLAUDE_CONFIG_DIR: '',
+    CODEX_HOME: '',
+    GEMINI_CLI_HOME: '',
+    XDG_CONFIG_HOME: '',
+    PATH: '/usr/bin:/bin',
+    HANDOFF_NO_AUTO_START: '1',
+  };
+  const run = async (...args: string[]) => {
+    const result = await piped([...args], '', { env });
+    return { code: result.code, stdout: result.stdout, stderr: result.stderr };
+  };
+  const doctor = async () => {
+    const result = await run('doctor', '--json');
+    const report = JSON.parse(result.stdout) as Report;
+    return { code: result.code, report, agent: (name: string) => report.data.agents.find((a) => a.agent === name) };
+  };
+  return { home, env, run, doctor };
+}
+
+describe('handoff doctor', () => {
+  it('nothing installed: exit 0, every agent "not installed" with the install command as its step', async () => {
+    const { doctor } = machine();
+    const { code, report } = await doctor();
+    expect([code, report.code, report.data.daemon]).toEqual([0, 'agents_live', false]);
+    expect(report.data.agents.map((a) => [a.agent, a.installed, a.step])).toEqual([
+      ['claude', false, '`handoff install claude`'],
+      ['codex', false, '`handoff install codex`'],
+      ['gemini', false, '`handoff install gemini`'],
+      ['opencode', false, '`handoff install opencode`'],
+    ]);
+  });
+
+  it('Codex hooks nobody trusted: exit 10 (agents_not_live) with the review step; once a person trusted them, live', async () => {
+    const { home, run, doctor } = machine();
+    expect((await run('install', 'claude')).code).toBe(0);
+    const installed = await run('install', 'codex');
+    expect(installed.stdout).toContain('note: Codex runs these hooks only once you have trusted them: start `codex` in a terminal, type `/hooks`');
+    const before = await doctor();
+    expect([before.code, before.report.code]).toEqual([10, 'agents_not_live']);
+    expect(before.agent('claude')).toMatchObject({ installed: true, live: true, step: null });
+    expect(before.agent('codex')).toMatchObject({ installed: true, live: false, step: expect.stringContaining('type `/hooks`') as unknown });
+    expect(before.agent('codex')?.hooks.map((hook) => hook.trust)).toEqual(['needs_review', 'needs_review', 'needs_review']);
+    const human = await run('doctor');
+    expect(human.code).toBe(10);
+    expect(human.stdout).toContain('codex: installed, NOT live');
+    expect(human.stdout).toContain('to do once: start `codex` in a terminal, type `/hooks`');
+    expect(human.stderr).toContain('error: installed but not live: codex');
+
+    // What Codex writes when the person trusts them in /hooks (the test stands in for the person).
+    const hooksPath = join(home, '.codex', 'hooks.json');
+    const trust = codexHookTrust(JSON.parse(readFileSync(hooksPath, 'utf8')), hooksPath, new Map(), ['claude-session-start', 'claude-context']);
+    writeFileSync(
+      join(home, '.codex', 'config.toml'),
+      trust.map((hook) => `[hooks.state.${JSON.stringify(hook.key)}]\ntrusted_hash = "${hook.current_hash}"\n`).join('\n'),
+    );
+    const after = await doctor();
+    expect([after.code, after.report.code, after.agent('codex')?.live]).toEqual([0, 'agents_live', true]);
+  });
+
+  it('a hook whose install moved away (a deleted clone) is named, with reinstalling as the step', async () => {
+    const { home, doctor } = machine();
+    mkdirSync(join(home, '.claude'));
+    const gone = join(tempDir('gone'), 'dist', 'daemon', 'cli', 'main.js');
+    const command = `'${process.execPath}' '${gone}' hook claude-guard`;
+    writeFileSync(
+      join(home, '.claude', 'settings.json'),
+      JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Edit', hooks: [{ type: 'command', command }] }] } }),
+    );
+    const { code, agent } = await doctor();
+    expect(code).toBe(10);
+    expect(agent('claude')).toMatchObject({
+      installed: true,
+      live: false,
+      hooks: [{ command, problem: `${gone} does not exist` }],
+      step: '`handoff install claude` again, so the hooks start this install',
+    });
+  });
+
+  it("a StopFailure hook spooling into another state dir than the daemon's is named", async () => {
+    const { env, run } = machine();
+    expect((await run('install', 'claude')).code).toBe(0);
+    const elsewhere = tempDir('other-state');
+    const result = await piped(['doctor', '--json'], '', { env: { ...env, HANDOFF_STATE_DIR: elsewhere } });
+    const claude = (JSON.parse(result.stdout) as Report).data.agents.find((a) => a.agent === 'claude');
+    expect(result.code).toBe(10);
+    expect(claude?.hooks.map((hook) => hook.problem).filter(Boolean)).toEqual([
+      `it spools into ${join(env.HANDOFF_STATE_DIR, 'spool')}, but the daemon's state dir is ${elsewhere}`,
+    ]);
+  });
+
+  it("when the daemon runs: when each agent's telemetry was last seen", async () => {
+    const daemon = await startDaemon();
+    try {
+      const { run, doctor } = machine(daemon.stateDir);
+      expect((await run('install', 'claude')).code).toBe(0);
+      const payload = statuslinePayload(tempRepo(), 42);
+      expect((await piped(['--state-dir', daemon.stateDir, 'ingest', 'claude-statusline', '--json'], payload)).code).toBe(0);
+      const { code, report, agent } = await doctor();
+      expect([code, report.data.daemon]).toEqual([0, true]);
+      expect(Date.parse(agent('claude')?.telemetry.last_seen ?? '')).toBeGreaterThan(Date.now() - 120_000);
+      expect(agent('codex')?.telemetry.last_seen).toBeNull();
+    } finally {
+      await daemon.stop();
+    }
+  });
+});
