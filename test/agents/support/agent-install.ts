@@ -54,8 +54,12 @@ export async function ensureAgent(name: AgentName): Promise<InstalledAgent> {
     mkdirSync(staging, { recursive: true });
     try {
       await npmInstall(staging, `${pinned.package}@${pinned.version}`);
-      rmSync(prefix, { recursive: true, force: true });
-      renameSync(staging, prefix);
+      // Another checkout may have finished the same install meanwhile: its copy is in use, keep it.
+      if (existsSync(bin)) rmSync(staging, { recursive: true, force: true });
+      else {
+        rmSync(prefix, { recursive: true, force: true });
+        renameSync(staging, prefix);
+      }
     } catch (error) {
       rmSync(staging, { recursive: true, force: true });
       throw error;
