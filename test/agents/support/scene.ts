@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { CLI, startDaemon, until, type DaemonProcess } from '../../support/daemon.js';
 import { git, tempDir, tempRepo } from '../../support/git.js';
 
@@ -97,6 +97,10 @@ export async function startScene(agentEnv: NodeJS.ProcessEnv = {}): Promise<Scen
     handoff,
     status,
     untilState: (state) => until(state, async () => ((await status())['state'] === state ? true : undefined), 30_000).then(() => undefined),
-    stop: () => daemon.stop(),
+    // An agent's home holds what it unpacks on first run (Codex: about 20 MB of skills): not left behind.
+    stop: async () => {
+      await daemon.stop();
+      for (const dir of [home, repo, dirname(remote)]) rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
