@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { tempDir } from '../../support/git.js';
 
 const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
@@ -36,9 +36,11 @@ export function startPty(command: string, args: readonly string[], options: { cw
       }
     },
     stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      await exited;
+      if (child.exitCode === null && child.signalCode === null) {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+        await exited;
+      }
+      rmSync(dirname(log), { recursive: true, force: true });
     },
   };
 }
