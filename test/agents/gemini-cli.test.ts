@@ -35,7 +35,10 @@ beforeAll(async () => {
   agent = await agentOrSkip('gemini-cli');
   if (!agent) return;
   mock = await startGeminiMock((request) => (nextTool && !answersFunctionCall(request) ? nextTool : answer));
-  scene = await startScene({ GEMINI_API_KEY: 'mock-not-a-key', GOOGLE_GEMINI_BASE_URL: mock.url });
+  // The daemon tails the outfile Gemini CLI writes (gemini.telemetry_outfiles), as docs/agents/gemini.md tells a user to set.
+  scene = await startScene({ GEMINI_API_KEY: 'mock-not-a-key', GOOGLE_GEMINI_BASE_URL: mock.url }, ({ home, repo }) => ({
+    gemini: { telemetry_outfiles: [{ outfile: join(home, 'gemini-telemetry.log'), repo }] },
+  }));
   mkdirSync(join(scene.home, '.gemini'));
   telemetryLog = join(scene.home, 'gemini-telemetry.log');
   writeFileSync(
@@ -80,7 +83,7 @@ describe.sequential(`Gemini CLI ${VERSIONS['gemini-cli'].version}, end to end`, 
     expect(sentSince(before)).toMatch(/<hook_context>session-handoff: \S+ is in PREPARE/);
   }, 120_000);
 
-  it('a per-day quota 429 ends the run; the api_error record it wrote is a provider warning: EVACUATE', async (ctx) => {
+  it('a per-day quota 429 ends the run; the daemon tails the api_error record it wrote: a warning that does not recover, EVACUATE', async (ctx) => {
     if (!agent) return ctx.skip();
     answer = { quotaExhausted: true };
     const result = await gemini('say hi');
@@ -90,18 +93,21 @@ describe.sequential(`Gemini CLI ${VERSIONS['gemini-cli'].version}, end to end`, 
     const errors = records(readFileSync(telemetryLog, 'utf8')).filter((r) => r.attributes?.['event.name'] === 'gemini_cli.api_error');
     expect(errors).toHaveLength(1);
     expect(errors[0]?.attributes).toMatchObject({ status_code: 429, 'http.status_code': 429, 'error.type': 'ApiError' });
-    // The record Gemini CLI wrote, on its own: the whole outfile is larger than a request body (see the report).
-    const ingested = await scene.handoff(['ingest', 'gemini-telemetry', '--json'], JSON.stringify(errors[0]));
+    // Nobody runs a command: the tail reads the record, and the daily quota is a limit that waiting does not lift.
+    await scene.untilState('EVACUATE');
+    expect((await scene.status())['warnings']).toEqual([expect.objectContaining({ source: 'gemini-telemetry', kind: 'insufficient_quota', recovers: false })]);
+    // The whole outfile, past a request body, still goes through `ingest --file` (in chunks of whole records).
+    expect(readFileSync(telemetryLog).length).toBeGreaterThan(64 * 1024);
+    const ingested = await scene.handoff(['ingest', 'gemini-telemetry', '--file', telemetryLog, '--json']);
     expect(ingested.code, ingested.stdout).toBe(0);
-    // The answer's state, not a later status: with no agent at work the drain ends within seconds.
-    const outcome = (JSON.parse(ingested.stdout) as { data: { state: string; warnings: unknown[] } }).data;
-    expect(outcome.state).toBe('EVACUATE');
-    expect(outcome.warnings).toHaveLength(1);
   }, 120_000);
 
   it('at HANDOFF_READY the BeforeTool guard denies write_file even in yolo mode; the file is not written; the pickup reaches the model', async (ctx) => {
     if (!agent) return ctx.skip();
-    // No `handoff drained` needed: no agent is at work when the warning lands, so the drain ends by itself.
+    // Gemini's hooks (BeforeAgent) said a session was at work: the drain waits for its atomic step, and
+    // the agent says it is done (`handoff drained`, what the EVACUATE notice asks of it).
+    expect(((await scene.status())['cycle'] as { drain: { waited: unknown } }).drain.waited).toBeNull();
+    expect((await scene.handoff(['drained'])).code).toBe(0);
     await scene.untilState('HANDOFF_READY');
     const cycle = String(((await scene.status())['cycle'] as { id: string }).id);
     const file = join(scene.repo, 'notes.md');

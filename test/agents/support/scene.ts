@@ -53,7 +53,12 @@ const QUIET = {
   npm_config_update_notifier: 'false',
 };
 
-export async function startScene(agentEnv: NodeJS.ProcessEnv = {}): Promise<Scene> {
+/**
+ * A user's machine for one agent: HOME, `handoff` on PATH, a repository with a bare remote and the
+ * real daemon. `config` is the daemon's config.json, written before it starts (from the scene's
+ * paths: an outfile in HOME, the repository), as the user would with `handoff config set`.
+ */
+export async function startScene(agentEnv: NodeJS.ProcessEnv = {}, config?: (where: { home: string; repo: string }) => object): Promise<Scene> {
   const home = tempDir('agent-home');
   const bin = join(home, 'bin');
   mkdirSync(bin);
@@ -82,6 +87,10 @@ export async function startScene(agentEnv: NodeJS.ProcessEnv = {}): Promise<Scen
   git(repo, 'init', '-q', '--bare', remote);
   git(repo, 'remote', 'add', 'origin', remote);
   git(repo, 'push', '-q', '-u', 'origin', 'main');
+  if (config !== undefined) {
+    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(stateDir, 'config.json'), JSON.stringify(config({ home, repo })), { mode: 0o600 });
+  }
   const daemon = await startDaemon(stateDir, { ...env, HANDOFF_NO_AUTO_START: '1' });
   const handoff = (args: readonly string[], input?: string) => run(process.execPath, [CLI, ...args], { cwd: repo, env, input, timeoutMs: 30_000 });
   const status = async () => {
