@@ -106,6 +106,12 @@ export const CODES = registry({
 
   // Daemon unreachable
   daemon_unreachable: { code: 'daemon_unreachable', status: 503, exit: 69, summary: 'no daemon answers for this state dir' },
+  service_unavailable: {
+    code: 'service_unavailable',
+    status: 503,
+    exit: 69,
+    summary: '`handoff service install`: no user service manager answers here (no user systemd session); nothing was written; retrying will not help',
+  },
 
   // Corrupt records
   corrupt_record: { code: 'corrupt_record', status: 500, exit: 74, summary: 'a stored record failed its checksum or does not parse; nothing was deleted' },
