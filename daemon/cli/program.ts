@@ -23,6 +23,7 @@ export const COMMAND_MODULES: readonly { readonly names: readonly string[]; read
   { names: ['service'], load: async () => (await import('./commands/service.js')).registerService },
   { names: ['journal'], load: async () => (await import('./commands/journal.js')).registerJournal },
   { names: ['open'], load: async () => (await import('./commands/open.js')).registerOpen },
+  { names: ['completion'], load: async () => (await import('./commands/completion.js')).registerCompletion },
 ];
 
 /** The first operand of `args` (argv without node and the script): the command, past global options. */
