@@ -1,6 +1,6 @@
-export { mergeClaudeSettings } from './claude-settings.js';
-export { mergeCodexHooks } from './codex-hooks.js';
-export { mergeGeminiSettings } from './gemini-settings.js';
+export { mergeClaudeSettings, unmergeClaudeSettings } from './claude-settings.js';
+export { mergeCodexHooks, unmergeCodexHooks } from './codex-hooks.js';
+export { mergeGeminiSettings, unmergeGeminiSettings } from './gemini-settings.js';
 export { GEMINI_GUARDED_TOOLS, GEMINI_GUARDED_TOOLS_MATCHER, GUARDED_TOOLS, GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
 export { chainedCommand, chainedStatusline, hookCommand, isOurHook, type HookInvocation, type HookName } from './hook-commands.js';
 export { applyInstall, planInstall, previewInstall, type FileChange, type FileOutcome, type InstallPlan } from './install.js';
@@ -8,6 +8,7 @@ export { JsonDocument } from './json-document.js';
 export { safeTarget, type InstallIo, type PathFacts, type PathKind, type PlannedWrite } from './safe-target.js';
 export { AGENT_INSTRUCTIONS } from './instructions.js';
 export { unifiedDiff } from './line-diff.js';
-export { markedBlock, upsertMarkedBlock } from './marked-block.js';
+export { markedBlock, removeMarkedBlock, upsertMarkedBlock } from './marked-block.js';
 export { CAPSULE_COMMAND, CAPSULE_COMMAND_FILE } from './slash-command.js';
+export { planUninstall } from './uninstall.js';
 export { AGENTS, companionTargets, defaultTarget, type Agent, type Companions } from './targets.js';

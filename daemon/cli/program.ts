@@ -20,6 +20,7 @@ export const COMMAND_MODULES: readonly { readonly names: readonly string[]; read
   { names: ['ingest'], load: async () => (await import('./commands/ingest.js')).registerIngest },
   { names: ['hook'], load: async () => (await import('./commands/hook.js')).registerHook },
   { names: ['install'], load: async () => (await import('./commands/install.js')).registerInstall },
+  { names: ['uninstall'], load: async () => (await import('./commands/uninstall.js')).registerUninstall },
   { names: ['service'], load: async () => (await import('./commands/service.js')).registerService },
   { names: ['journal'], load: async () => (await import('./commands/journal.js')).registerJournal },
   { names: ['open'], load: async () => (await import('./commands/open.js')).registerOpen },
