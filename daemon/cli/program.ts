@@ -22,6 +22,7 @@ export const COMMAND_MODULES: readonly { readonly names: readonly string[]; read
   { names: ['install'], load: async () => (await import('./commands/install.js')).registerInstall },
   { names: ['uninstall'], load: async () => (await import('./commands/uninstall.js')).registerUninstall },
   { names: ['service'], load: async () => (await import('./commands/service.js')).registerService },
+  { names: ['config'], load: async () => (await import('./commands/config.js')).registerConfig },
   { names: ['journal'], load: async () => (await import('./commands/journal.js')).registerJournal },
   { names: ['open'], load: async () => (await import('./commands/open.js')).registerOpen },
   { names: ['completion'], load: async () => (await import('./commands/completion.js')).registerCompletion },
