@@ -134,6 +134,12 @@ export const CODES = registry({
     summary:
       'Ctrl-C (or a caller gone) during a request the CLI follows: cancelled before the lease moved, nothing was changed; once the lease was moving it goes on, and the message says how to see its result',
   },
+  service_unavailable: {
+    code: 'service_unavailable',
+    status: 503,
+    exit: 69,
+    summary: '`handoff service install`: no user service manager answers here (no user systemd session); nothing was written; retrying will not help',
+  },
 
   // Corrupt records
   corrupt_record: { code: 'corrupt_record', status: 500, exit: 74, summary: 'a stored record failed its checksum or does not parse; nothing was deleted' },

@@ -1,6 +1,6 @@
 import { GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
 import { chainedCommand, chainedStatusline, isOurHook, type HookInvocation } from './hook-commands.js';
-import { claudeHookEntry, mergeHooks, type HookSpec } from './hook-groups.js';
+import { claudeHookEntry, mergeHooks, removeAt, removeHooks, type HookSpec } from './hook-groups.js';
 import { JsonDocument } from './json-document.js';
 
 const HOOKS: readonly HookSpec[] = [
@@ -73,4 +73,29 @@ export function mergeClaudeSettings(before: string | null, invocation: HookInvoc
   statusLine(doc, invocation, notes);
   mergeHooks(doc, HOOKS, invocation, claudeHookEntry, path);
   return { text: doc.result(), notes };
+}
+
+/** Our status line taken back: the command it chained is restored, or the whole status line goes when it chained none. */
+function restoreStatusLine(text: string, path: string, notes: string[]): string {
+  const doc = new JsonDocument(text, path);
+  const current = JsonDocument.property(doc.root, 'statusLine');
+  const commandNode = current?.type === 'object' ? JsonDocument.property(current, 'command') : undefined;
+  const command = JsonDocument.string(commandNode);
+  if (commandNode === undefined || command === null || !isOurHook(command, 'claude-statusline')) return text;
+  const previous = chainedCommand(command);
+  if (previous === undefined) {
+    notes.push('the status line command was edited by hand after install; it is left as it is');
+    return text;
+  }
+  if (previous === null) return removeAt(text, ['statusLine']);
+  notes.push(`the status line command you had before is restored: ${previous}`);
+  doc.replace(commandNode, previous);
+  return doc.result() ?? text;
+}
+
+/** The inverse of mergeClaudeSettings: our status line and hooks out, every other byte as it was. */
+export function unmergeClaudeSettings(before: string, path: string): SettingsMerge {
+  const notes: string[] = [];
+  const text = removeHooks(restoreStatusLine(before, path, notes), HOOKS, path);
+  return { text: text === before ? null : text, notes };
 }

@@ -1,5 +1,5 @@
 import type { HookInvocation } from './hook-commands.js';
-import { claudeHookEntry, mergeHooks, type HookSpec } from './hook-groups.js';
+import { claudeHookEntry, mergeHooks, removeHooks, type HookSpec } from './hook-groups.js';
 import { JsonDocument } from './json-document.js';
 
 /**
@@ -19,4 +19,10 @@ export function mergeCodexHooks(before: string | null, invocation: HookInvocatio
   const doc = new JsonDocument(before ?? '', path);
   mergeHooks(doc, HOOKS, invocation, claudeHookEntry, path);
   return doc.result();
+}
+
+/** The inverse of mergeCodexHooks (null: none of ours is there). */
+export function unmergeCodexHooks(before: string, path: string): string | null {
+  const text = removeHooks(before, HOOKS, path);
+  return text === before ? null : text;
 }

@@ -1,6 +1,6 @@
 import { GEMINI_GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
 import type { HookInvocation } from './hook-commands.js';
-import { mergeHooks, type HookEntry, type HookSpec } from './hook-groups.js';
+import { mergeHooks, removeHooks, type HookEntry, type HookSpec } from './hook-groups.js';
 import { JsonDocument } from './json-document.js';
 
 /**
@@ -38,4 +38,10 @@ export function mergeGeminiSettings(before: string | null, invocation: HookInvoc
   const doc = new JsonDocument(before ?? '', path);
   mergeHooks(doc, HOOKS, invocation, geminiHookEntry, path);
   return doc.result();
+}
+
+/** The inverse of mergeGeminiSettings (null: none of ours is there). */
+export function unmergeGeminiSettings(before: string, path: string): string | null {
+  const text = removeHooks(before, HOOKS, path);
+  return text === before ? null : text;
 }

@@ -1,4 +1,4 @@
-import type { Node } from 'jsonc-parser';
+import { findNodeAtLocation, parseTree, type JSONPath, type Node } from 'jsonc-parser';
 import { hookCommand, isOurHook, type HookInvocation, type HookName } from './hook-commands.js';
 import { JsonDocument, refuse, type Json } from './json-document.js';
 
@@ -69,4 +69,64 @@ export function mergeHooks(doc: JsonDocument, specs: readonly HookSpec[], invoca
   }
   for (const [list, groups] of appended) doc.addElements(list, groups);
   doc.addProperties(hooks, [...newEvents]);
+}
+
+/**
+ * The text without the value at `at` (a property or an element, with the comma and the line break
+ * that joined it to its neighbour): the exact inverse of an append by JsonDocument. jsonc-parser's
+ * own `modify(…, undefined)` is not used: it reformats the container and can leave it unparseable
+ * (an inline array of objects), so the cut is computed from the parse tree here.
+ */
+export function removeAt(text: string, at: JSONPath): string {
+  const value = findNodeAtLocation(parseTree(text, [], { allowTrailingComma: false, disallowComments: false }) as Node, at);
+  const child = value?.parent?.type === 'property' ? value.parent : value;
+  const siblings = child?.parent?.children ?? [];
+  const i = child === undefined ? -1 : siblings.indexOf(child);
+  const container = child?.parent;
+  if (child === undefined || container === undefined || i < 0) return text;
+  const end = (node: Node) => node.offset + node.length;
+  const [from, to] =
+    siblings.length === 1
+      ? [container.offset + 1, end(container) - 1]
+      : i < siblings.length - 1
+        ? [child.offset, (siblings[i + 1] as Node).offset]
+        : [end(siblings[i - 1] as Node), end(child)];
+  return text.slice(0, from) + text.slice(to);
+}
+
+/** Where the next of our hooks is: the whole group when it holds ours alone (the group install appended), else the hook. */
+function nextOurs(doc: JsonDocument, event: string, names: readonly HookName[]): JSONPath | undefined {
+  const list = JsonDocument.property(doc.root, 'hooks');
+  const groups = list?.type === 'object' ? JsonDocument.property(list, event) : undefined;
+  for (const [g, group] of (groups?.type === 'array' ? (groups.children ?? []) : []).entries()) {
+    const hooks = group.type === 'object' ? JsonDocument.property(group, 'hooks') : undefined;
+    for (const [h, hook] of (hooks?.type === 'array' ? (hooks.children ?? []) : []).entries()) {
+      const command = JsonDocument.string(hook.type === 'object' ? JsonDocument.property(hook, 'command') : undefined);
+      if (command !== null && names.some((name) => isOurHook(command, name)))
+        return hooks?.children?.length === 1 ? ['hooks', event, g] : ['hooks', event, g, 'hooks', h];
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The inverse of mergeHooks: every hook of ours goes, with the group, the event list and the `hooks`
+ * object it leaves empty (install added those); every hook of the user stays, byte for byte. One
+ * removal per parse: jsonc-parser's edits are computed on the text as it is.
+ */
+export function removeHooks(before: string, specs: readonly HookSpec[], path: string): string {
+  let text = before;
+  for (const event of new Set(specs.map((spec) => spec.event))) {
+    const names = specs.filter((spec) => spec.event === event).map((spec) => spec.name);
+    let removed = false;
+    for (let at = nextOurs(new JsonDocument(text, path), event, names); at !== undefined; at = nextOurs(new JsonDocument(text, path), event, names)) {
+      text = removeAt(text, at);
+      removed = true;
+    }
+    const emptied = new JsonDocument(text, path).at(['hooks', event]);
+    if (removed && emptied?.type === 'array' && (emptied.children ?? []).length === 0) text = removeAt(text, ['hooks', event]);
+  }
+  const hooks = new JsonDocument(text, path).at(['hooks']);
+  if (text !== before && hooks?.type === 'object' && (hooks.children ?? []).length === 0) text = removeAt(text, ['hooks']);
+  return text;
 }

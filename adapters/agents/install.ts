@@ -18,6 +18,8 @@ export interface FileChange {
   readonly before: string | null;
   /** null: the file already says what the install would write. */
   readonly after: string | null;
+  /** The whole file is ours and goes (an uninstall of a file the install created). */
+  readonly remove?: true;
 }
 
 export interface InstallPlan {
@@ -28,12 +30,12 @@ export interface InstallPlan {
 
 export interface FileOutcome {
   readonly path: string;
-  readonly action: 'created' | 'updated' | 'unchanged';
+  readonly action: 'created' | 'updated' | 'unchanged' | 'removed';
   readonly backup: string | null;
   readonly diff: string;
 }
 
-const CLINE_RULE_FILE = 'session-handoff.md';
+export const CLINE_RULE_FILE = 'session-handoff.md';
 
 /**
  * What `handoff install AGENT` would change in `target` and its companions. Claude Code gets its
@@ -91,19 +93,23 @@ export function previewInstall(plan: InstallPlan): FileOutcome[] {
 export async function applyInstall(plan: InstallPlan, io: InstallIo, stamp: string): Promise<FileOutcome[]> {
   // The backup sits beside the path the agent reads (for a dotfiles link: beside the link).
   const backupPath = (path: string) => `${path}.handoff-backup-${stamp}`;
-  const writes = plan.changes.flatMap(({ path, writePath, before, after }) => {
-    if (after === null) return [];
-    return [{ path: writePath, text: after, before, backup: before === null ? null : { path: backupPath(path), text: before } }];
+  // A removed file held only our bytes: there is nothing of the user's to keep a backup of.
+  const kept = (change: FileChange) => change.after !== null && change.before !== null && change.remove !== true;
+  const writes = plan.changes.flatMap((change) => {
+    if (change.after === null) return [];
+    const { path, writePath, before } = change;
+    const text = change.remove === true ? null : change.after;
+    return [{ path: writePath, text, before, backup: kept(change) && before !== null ? { path: backupPath(path), text: before } : null }];
   });
   if (writes.length > 0) await io.commit(writes);
-  return plan.changes.map((change) => outcome(change, change.after !== null && change.before !== null ? backupPath(change.path) : null));
+  return plan.changes.map((change) => outcome(change, kept(change) ? backupPath(change.path) : null));
 }
 
 function outcome(change: FileChange, backup: string | null): FileOutcome {
   if (change.after === null) return { path: change.path, action: 'unchanged', backup: null, diff: '' };
   return {
     path: change.path,
-    action: change.before === null ? 'created' : 'updated',
+    action: change.remove === true ? 'removed' : change.before === null ? 'created' : 'updated',
     backup,
     diff: unifiedDiff(change.path, change.before, change.after),
   };

@@ -34,3 +34,25 @@ export function upsertMarkedBlock(before: string | null, body: string, path: str
   if (before[after] === '\n') after += 1;
   return `${before.slice(0, start)}${block}${before.slice(after)}`;
 }
+
+/**
+ * The text without our block (null: there is none), and without the blank line install put before
+ * it at the end of the file; an empty result means the file held nothing else.
+ */
+export function removeMarkedBlock(before: string, path: string): string | null {
+  const start = before.indexOf(BEGIN_PREFIX);
+  if (start < 0) return null;
+  const end = before.indexOf(END, start);
+  if (end < 0) {
+    throw new HandoffError(
+      'install_refused',
+      `${path} has a session-handoff begin marker without its end marker`,
+      `remove the block by hand (from the line starting with ${BEGIN_PREFIX}); nothing was changed`,
+    );
+  }
+  let after = end + END.length;
+  if (before[after] === '\n') after += 1;
+  const head = before.slice(0, start);
+  const tail = before.slice(after);
+  return `${tail === '' && head.endsWith('\n\n') ? head.slice(0, -1) : head}${tail}`;
+}

@@ -13,7 +13,8 @@ export interface PathFacts {
 /** One file an install writes, with the backup of its previous version. */
 export interface PlannedWrite {
   readonly path: string;
-  readonly text: string;
+  /** null: the file is removed. */
+  readonly text: string | null;
   readonly before: string | null;
   readonly backup: { readonly path: string; readonly text: string } | null;
 }

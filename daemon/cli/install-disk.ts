@@ -74,9 +74,14 @@ async function commit(writes: readonly PlannedWrite[]): Promise<void> {
   const undoSteps: (() => Promise<unknown>)[] = [];
   let current = '';
   try {
-    const staged: { path: string; temp: string; before: string | null; mode: number }[] = [];
+    const staged: { path: string; temp: string | null; before: string | null; mode: number }[] = [];
     for (const write of writes) {
       current = write.path;
+      // A file that goes (an uninstall) is unlinked with the others, last; its bytes are restored on undo.
+      if (write.text === null) {
+        staged.push({ path: write.path, temp: null, before: write.before, mode: await modeOf(write.path) });
+        continue;
+      }
       const created = await mkdir(dirname(write.path), { recursive: true });
       if (created !== undefined) undoSteps.push(() => rm(created, { recursive: true, force: true }));
       const mode = await modeOf(write.path);
@@ -99,7 +104,8 @@ async function commit(writes: readonly PlannedWrite[]): Promise<void> {
     }
     for (const { path, temp, before, mode } of staged) {
       current = path;
-      await rename(temp, path);
+      if (temp === null) await unlink(path);
+      else await rename(temp, path);
       undoSteps.push(before === null ? () => unlink(path) : async () => rename(await stage(path, before, mode), path));
     }
     const touched = [...staged.map(({ path }) => path), ...writes.flatMap((write) => (write.backup === null ? [] : [write.backup.path]))];

@@ -1,9 +1,16 @@
 #!/usr/bin/env node
 // `handoff hook …` runs on every status line refresh and before file edits: it is answered before
 // commander and the protocol (which pulls in xstate) are loaded, so it starts about as fast as node.
-if (process.argv[2] === 'hook') {
+// `handoff --version` alone is answered the same way: loading the program to print one line cost
+// more than `handoff status` (test/bench/version.bench.mjs).
+const first = process.argv[2];
+if (first === 'hook') {
   const { runHookArgs } = await import('./hook-entry.js');
   process.exitCode = await runHookArgs(process.argv.slice(3));
+} else if ((first === '--version' || first === '-V') && process.argv.length === 3) {
+  const { readFileSync } = await import('node:fs');
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  process.stdout.write(`${pkg.version}\n`);
 } else {
   const { runProgram } = await import('./run-program.js');
   await runProgram();

@@ -21,9 +21,12 @@ export const COMMAND_MODULES: readonly { readonly names: readonly string[]; read
   { names: ['hook'], load: async () => (await import('./commands/hook.js')).registerHook },
   { names: ['install'], load: async () => (await import('./commands/install.js')).registerInstall },
   { names: ['doctor'], load: async () => (await import('./commands/doctor.js')).registerDoctor },
+  { names: ['uninstall'], load: async () => (await import('./commands/uninstall.js')).registerUninstall },
   { names: ['service'], load: async () => (await import('./commands/service.js')).registerService },
+  { names: ['config'], load: async () => (await import('./commands/config.js')).registerConfig },
   { names: ['journal'], load: async () => (await import('./commands/journal.js')).registerJournal },
   { names: ['open'], load: async () => (await import('./commands/open.js')).registerOpen },
+  { names: ['completion'], load: async () => (await import('./commands/completion.js')).registerCompletion },
 ];
 
 /** The first operand of `args` (argv without node and the script): the command, past global options. */

@@ -83,6 +83,9 @@ describe('the npm package, installed into a fresh prefix', () => {
     expect(cited.size).toBeGreaterThan(0);
     for (const page of cited) expect([page, existsSync(join(installed, 'docs', page))]).toEqual([page, true]);
     expect(existsSync(join(installed, 'daemon'))).toBe(false);
+    // No source maps (their sources do not travel), and TypeBox, which only builds the schemas, stays behind: the daemon below runs without it.
+    expect(readdirSync(join(installed, 'dist'), { recursive: true }).filter((path) => String(path).endsWith('.map'))).toEqual([]);
+    expect(existsSync(join(installed, 'node_modules', '@sinclair', 'typebox'))).toBe(false);
     expect(readdirSync(join(installed, 'schemas')).sort()).toEqual(
       readdirSync(join(ROOT, 'schemas'))
         .filter((f) => f.endsWith('.json'))

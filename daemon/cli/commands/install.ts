@@ -53,7 +53,7 @@ function stateDirToBake(stateDir: string): string | null {
 
 function renderInstall(report: InstallReport): string {
   const verb = (outcome: FileOutcome['action']) =>
-    report.dry_run ? { created: 'would create', updated: 'would update', unchanged: 'unchanged' }[outcome] : outcome;
+    report.dry_run ? { created: 'would create', updated: 'would update', unchanged: 'unchanged', removed: 'would remove' }[outcome] : outcome;
   const lines: string[] = [];
   for (const file of report.files) {
     lines.push(`${verb(file.action)} ${file.path}${file.backup === null ? '' : ` (previous version kept in ${file.backup})`}`);

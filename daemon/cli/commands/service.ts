@@ -159,6 +159,9 @@ function failureHint(step: ServiceStep & { kind: 'run' }, done: readonly string[
   return `${written === undefined ? '' : `${written.replace(/^write /, '')} is written; `}this needs ${tool}. Until then \`handoff daemon\` runs it, and any command starts one when none answers`;
 }
 
+const UNAVAILABLE_HINT =
+  'nothing was written. Without a service, any handoff command starts the daemon when none answers (docs/running-at-login.md); to run it at every login anyway, start `handoff daemon` from your shell profile, or install from a login session that has a user systemd (`loginctl enable-linger $USER`, then log in again)';
+
 function renderReport(data: { dry_run?: boolean; file: string; steps?: string[]; done?: string[]; content?: string }): string {
   if (data.dry_run === true) {
     const steps = data.steps ?? [];
@@ -204,11 +207,14 @@ export function registerService(program: Command): void {
     .action(
       action(async (ctx, options: { dryRun?: boolean }) => {
         const content = serviceContent(ctx, version, platformOf());
-        const { facts } = await survey(ctx);
+        const { facts, manager } = await survey(ctx);
         const steps = installPlan(facts, content);
         const data = { platform: facts.platform, file: facts.file, state_dir: ctx.stateDir };
         if (options.dryRun === true)
           return success('ok', { ...data, dry_run: true, steps: steps.map(describeStep), ...(steps.some((s) => s.kind === 'write') && { content }) });
+        // A unit no user systemd will ever start is not a temporary failure: refuse before writing it.
+        if (manager.reachable !== true && steps.length > 0)
+          return failure('service_unavailable', `no user systemd answers here (${manager.reachable})`, UNAVAILABLE_HINT, { ...data, done: [] });
         return carryOut(ctx, steps, data);
       }, renderReport),
     );

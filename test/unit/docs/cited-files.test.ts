@@ -36,8 +36,9 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-const product = ['README.md', ...PRODUCT_DIRS.flatMap(filesUnder)].filter((path) => !path.endsWith('openapi.json'));
-const markdownNames = new Set(['README.md', ...TOP_DIRS.flatMap(filesUnder)].filter((path) => path.endsWith('.md')).map((path) => basename(path)));
+const TOP_PAGES = ['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md'];
+const product = [...TOP_PAGES, ...PRODUCT_DIRS.flatMap(filesUnder)].filter((path) => !path.endsWith('openapi.json'));
+const markdownNames = new Set([...TOP_PAGES, ...TOP_DIRS.flatMap(filesUnder)].filter((path) => path.endsWith('.md')).map((path) => basename(path)));
 
 /**
  * A cited path that is not there: one under a top directory of this repository must exist from the

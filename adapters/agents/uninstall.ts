@@ -1,0 +1,64 @@
+import { join } from 'node:path';
+import { unmergeClaudeSettings } from './claude-settings.js';
+import { unmergeCodexHooks } from './codex-hooks.js';
+import { unmergeGeminiSettings } from './gemini-settings.js';
+import { CLINE_RULE_FILE, type FileChange, type InstallPlan } from './install.js';
+import { removeMarkedBlock } from './marked-block.js';
+import { safeTarget, type InstallIo } from './safe-target.js';
+import { CAPSULE_COMMAND } from './slash-command.js';
+import type { Agent, Companions } from './targets.js';
+
+/** A JSON file left as `{}` held nothing but what install put there. */
+const emptyObject = (text: string) => text.replace(/\s/g, '') === '{}';
+
+/**
+ * What `handoff uninstall AGENT` would change: the inverse of planInstall, file by file, with the
+ * same edit modules (one per file format) and the same path checks. A file left with nothing but
+ * what install wrote goes; every other file keeps every byte of the user's.
+ */
+export async function planUninstall(agent: Agent, target: string, io: InstallIo, companions: Companions): Promise<InstallPlan> {
+  const changes: FileChange[] = [];
+  const notes: string[] = [];
+  const change = async (path: string, edit: (before: string) => string | null, empty: (after: string) => boolean): Promise<void> => {
+    const writePath = await safeTarget(path, io, notes);
+    const before = await io.read(writePath);
+    const after = before === null ? null : edit(before);
+    if (after === null || after === before) changes.push({ path, writePath, before, after: null });
+    else changes.push({ path, writePath, before, after: empty(after) ? '' : after, ...(empty(after) && { remove: true as const }) });
+  };
+  const blank = (text: string) => text.trim() === '';
+  const block = (path: string) => change(path, (before) => removeMarkedBlock(before, path), blank);
+  if (agent === 'claude') {
+    await change(
+      target,
+      (before) => {
+        const unmerged = unmergeClaudeSettings(before, target);
+        notes.push(...unmerged.notes);
+        return unmerged.text;
+      },
+      emptyObject,
+    );
+  } else if (agent === 'gemini') {
+    await change(target, (before) => unmergeGeminiSettings(before, target), emptyObject);
+  } else {
+    await block(agent === 'cline' && (await io.inspect(target)).kind !== 'file' ? join(target, CLINE_RULE_FILE) : target);
+  }
+  if (companions.instructions !== null) await block(companions.instructions);
+  if (companions.slashCommand !== null) {
+    const path = companions.slashCommand;
+    await change(
+      path,
+      (before) => {
+        if (before === CAPSULE_COMMAND) return '';
+        notes.push(`${path} was edited after install; it is left as it is (remove it by hand if you no longer want it)`);
+        return null;
+      },
+      blank,
+    );
+  }
+  if (companions.codexHooks !== null) {
+    const path = companions.codexHooks;
+    await change(path, (before) => unmergeCodexHooks(before, path), emptyObject);
+  }
+  return { agent, changes, notes };
+}

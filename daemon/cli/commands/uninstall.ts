@@ -1,0 +1,62 @@
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import { Argument, type Command } from 'commander';
+import {
+  AGENTS,
+  applyInstall,
+  companionTargets,
+  defaultTarget,
+  planUninstall,
+  previewInstall,
+  type Agent,
+  type FileOutcome,
+} from '../../../adapters/agents/index.js';
+import { success } from '../../../protocol/index.js';
+import { resolveRepoRoot } from '../../git/index.js';
+import { action } from '../context.js';
+import { diskIo } from '../install-disk.js';
+
+interface UninstallReport {
+  agent: Agent;
+  dry_run: boolean;
+  files: FileOutcome[];
+  notes: readonly string[];
+}
+
+function renderUninstall(report: UninstallReport): string {
+  const verb = (outcome: FileOutcome['action']) =>
+    outcome === 'unchanged'
+      ? 'nothing of ours in'
+      : report.dry_run
+        ? { created: 'would create', updated: 'would update', removed: 'would remove' }[outcome]
+        : outcome;
+  const lines: string[] = [];
+  for (const file of report.files) {
+    lines.push(`${verb(file.action)} ${file.path}${file.backup === null ? '' : ` (previous version kept in ${file.backup})`}`);
+    if (report.dry_run && file.diff !== '') lines.push(file.diff.trimEnd());
+  }
+  for (const note of report.notes) lines.push(`note: ${note}`);
+  return lines.join('\n');
+}
+
+export function registerUninstall(program: Command): void {
+  program
+    .command('uninstall')
+    .description(
+      "take the session-handoff integration out of an agent's config: exactly what `handoff install` added (its hooks, its block, its slash command; the status line you had before is restored from the chain), every other byte kept, a backup of a changed file, all files or none",
+    )
+    .addArgument(new Argument('<agent>').choices(AGENTS))
+    .option('--dry-run', 'print the change as a unified diff and write nothing')
+    .option('--settings <file>', 'the file install merged into, when it was not the default (see `handoff install --help`)')
+    .action(
+      action(async (ctx, agent: Agent, options: { dryRun?: boolean; settings?: string }) => {
+        const repoRoot = agent === 'cline' && options.settings === undefined ? await resolveRepoRoot(ctx.repo) : ctx.repo;
+        const target = resolve(options.settings ?? defaultTarget(agent, process.env, homedir(), repoRoot));
+        const plan = await planUninstall(agent, target, diskIo, companionTargets(agent, target, process.env, homedir()));
+        const dryRun = options.dryRun === true;
+        const stamp = new Date().toISOString().replace(/[-:.]/g, '');
+        const files = dryRun ? previewInstall(plan) : await applyInstall(plan, diskIo, stamp);
+        return success('ok', { agent, dry_run: dryRun, files, notes: plan.notes } satisfies UninstallReport);
+      }, renderUninstall),
+    );
+}
