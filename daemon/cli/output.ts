@@ -1,6 +1,7 @@
 import { exitCodeOf, type Envelope, type StatusView } from '../../protocol/index.js';
 import { printable, printableDeep, printableJson } from '../../protocol/printable.js';
 import { formatAge, formatDuration, plainStatus, type DrainReport } from '../../protocol/status-words.js';
+import { processView, type Renderer, type View } from './render/index.js';
 
 export interface Output {
   readonly json: boolean;
@@ -167,48 +168,16 @@ export function renderStatus(raw: StatusView, options: RenderOptions = { color: 
 /**
  * Prints the Envelope (JSON: exactly one object on stdout) and returns the exit code. What reaches
  * the terminal is printable: JSON escapes what JSON.stringify leaves raw (the value is unchanged),
- * and human output shows every control or bidi character of the daemon's data escaped.
+ * and human output shows every control or bidi character of the daemon's data escaped. Every verb
+ * brings its renderer: a success is always said in words, never as its bare code.
  */
-export function emit(output: Output, envelope: Envelope, human?: (data: never) => string): number {
+export function emit(output: Output, envelope: Envelope, human: Renderer, view: View = processView()): number {
   if (output.json) {
     output.out(printableJson(envelope));
   } else if (envelope.error) {
     output.err(`error: ${printable(envelope.error.message, { lines: true })}\nhint: ${printable(envelope.error.hint, { lines: true })}`);
-  } else if (human && envelope.data !== null) {
-    output.out(human(printableDeep(envelope.data, { lines: true }) as never));
   } else {
-    const data = envelope.data as { note?: unknown; state?: unknown } | null;
-    const state = typeof data?.state === 'string' ? ` (state ${printable(data.state)})` : '';
-    const note = typeof data?.note === 'string' && data.note !== '' ? `: ${printable(data.note, { lines: true })}` : '';
-    output.out(`${envelope.code}${state}${note}`);
+    output.out(human(printableDeep(envelope.data, { lines: true }) as never, envelope.code, view));
   }
   return exitCodeOf(envelope);
-}
-
-/** What `handoff lease show` answers (daemon/service.ts). */
-export interface LeaseShown {
-  readonly workspace: string;
-  readonly checkout: string;
-  readonly state: string;
-  readonly cycle: string | null;
-  readonly holder: { readonly executor: string; readonly token: number; readonly acquired_at: string; readonly renewed_at: string } | null;
-  readonly last_token: number;
-  readonly offered: boolean;
-  readonly last_break: { readonly at: string; readonly reason: string; readonly executor: string | null; readonly token: number | null } | null;
-}
-
-/** `handoff lease show` for people: who holds it, with which token, and where it lives when it is a taken-over cycle's. */
-export function renderLease(lease: LeaseShown): string {
-  const lines = [
-    lease.holder === null
-      ? `lease     free (last token ${lease.last_token})${lease.offered ? ' — on offer to a receiver' : ''}`
-      : `lease     held by ${lease.holder.executor}, token ${lease.holder.token}, since ${lease.holder.acquired_at} (renewed ${lease.holder.renewed_at})`,
-  ];
-  lines.push(`state     ${lease.state}${lease.cycle === null ? '' : `, cycle ${lease.cycle}`}`);
-  if (lease.workspace !== lease.checkout) lines.push(`home      ${lease.workspace} (this checkout took the cycle over; renew and release act there)`);
-  if (lease.last_break !== null) {
-    const b = lease.last_break;
-    lines.push(`broken    ${b.at} by an operator: ${b.reason}${b.executor === null ? '' : ` (was ${b.executor}, token ${b.token ?? '?'})`}`);
-  }
-  return lines.join('\n');
 }

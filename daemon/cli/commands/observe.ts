@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { StatusView } from '../../../protocol/index.js';
 import { action, parseEpochSeconds, parsePercent, usage } from '../context.js';
 import { renderStatus } from '../output.js';
+import { RENDERERS } from '../render/index.js';
 
 interface SignalOptions {
   source?: string;
@@ -67,6 +68,6 @@ export function registerObserve(program: Command): void {
             ...(options.executor && { executor: options.executor }),
           },
         });
-      }),
+      }, RENDERERS.signal),
     );
 }
