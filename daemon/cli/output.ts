@@ -1,7 +1,7 @@
 import { exitCodeOf, type Envelope, type StatusView } from '../../protocol/index.js';
 import { printable, printableDeep, printableJson } from '../../protocol/printable.js';
 import { formatAge, formatDuration, plainStatus, type DrainReport } from '../../protocol/status-words.js';
-import { processView, type Renderer, type View } from './render/index.js';
+import { processView, relativeTime, wrapAll, type Renderer, type View } from './render/index.js';
 
 export interface Output {
   readonly json: boolean;
@@ -83,6 +83,8 @@ export interface RenderOptions {
   readonly color: boolean;
   /** The reader's clock, for the drain's running times and the windows' resets. */
   readonly nowMs: number;
+  /** Lines are folded to this width (the terminal's; 80 in a pipe); `--json` has every field whole. */
+  readonly columns?: number;
 }
 
 /**
@@ -97,7 +99,7 @@ export function renderStatus(raw: StatusView, options: RenderOptions = { color: 
   const { prepare_percent, evacuate_percent, hysteresis_percent } = view.thresholds;
   const sinceSeconds = Math.max(0, (options.nowMs - Date.parse(view.stage_since)) / 1000);
   const lines = [c.bold(view.workspace)];
-  lines.push(`state     ${c.bold(c[STATE_PAINT[view.state]](view.state))} since ${view.stage_since} (${formatAge(sinceSeconds)})`);
+  lines.push(`state     ${c.bold(c[STATE_PAINT[view.state]](view.state))} since ${formatAge(sinceSeconds)}`);
   lines.push(`          ${words.headline}`);
   const pressure =
     view.pressure === null ? c.dim('unknown (no credible reading)') : `${view.pressure.percent} % ${view.pressure.metric} from ${view.pressure.source}`;
@@ -119,15 +121,17 @@ export function renderStatus(raw: StatusView, options: RenderOptions = { color: 
     lines.push(`drain     ${head}`, ...drainLines(d, c));
   }
   lines.push(
-    `capsule   ${view.capsule === null ? 'none yet — the agent writes it with `handoff capsule set`' : view.capsule.error ? c.red(`INVALID: ${view.capsule.error}`) : `updated ${view.capsule.updated_at}`}`,
+    `capsule   ${view.capsule === null ? 'none yet — the agent writes it with `handoff capsule set`' : view.capsule.error ? c.red(`INVALID: ${view.capsule.error}`) : `updated ${relativeTime(view.capsule.updated_at, options.nowMs)}`}`,
   );
   const holder = view.lease.holder;
   lines.push(
-    `lease     ${holder === null ? 'free' : `held by ${holder.executor}, token ${holder.token}, since ${holder.acquired_at}`}${view.lease.offered ? c.cyan(' (on offer)') : ''}`,
+    `lease     ${holder === null ? 'free' : `held by ${holder.executor}, token ${holder.token}, taken ${relativeTime(holder.acquired_at, options.nowMs)}`}${view.lease.offered ? c.cyan(' (on offer)') : ''}`,
   );
   if (view.lease.last_break !== null) {
     const b = view.lease.last_break;
-    lines.push(`          broken ${b.at} by an operator: ${b.reason}${b.executor ? ` (was ${b.executor}, token ${b.token})` : ''}`);
+    lines.push(
+      `          broken ${relativeTime(b.at, options.nowMs)} by an operator: ${b.reason}${b.executor ? ` (was ${b.executor}, token ${b.token})` : ''}`,
+    );
   }
   lines.push(`readings  ${view.readings.length === 0 ? c.dim('none yet') : c.dim('worst first')}`);
   const line = { prepare: prepare_percent, evacuate: evacuate_percent };
@@ -146,23 +150,16 @@ export function renderStatus(raw: StatusView, options: RenderOptions = { color: 
     const age = formatAge((options.nowMs - Date.parse(warning.observed_at)) / 1000);
     lines.push(`warning   ${warning.kind} from ${warning.source}, ${age}: ${warning.text.length > 100 ? `${warning.text.slice(0, 99)}…` : warning.text}`);
   }
-  // The status answer carries the daemon's own facts too: whether the Codex tail runs or waits.
+  // The status answer carries the daemon's own facts too: whether the Codex tail runs. Waiting for a
+  // Codex home that does not exist (or off) means no Codex here, which is nothing to tell its user.
   const tail = (view as { daemon?: { codex_tail?: { state: string; codex_home: string } | null } }).daemon?.codex_tail;
-  if (tail) {
-    const why =
-      tail.state === 'waiting'
-        ? `: waiting for ${tail.codex_home} to appear`
-        : tail.state === 'off'
-          ? `: neither ${tail.codex_home} nor its parent exists`
-          : ` (${tail.codex_home})`;
-    lines.push(`codex     tail ${tail.state}${why}`);
-  }
+  if (tail && tail.state !== 'waiting' && tail.state !== 'off') lines.push(`codex     tail ${tail.state} (${tail.codex_home})`);
   lines.push(`next      ${c.bold(words.next)}`);
   // The other ways on (docs/concepts.md, "Ways out"); each says where to run it when it is another checkout.
   const [first, ...others] = view.next;
   if (first?.repo != null) lines.push(`          (in ${first.repo})`);
   for (const other of others) lines.push(`          ${other.why}${other.repo === null ? '' : ` (in ${other.repo})`}`);
-  return lines.join('\n');
+  return wrapAll(lines, options.columns ?? 80);
 }
 
 /**

@@ -3,6 +3,7 @@ import { CommanderError, type Command } from 'commander';
 import { exitCodeOf, failure, fromError, isHandoffError, type Envelope } from '../../protocol/index.js';
 import { printable, printableJson } from '../../protocol/printable.js';
 import { buildProgram, commandName, groupOf } from './program.js';
+import { usageFailure } from './usage-failure.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 const wantsJson = process.argv.includes('--json');
@@ -28,21 +29,6 @@ function commandPath(program: Command, args: readonly string[]): string {
     at = next;
   }
   return ['handoff', ...path].join(' ');
-}
-
-/**
- * commander's error, in the words every other error uses: what was wrong, then a hint that names
- * the command to run — a typo gets its suggestion, not the whole help.
- */
-export function usageFailure(error: CommanderError, path: string): Envelope {
-  const [first = error.message, ...rest] = error.message.split('\n');
-  const message = first.replace(/^error: /, '');
-  const suggestion = /\(Did you mean (.+)\?\)/.exec(rest.join(' '))?.[1];
-  if (suggestion !== undefined) {
-    const word = suggestion.startsWith('-') ? suggestion : `${path} ${suggestion}`;
-    return failure('usage_error', message, `did you mean \`${word}\`? \`${path} --help\` lists what it takes`);
-  }
-  return failure('usage_error', message, `\`${path} --help\` says what it takes`);
 }
 
 /** Bare `handoff`: the core commands and where the rest are, on stderr (a command was expected). */

@@ -51,20 +51,20 @@ const visible = (text: string): number => text.replace(SGR, '').length;
  */
 export function wrap(line: string, width: number, indent: number): string[] {
   if (visible(line) <= width) return [line];
-  const words = line.split(' ');
+  const lead = /^ */.exec(line)?.[0] ?? '';
   const out: string[] = [];
-  let current = '';
-  for (const word of words) {
-    const candidate = current === '' ? word : `${current} ${word}`;
-    const limit = out.length === 0 ? width : width - indent;
-    if (visible(candidate) <= limit || current === '' || current.trim() === '') current = candidate;
+  let current = lead;
+  for (const word of line.slice(lead.length).split(' ')) {
+    const fresh = current.trim() === '';
+    const candidate = fresh ? `${current}${word}` : `${current} ${word}`;
+    if (fresh || visible(candidate) <= width) current = candidate;
     else {
       out.push(current);
-      current = word;
+      current = `${' '.repeat(indent)}${word}`;
     }
   }
-  if (current !== '') out.push(current);
-  return out.map((text, i) => (i === 0 ? text : `${' '.repeat(indent)}${text}`));
+  out.push(current);
+  return out;
 }
 
 /**
@@ -76,7 +76,7 @@ export function wrapAll(lines: readonly string[], width: number, labelColumn = 1
     .flatMap((block) => block.split('\n'))
     .flatMap((line) => {
       const leading = /^ */.exec(line)?.[0].length ?? 0;
-      return wrap(line, width, leading > 0 ? leading + 2 : labelColumn);
+      return wrap(line, width, leading >= labelColumn ? leading : leading > 0 ? leading + 2 : labelColumn);
     })
     .join('\n');
 }
