@@ -74,7 +74,7 @@ export const renderCycle: Renderer<CycleShown> = (data, _code, view) => {
       lines.push(`  branch    ${c.ref?.replace(/^refs\/heads\//, '') ?? 'none'} at ${shortSha(c.commit)} ${where}`);
     }
     lines.push(`  manifest  ${r.path}`);
-    lines.push(`  read      ${r.path.replace(/manifest((\.\d+)?)\.json$/, 'HANDOFF$1.md')}`);
+    lines.push(`  read      ${r.path.replace(/manifest((\.\d+)?)\.json$/, (_all, revision: string) => `HANDOFF${revision}.md`)}`);
   }
   for (const a of data.abandoned)
     lines.push(`abandoned ${a.leg} leg ${relativeTime(a.at, view.nowMs)}${a.reason ? `: ${a.reason}` : ''}${a.kept_ref ? ` (kept ${a.kept_ref})` : ''}`);
