@@ -3,7 +3,7 @@ import { CommanderError, type Command } from 'commander';
 import { exitCodeOf, failure, fromError, isHandoffError, type Envelope } from '../../protocol/index.js';
 import { printable, printableJson } from '../../protocol/printable.js';
 import { buildProgram, commandName, groupOf } from './program.js';
-import { usageFailure } from './usage-failure.js';
+import { usageFailure, type Stray } from './usage-failure.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 const wantsJson = process.argv.includes('--json');
@@ -18,17 +18,24 @@ function fail(envelope: Envelope): void {
   process.exitCode = exitCodeOf(envelope);
 }
 
-/** The words of the command line before the one commander stumbled on: `lease` in `handoff lease aquire`. */
-function commandPath(program: Command, args: readonly string[]): string {
+/**
+ * The words of the command line commander matched (`handoff lease` in `handoff lease aquire`), and
+ * the first operand after them when that command has subcommands: a subcommand mistyped.
+ */
+function commandPath(program: Command, args: readonly string[]): { path: string; stray?: Stray } {
   const path: string[] = [];
   let at: Command = program;
+  let stray: Stray | undefined;
   for (const arg of args) {
     const next = at.commands.find((c) => c.name() === arg || c.aliases().includes(arg));
-    if (next === undefined) continue;
-    path.push(next.name());
-    at = next;
+    if (next !== undefined) {
+      path.push(next.name());
+      at = next;
+    } else if (stray === undefined && !arg.startsWith('-') && path.length > 0 && at.commands.length > 0) {
+      stray = { word: arg, names: at.commands.map((c) => c.name()) };
+    }
   }
-  return ['handoff', ...path].join(' ');
+  return { path: ['handoff', ...path].join(' '), ...(stray !== undefined && { stray }) };
 }
 
 /** Bare `handoff`: the core commands and where the rest are, on stderr (a command was expected). */
@@ -72,7 +79,10 @@ export async function runProgram(): Promise<void> {
     if (error instanceof CommanderError) {
       const helpOrVersion = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help';
       if (helpOrVersion) process.exitCode = 0;
-      else fail(usageFailure(error, program === null ? 'handoff' : commandPath(program, args)));
+      else {
+        const { path, stray } = program === null ? { path: 'handoff', stray: undefined } : commandPath(program, args);
+        fail(usageFailure(error, path, stray));
+      }
     } else if (isHandoffError(error)) {
       fail(fromError(error));
     } else {

@@ -73,3 +73,15 @@ describe('command-line mistakes', () => {
     expect(missing.error?.hint).toBe('`handoff accept --help` says what it takes');
   });
 });
+
+describe('a mistyped subcommand', () => {
+  it('under a default subcommand (`lease aquire` → `lease show` with an argument too many) is named as the typo it is', () => {
+    const excess = new CommanderError(1, 'commander.excessArguments', "error: too many arguments for 'show'. Expected 0 arguments but got 1.");
+    const names = ['show', 'acquire', 'renew', 'release', 'break'];
+    expect(usageFailure(excess, 'handoff lease', { word: 'aquire', names }).error).toEqual({
+      message: "unknown command 'aquire' for `handoff lease`",
+      hint: 'did you mean `handoff lease acquire`? `handoff lease --help` lists what it takes',
+    });
+    expect(usageFailure(excess, 'handoff lease', { word: 'zzz', names }).error?.hint).toBe('`handoff lease` takes show, acquire, renew, release, break');
+  });
+});
