@@ -62,11 +62,33 @@ Examples:
 
 Run \`handoff <command> --help\` for one command. Exit codes and every error: docs/codes.md.`;
 
+/** `handoff <command> --help` ends with these: the common ways to run the commands a person runs most. */
+const COMMAND_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
+  status: [
+    'handoff status                      this repository',
+    'handoff status --repo ~/src/app     another one',
+    'handoff status --json               the Envelope, for scripts',
+  ],
+  now: ['handoff now --reason "switching machines"', "handoff now --no-wait               do not wait for the agent's `handoff drained`"],
+  accept: [
+    'handoff accept --latest --as laptop',
+    'handoff accept 20261129T081500Z-k3f9qa --from origin --as laptop --checkout',
+    'handoff accept --latest --return --as desk   the primary takes the work back',
+  ],
+  verify: ['handoff verify --latest', 'handoff verify 20261129T081500Z-k3f9qa --from origin'],
+  list: ['handoff list', 'handoff list --all --json'],
+  lease: ['handoff lease', 'handoff lease acquire --as me', 'handoff lease release --token 3', 'handoff lease break --reason "the laptop is gone"'],
+};
+
 /** commander lists headings in the order their first command was registered; these go in GROUPS order. */
 function byGroupOrder<T extends Command | Option>(unsorted: T[], visible: T[], getGroup: (item: T) => string): Map<string, T[]> {
   // commander's own grouping keeps no state: a fresh Help does it, then only the order changes.
   const groups = new Help().groupItems(unsorted, visible, getGroup);
-  const rank = (heading: string) => GROUPS.indexOf(heading.replace(/:$/, '') as Group);
+  // commander's own heading (`Commands:`, for `help`) goes last.
+  const rank = (heading: string) => {
+    const index = GROUPS.indexOf(heading.replace(/:$/, '') as Group);
+    return index === -1 ? GROUPS.length : index;
+  };
   return new Map([...groups].sort(([a], [b]) => rank(a) - rank(b)));
 }
 
@@ -107,6 +129,10 @@ export async function buildProgram(version: string, argv?: readonly string[]): P
   const name = argv === undefined ? undefined : commandName(program, argv.slice(2));
   const named = COMMAND_MODULES.find((module) => name !== undefined && module.names.includes(name));
   for (const register of await Promise.all((named === undefined ? COMMAND_MODULES : [named]).map((module) => module.load()))) register(program);
+  for (const command of program.commands) {
+    const examples = COMMAND_EXAMPLES[command.name()];
+    if (examples !== undefined) command.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}`);
+  }
   // Grouped after registration, so a module's own file stays free of help layout.
   for (const group of GROUPS) for (const command of program.commands) if (groupOf(command.name()) === group) command.helpGroup(`${group}:`);
   for (const command of program.commands) inheritExit(command);
