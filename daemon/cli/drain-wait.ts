@@ -57,7 +57,10 @@ export async function followDrain(ctx: CommandContext, started: Envelope, stderr
     if (line === null || ctx.output.json) {
       live = null;
     } else if (tty) {
-      stderr.write(`\r\u001b[K${printable(line)}`);
+      // One terminal row, or the carriage return would rewrite only its last part.
+      const columns = stderr.columns > 10 ? stderr.columns : 80;
+      const shown = printable(line);
+      stderr.write(`\r\u001b[K${shown.length < columns ? shown : `${shown.slice(0, columns - 2)}…`}`);
       live = line;
     } else {
       // Said once a step has run a second, then every few seconds: a log gets the count, not a flood.

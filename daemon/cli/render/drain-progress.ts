@@ -83,7 +83,8 @@ export function liveLine(view: StatusView, progress: StepProgress | null, nowMs:
       : progress.phase === 'secret scan'
         ? `scanning for secrets: ${progress.total === null ? count(progress.done ?? 0) : `${count(progress.done ?? 0)} of ${plural(progress.total, 'file')}`}`
         : 'writing the snapshot commit';
-  return `  ▸ ${step.padEnd(WIDTH)}  ${inner} · ${elapsed}`;
+  // The time first, like a finished step's: on a narrow terminal the words are what gets cut.
+  return `  ▸ ${step.padEnd(WIDTH)}  ${elapsed.padStart(7)}  ${inner}`;
 }
 
 function previousEnd(drain: DrainProgress, step: DrainStep): string | null {

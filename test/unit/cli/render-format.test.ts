@@ -54,7 +54,7 @@ describe('following a drain', () => {
       total: 20000,
       unit: 'files' as const,
     };
-    expect(liveLine(view, scanning, h.at)).toBe('  ▸ snapshot  scanning for secrets: 4,210 of 20,000 files · 4.0 s');
+    expect(liveLine(view, scanning, h.at)).toBe('  ▸ snapshot    4.0 s  scanning for secrets: 4,210 of 20,000 files');
     expect(newLines(view, said)).toEqual([]);
     for (const step of ['snapshot', 'package', 'publish', 'offer'] as const) h.send({ type: 'DRAIN_STEP_DONE', step, record: record(h.at) });
     expect(liveLine(statusView(h.snapshot, h.at), null, h.at)).toBeNull();
