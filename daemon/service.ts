@@ -262,6 +262,7 @@ export function createService(deps: ServiceDeps) {
         capsule_quality: quality,
         receiving,
         lease_sync: leaseSync,
+        step_progress: deps.drain.progress(workspace.root),
         daemon: deps.info(),
       });
     },

@@ -136,7 +136,12 @@ export function nextSteps(view: WaysOutInput): NextStep[] {
         step(
           'accept',
           `handoff accept ${id} --as NAME`,
-          `a receiver verifies and takes over: \`handoff accept ${id} --as NAME\` in a clone of this repository`,
+          // Without a remote the checkpoint is a local ref: only another checkout on this machine can take it.
+          `a receiver verifies and takes over: \`handoff accept ${id} --as NAME\` ${
+            cycle?.checkpoint?.mechanism === 'local_ref'
+              ? 'in another checkout of this repository on this machine (no remote carries it)'
+              : 'in a clone of this repository'
+          }`,
         ),
         ...cancel('withdraws the offer if no receiver will come (on the remote too, unless a receiver took it first)'),
       ];

@@ -6,3 +6,4 @@ export * from './telemetry.schema.js';
 export * from './capsule.schema.js';
 export * from './manifest.schema.js';
 export * from './agent-context.schema.js';
+export * from './step-progress.schema.js';

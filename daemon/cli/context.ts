@@ -5,6 +5,7 @@ import { HandoffError, type Envelope } from '../../protocol/index.js';
 import { resolveStateDir } from '../store/index.js';
 import { callDaemon, type CallOptions } from './client.js';
 import { emit, processOutput, type Output } from './output.js';
+import type { Renderer } from './render/index.js';
 
 export interface GlobalOptions {
   readonly json?: boolean;
@@ -37,7 +38,7 @@ export function contextOf(command: Command): CommandContext {
  */
 export function action<A extends unknown[]>(
   body: (context: CommandContext, ...args: A) => Promise<Envelope>,
-  human?: (data: never) => string,
+  human: Renderer,
 ): (...args: [...A, Command]) => Promise<void> {
   return async (...args) => {
     const command = args[args.length - 1] as Command;

@@ -1,6 +1,7 @@
 import { exitCodeOf, type Envelope, type StatusView } from '../../protocol/index.js';
 import { printable, printableDeep, printableJson } from '../../protocol/printable.js';
 import { formatAge, formatDuration, plainStatus, type DrainReport } from '../../protocol/status-words.js';
+import { processView, relativeTime, wrapAll, type Renderer, type View } from './render/index.js';
 
 export interface Output {
   readonly json: boolean;
@@ -82,6 +83,8 @@ export interface RenderOptions {
   readonly color: boolean;
   /** The reader's clock, for the drain's running times and the windows' resets. */
   readonly nowMs: number;
+  /** Lines are folded to this width (the terminal's; 80 in a pipe); `--json` has every field whole. */
+  readonly columns?: number;
 }
 
 /**
@@ -96,7 +99,7 @@ export function renderStatus(raw: StatusView, options: RenderOptions = { color: 
   const { prepare_percent, evacuate_percent, hysteresis_percent } = view.thresholds;
   const sinceSeconds = Math.max(0, (options.nowMs - Date.parse(view.stage_since)) / 1000);
   const lines = [c.bold(view.workspace)];
-  lines.push(`state     ${c.bold(c[STATE_PAINT[view.state]](view.state))} since ${view.stage_since} (${formatAge(sinceSeconds)})`);
+  lines.push(`state     ${c.bold(c[STATE_PAINT[view.state]](view.state))} since ${formatAge(sinceSeconds)}`);
   lines.push(`          ${words.headline}`);
   const pressure =
     view.pressure === null ? c.dim('unknown (no credible reading)') : `${view.pressure.percent} % ${view.pressure.metric} from ${view.pressure.source}`;
@@ -129,15 +132,17 @@ export function renderStatus(raw: StatusView, options: RenderOptions = { color: 
     said.forEach((text, index) => lines.push(`${index === 0 ? 'secrets' : '       '}   ${text}`));
   }
   lines.push(
-    `capsule   ${view.capsule === null ? 'none yet — the agent writes it with `handoff capsule set`' : view.capsule.error ? c.red(`INVALID: ${view.capsule.error}`) : `updated ${view.capsule.updated_at}`}`,
+    `capsule   ${view.capsule === null ? 'none yet — the agent writes it with `handoff capsule set`' : view.capsule.error ? c.red(`INVALID: ${view.capsule.error}`) : `updated ${relativeTime(view.capsule.updated_at, options.nowMs)}`}`,
   );
   const holder = view.lease.holder;
   lines.push(
-    `lease     ${holder === null ? 'free' : `held by ${holder.executor}, token ${holder.token}, since ${holder.acquired_at}`}${view.lease.offered ? c.cyan(' (on offer)') : ''}`,
+    `lease     ${holder === null ? 'free' : `held by ${holder.executor}, token ${holder.token}, taken ${relativeTime(holder.acquired_at, options.nowMs)}`}${view.lease.offered ? c.cyan(' (on offer)') : ''}`,
   );
   if (view.lease.last_break !== null) {
     const b = view.lease.last_break;
-    lines.push(`          broken ${b.at} by an operator: ${b.reason}${b.executor ? ` (was ${b.executor}, token ${b.token})` : ''}`);
+    lines.push(
+      `          broken ${relativeTime(b.at, options.nowMs)} by an operator: ${b.reason}${b.executor ? ` (was ${b.executor}, token ${b.token})` : ''}`,
+    );
   }
   lines.push(`readings  ${view.readings.length === 0 ? c.dim('none yet') : c.dim('worst first')}`);
   const line = { prepare: prepare_percent, evacuate: evacuate_percent };
@@ -156,70 +161,31 @@ export function renderStatus(raw: StatusView, options: RenderOptions = { color: 
     const age = formatAge((options.nowMs - Date.parse(warning.observed_at)) / 1000);
     lines.push(`warning   ${warning.kind} from ${warning.source}, ${age}: ${warning.text.length > 100 ? `${warning.text.slice(0, 99)}…` : warning.text}`);
   }
-  // The status answer carries the daemon's own facts too: whether the Codex tail runs or waits.
+  // The status answer carries the daemon's own facts too: whether the Codex tail runs. Waiting for a
+  // Codex home that does not exist (or off) means no Codex here, which is nothing to tell its user.
   const tail = (view as { daemon?: { codex_tail?: { state: string; codex_home: string } | null } }).daemon?.codex_tail;
-  if (tail) {
-    const why =
-      tail.state === 'waiting'
-        ? `: waiting for ${tail.codex_home} to appear`
-        : tail.state === 'off'
-          ? `: neither ${tail.codex_home} nor its parent exists`
-          : ` (${tail.codex_home})`;
-    lines.push(`codex     tail ${tail.state}${why}`);
-  }
+  if (tail && tail.state !== 'waiting' && tail.state !== 'off') lines.push(`codex     tail ${tail.state} (${tail.codex_home})`);
   lines.push(`next      ${c.bold(words.next)}`);
   // The other ways on (docs/concepts.md, "Ways out"); each says where to run it when it is another checkout.
   const [first, ...others] = view.next;
   if (first?.repo != null) lines.push(`          (in ${first.repo})`);
   for (const other of others) lines.push(`          ${other.why}${other.repo === null ? '' : ` (in ${other.repo})`}`);
-  return lines.join('\n');
+  return wrapAll(lines, options.columns ?? 80);
 }
 
 /**
  * Prints the Envelope (JSON: exactly one object on stdout) and returns the exit code. What reaches
  * the terminal is printable: JSON escapes what JSON.stringify leaves raw (the value is unchanged),
- * and human output shows every control or bidi character of the daemon's data escaped.
+ * and human output shows every control or bidi character of the daemon's data escaped. Every verb
+ * brings its renderer: a success is always said in words, never as its bare code.
  */
-export function emit(output: Output, envelope: Envelope, human?: (data: never) => string): number {
+export function emit(output: Output, envelope: Envelope, human: Renderer, view: View = processView()): number {
   if (output.json) {
     output.out(printableJson(envelope));
   } else if (envelope.error) {
     output.err(`error: ${printable(envelope.error.message, { lines: true })}\nhint: ${printable(envelope.error.hint, { lines: true })}`);
-  } else if (human && envelope.data !== null) {
-    output.out(human(printableDeep(envelope.data, { lines: true }) as never));
   } else {
-    const data = envelope.data as { note?: unknown; state?: unknown } | null;
-    const state = typeof data?.state === 'string' ? ` (state ${printable(data.state)})` : '';
-    const note = typeof data?.note === 'string' && data.note !== '' ? `: ${printable(data.note, { lines: true })}` : '';
-    output.out(`${envelope.code}${state}${note}`);
+    output.out(human(printableDeep(envelope.data, { lines: true }) as never, envelope.code, view));
   }
   return exitCodeOf(envelope);
-}
-
-/** What `handoff lease show` answers (daemon/service.ts). */
-export interface LeaseShown {
-  readonly workspace: string;
-  readonly checkout: string;
-  readonly state: string;
-  readonly cycle: string | null;
-  readonly holder: { readonly executor: string; readonly token: number; readonly acquired_at: string; readonly renewed_at: string } | null;
-  readonly last_token: number;
-  readonly offered: boolean;
-  readonly last_break: { readonly at: string; readonly reason: string; readonly executor: string | null; readonly token: number | null } | null;
-}
-
-/** `handoff lease show` for people: who holds it, with which token, and where it lives when it is a taken-over cycle's. */
-export function renderLease(lease: LeaseShown): string {
-  const lines = [
-    lease.holder === null
-      ? `lease     free (last token ${lease.last_token})${lease.offered ? ' — on offer to a receiver' : ''}`
-      : `lease     held by ${lease.holder.executor}, token ${lease.holder.token}, since ${lease.holder.acquired_at} (renewed ${lease.holder.renewed_at})`,
-  ];
-  lines.push(`state     ${lease.state}${lease.cycle === null ? '' : `, cycle ${lease.cycle}`}`);
-  if (lease.workspace !== lease.checkout) lines.push(`home      ${lease.workspace} (this checkout took the cycle over; renew and release act there)`);
-  if (lease.last_break !== null) {
-    const b = lease.last_break;
-    lines.push(`broken    ${b.at} by an operator: ${b.reason}${b.executor === null ? '' : ` (was ${b.executor}, token ${b.token ?? '?'})`}`);
-  }
-  return lines.join('\n');
 }

@@ -10,7 +10,7 @@ import {
   type WorkspaceContext,
   type WorkspaceState,
 } from '../../protocol/index.js';
-import type { Config } from '../../schemas/index.js';
+import type { Config, StepProgress } from '../../schemas/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
@@ -49,6 +49,10 @@ export function createDrainRunner(deps: DrainDeps) {
   const running = new Map<string, Promise<void>>();
   const again = new Set<string>();
   const timers = new Map<string, NodeJS.Timeout>();
+  // The step in flight per workspace, for status: how far a long step got. In memory only, like a reading.
+  const live = new Map<string, StepProgress>();
+  // A count moves thousands of times a second; status needs it a few times a second at most.
+  const REPORT_EVERY_MS = 250;
 
   const dispatch = (root: string, body: Parameters<WorkspaceRegistry['dispatch']>[1]) => deps.registry().dispatch(root, body);
 
@@ -110,8 +114,17 @@ export function createDrainRunner(deps: DrainDeps) {
       }
       const started = clock.now();
       log.info({ workspace: root, cycle: cycle.id, leg: drain.leg, step: action.step, revision: drain.revision }, 'drain step');
+      const step = action.step;
+      let reportedAt = 0;
+      live.set(root, { step, started_at: new Date(started).toISOString(), phase: null, done: null, total: null, unit: null });
+      const report: NonNullable<DrainTarget['report']> = (phase, done, total) => {
+        const at = clock.now();
+        if (phase === live.get(root)?.phase && at - reportedAt < REPORT_EVERY_MS) return;
+        reportedAt = at;
+        live.set(root, { step, started_at: new Date(started).toISOString(), phase, done, total, unit: total === null ? null : 'files' });
+      };
       try {
-        const outcome = await steps[action.step](target);
+        const outcome = await steps[action.step]({ ...target, report });
         if (deps.killAfter === action.step) process.kill(process.pid, 'SIGKILL');
         if (outcome.kind === 'revise') {
           await dispatch(root, { type: 'DRAIN_REVISION', drain: fence, reason: outcome.reason, previous_commit: outcome.previousCommit });
@@ -124,6 +137,8 @@ export function createDrainRunner(deps: DrainDeps) {
         log.warn({ workspace: root, step: action.step, err: error }, 'drain step blocked');
         await dispatch(root, { type: 'DRAIN_BLOCKED', drain: fence, step: action.step, reason });
         return;
+      } finally {
+        live.delete(root);
       }
     }
   }
@@ -147,6 +162,8 @@ export function createDrainRunner(deps: DrainDeps) {
     start,
     /** A step in flight, or a wait for `handoff drained` that will wake it. */
     isRunning: (root: string): boolean => running.has(root) || timers.has(root),
+    /** The step in flight in this workspace and how far it got, or null between steps. */
+    progress: (root: string): StepProgress | null => live.get(root) ?? null,
     /** Settles when no drain step is in flight (for shutdown). */
     async idle(): Promise<void> {
       for (const timer of timers.values()) clearTimeout(timer);

@@ -128,6 +128,8 @@ export interface SecretScanOptions {
   readonly maxFileBytes: number;
   readonly now: () => number;
   readonly scanner?: SecretScanner;
+  /** Told after each file, so a long scan can say how far it got (files done of the changed files). */
+  readonly onProgress?: (done: number, total: number) => void;
 }
 
 export interface SecretScan {
@@ -298,6 +300,7 @@ export async function scanForSecrets(root: string, options: SecretScanOptions): 
   });
   let scanned = 0;
   for (const [index, path] of paths.entries()) {
+    options.onProgress?.(index, paths.length);
     if (options.now() > deadline) {
       throw new HandoffError(
         'drain_blocked',

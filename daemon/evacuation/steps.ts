@@ -24,7 +24,7 @@ import {
   type Validation,
   type Withheld,
 } from '../../schemas/index.js';
-import type { Config } from '../../schemas/index.js';
+import type { Config, StepProgress } from '../../schemas/index.js';
 import { readCapsule } from '../capsule/capsule-file.js';
 import { capsuleQuality } from '../capsule/quality.js';
 import type { Clock } from '../clock.js';
@@ -60,6 +60,8 @@ export interface DrainTarget {
   readonly context: WorkspaceContext;
   readonly cycle: Cycle;
   readonly drain: DrainProgress;
+  /** Where a long step has got to, for the status a CLI long-polls (`step_progress`); not journaled. */
+  readonly report?: (phase: NonNullable<StepProgress['phase']>, done: number | null, total: number | null) => void;
 }
 
 export const handoffRef = (cycle: Cycle, leg: 'out' | 'return'): string => `refs/heads/handoff/${cycle.id}${leg === 'return' ? '-return' : ''}`;
@@ -211,7 +213,9 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
         timeoutMs: config.secret_scan.timeout_ms,
         maxFileBytes: config.secret_scan.max_file_bytes,
         now: () => deps.clock.now(),
+        onProgress: (done, total) => target.report?.('secret scan', done, total),
       });
+      target.report?.('snapshot commit', null, null);
       const scanSha = await store.save(cycle.id, recordName(target, 'secrets'), scan);
       const result = await snapshotWorkTree(target.work, {
         ref,

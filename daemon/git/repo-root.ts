@@ -13,10 +13,14 @@ export async function resolveRepoRoot(dir: string): Promise<string> {
   let real: string;
   try {
     real = await realpath(dir);
-    if (!(await stat(real)).isDirectory()) throw notARepository(dir, 'not a directory');
+    if (!(await stat(real)).isDirectory()) throw new HandoffError('not_a_repository', `not a directory: ${dir}`, 'pass --repo DIR of a git work tree');
   } catch (error) {
     if (error instanceof HandoffError) throw error;
-    throw notARepository(dir, (error as NodeJS.ErrnoException).code ?? 'unreadable');
+    // The words a person knows from their shell, not an errno name.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new HandoffError('not_a_repository', `no such directory: ${dir}`, 'check the path, or pass --repo DIR of a git work tree');
+    if (code === 'ENOTDIR') throw notARepository(dir, 'a part of the path is a file');
+    throw notARepository(dir, code ?? 'unreadable');
   }
   let top: string;
   try {

@@ -804,7 +804,7 @@ async function walkOut(m: Model, r: Real, world: WalkWorld, first: WayOutRow | n
   let view = await statusOf(r);
   if (first === null) startSituations.add(view.situation);
   // What people read under "next" is the first way of the data.
-  const shown = renderStatus(view, { color: false, nowMs: r.clock.now() })
+  const shown = renderStatus(view, { color: false, nowMs: r.clock.now(), columns: 10_000 })
     .split('\n')
     .find((line) => line.startsWith('next '));
   expect(shown, `status prints next: ${JSON.stringify(view.next)}`).toBe(`next      ${view.next[0]?.why ?? ''}`);

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { capsuleTemplate, success } from '../../../protocol/index.js';
 import { action, usage } from '../context.js';
+import { RENDERERS } from '../render/index.js';
 
 async function readInput(file: string | undefined): Promise<string> {
   if (file !== undefined) return readFile(file, 'utf8');
@@ -33,7 +34,7 @@ export function registerCapsule(program: Command): void {
           }
         }
         return ctx.call({ method: 'POST', path: '/v1/capsule', body: { repo: ctx.repo, capsule: value } });
-      }),
+      }, RENDERERS['capsule set']),
     );
 
   capsule
@@ -49,10 +50,5 @@ export function registerCapsule(program: Command): void {
   capsule
     .command('show')
     .description('print the capsule on disk')
-    .action(
-      action(
-        (ctx) => ctx.call({ method: 'GET', path: '/v1/capsule', query: { repo: ctx.repo } }),
-        (data: { capsule: unknown; error: string | null }) => (data.error ? `invalid capsule: ${data.error}` : JSON.stringify(data.capsule, null, 2)),
-      ),
-    );
+    .action(action((ctx) => ctx.call({ method: 'GET', path: '/v1/capsule', query: { repo: ctx.repo } }), RENDERERS['capsule show']));
 }

@@ -4,6 +4,7 @@ import { failure, fromError, isHandoffError, success, type Envelope } from '../.
 import { isProcessAlive } from '../../store/index.js';
 import { autoStartRefusal } from '../auto-start-policy.js';
 import { action, parseInteger, usage, type CommandContext } from '../context.js';
+import { RENDERERS } from '../render/index.js';
 
 const STOP_WAIT_MS = 10_000;
 
@@ -54,6 +55,6 @@ export function registerDaemon(program: Command): void {
         const refusal = options.auto === true ? await autoStartRefusal(ctx.stateDir, process.env) : null;
         if (refusal !== null) return failure('daemon_unreachable', `not started by itself: ${refusal}`, 'start it with `handoff daemon`');
         return run(ctx, options.port);
-      }),
+      }, RENDERERS['daemon stop']),
     );
 }

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import type { StatusView } from '../../../protocol/index.js';
-import { action, parseEpochSeconds, parsePercent, usage } from '../context.js';
-import { renderStatus } from '../output.js';
+import { action, parseEpochSeconds, parsePercent, usage, type GlobalOptions } from '../context.js';
+import { colorWanted, renderStatus } from '../output.js';
+import { renderOverview } from '../render/overview.js';
+import { RENDERERS } from '../render/index.js';
 
 interface SignalOptions {
   source?: string;
@@ -19,8 +21,16 @@ export function registerObserve(program: Command): void {
     .description('state, each reading with its source and age, the lease, the cycle, pause and blocked reason')
     .action(
       action(
-        (ctx) => ctx.call({ method: 'GET', path: '/v1/status', query: { repo: ctx.repo } }),
-        (data: StatusView) => renderStatus(data),
+        async (ctx) => {
+          const status = await ctx.call({ method: 'GET', path: '/v1/status', query: { repo: ctx.repo } });
+          // Outside any repository a person still gets an answer: the workspaces the daemon serves.
+          // `--json` and an explicit --repo keep the error, which says exactly what was wrong.
+          if (status.code !== 'not_a_repository' || ctx.output.json || program.opts<GlobalOptions>().repo !== undefined) return status;
+          const overview = await ctx.call({ method: 'GET', path: '/v1/workspaces' });
+          return overview.error ? status : overview;
+        },
+        (data: never, code, view) =>
+          code === 'workspaces' ? renderOverview(data, code, view) : renderStatus(data as StatusView, { color: colorWanted(), ...view }),
       ),
     );
 
@@ -67,6 +77,6 @@ export function registerObserve(program: Command): void {
             ...(options.executor && { executor: options.executor }),
           },
         });
-      }),
+      }, RENDERERS.signal),
     );
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { action } from '../context.js';
+import { RENDERERS } from '../render/index.js';
 
 interface PauseOptions {
   global?: boolean;
@@ -13,16 +14,18 @@ export function registerPause(program: Command): void {
     .option('--global', 'pause every workspace (a PAUSE file in the state dir)')
     .option('--reason <text>', 'shown by status')
     .action(
-      action((ctx, options: PauseOptions) =>
-        ctx.call({
-          method: 'POST',
-          path: '/v1/pause',
-          body: {
-            scope: options.global ? 'global' : 'workspace',
-            ...(!options.global && { repo: ctx.repo }),
-            ...(options.reason && { reason: options.reason }),
-          },
-        }),
+      action(
+        (ctx, options: PauseOptions) =>
+          ctx.call({
+            method: 'POST',
+            path: '/v1/pause',
+            body: {
+              scope: options.global ? 'global' : 'workspace',
+              ...(!options.global && { repo: ctx.repo }),
+              ...(options.reason && { reason: options.reason }),
+            },
+          }),
+        RENDERERS.pause,
       ),
     );
 
@@ -31,8 +34,14 @@ export function registerPause(program: Command): void {
     .description('lift the kill switch (removes the PAUSE file)')
     .option('--global', 'lift the global pause')
     .action(
-      action((ctx, options: PauseOptions) =>
-        ctx.call({ method: 'POST', path: '/v1/unpause', body: { scope: options.global ? 'global' : 'workspace', ...(!options.global && { repo: ctx.repo }) } }),
+      action(
+        (ctx, options: PauseOptions) =>
+          ctx.call({
+            method: 'POST',
+            path: '/v1/unpause',
+            body: { scope: options.global ? 'global' : 'workspace', ...(!options.global && { repo: ctx.repo }) },
+          }),
+        RENDERERS.unpause,
       ),
     );
 }

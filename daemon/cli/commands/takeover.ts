@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
+import { isCycleId } from '../../../protocol/index.js';
 import { action, parseInteger, usage, type CommandContext } from '../context.js';
 import { followDrain } from '../drain-wait.js';
+import { RENDERERS } from '../render/index.js';
 
 interface PickOptions {
   from?: string;
@@ -26,33 +28,43 @@ const token = (value: string) => parseInteger('--token', value);
 /** Accept and verify may fetch from a remote for long: followed, with what the daemon does now on stderr. */
 const followed = (ctx: CommandContext) => ({ progress: (line: string) => (ctx.output.json ? undefined : ctx.output.err(line)) });
 
+/** A cycle id is checked here, so a typo is answered in words rather than with the API's schema pattern. */
+function cycleId(value: string): string {
+  if (!isCycleId(value)) usage(`'${value}' is not a cycle id`, 'a cycle id looks like 20261129T081500Z-k3f9qa; `handoff list` shows the cycles on record');
+  return value;
+}
+
 export function registerTakeover(program: Command): void {
   program
     .command('verify')
     .description('run the accept checks (integrity, identity, commit, work tree, instruction files, recency) without taking the lease')
-    .argument('[cycle]', 'the cycle id')
+    .argument('[cycle]', 'the cycle id', cycleId)
     .option('--latest', 'the one ready cycle of this repository (refuses when several are ready)')
     .option('--from <remote>', 'read the cycle from this git remote (another machine handed off)')
     .option('--return', 'verify the return leg')
     .option('--checkout', 'say what `accept --checkout` would move')
     .action(
-      action((ctx, cycle: string | undefined, options: PickOptions) =>
-        ctx.call({ method: 'POST', path: '/v1/verify', body: { repo: ctx.repo, ...pick(cycle, options) }, follow: followed(ctx) }),
+      action(
+        (ctx, cycle: string | undefined, options: PickOptions) =>
+          ctx.call({ method: 'POST', path: '/v1/verify', body: { repo: ctx.repo, ...pick(cycle, options) }, follow: followed(ctx) }),
+        RENDERERS.verify,
       ),
     );
 
   program
     .command('accept')
     .description('verify this checkout against the manifest, then take the lease (prints the token)')
-    .argument('[cycle]', 'the cycle id')
+    .argument('[cycle]', 'the cycle id', cycleId)
     .requiredOption('--as <executor>', 'your executor id')
     .option('--latest', 'the one ready cycle of this repository (refuses when several are ready)')
     .option('--from <remote>', 'take the cycle from this git remote: only a clone and the remote are needed')
     .option('--return', 'accept the return leg (the primary takes the work back)')
     .option('--checkout', 'move this work tree to the checkpoint when nothing can be lost')
     .action(
-      action((ctx, cycle: string | undefined, options: PickOptions & { as: string }) =>
-        ctx.call({ method: 'POST', path: '/v1/accept', body: { repo: ctx.repo, as: options.as, ...pick(cycle, options) }, follow: followed(ctx) }),
+      action(
+        (ctx, cycle: string | undefined, options: PickOptions & { as: string }) =>
+          ctx.call({ method: 'POST', path: '/v1/accept', body: { repo: ctx.repo, as: options.as, ...pick(cycle, options) }, follow: followed(ctx) }),
+        RENDERERS.accept,
       ),
     );
 
@@ -62,15 +74,17 @@ export function registerTakeover(program: Command): void {
     .option('--no-wait', 'do not wait for `handoff drained`')
     .option('--token <n>', 'the lease token from `handoff accept` (default: the one recorded at accept)', token)
     .action(
-      action(async (ctx, options: { wait: boolean; token?: number }) =>
-        followDrain(
-          ctx,
-          await ctx.call({
-            method: 'POST',
-            path: '/v1/return',
-            body: { repo: ctx.repo, wait: options.wait, ...(options.token !== undefined && { token: options.token }) },
-          }),
-        ),
+      action(
+        async (ctx, options: { wait: boolean; token?: number }) =>
+          followDrain(
+            ctx,
+            await ctx.call({
+              method: 'POST',
+              path: '/v1/return',
+              body: { repo: ctx.repo, wait: options.wait, ...(options.token !== undefined && { token: options.token }) },
+            }),
+          ),
+        RENDERERS.return,
       ),
     );
 
@@ -80,12 +94,14 @@ export function registerTakeover(program: Command): void {
     .option('--one-way', 'the cycle does not come back to the primary')
     .option('--token <n>', 'the lease token (default: the one recorded at accept)', token)
     .action(
-      action((ctx, options: { oneWay?: boolean; token?: number }) =>
-        ctx.call({
-          method: 'POST',
-          path: '/v1/close',
-          body: { repo: ctx.repo, one_way: options.oneWay === true, ...(options.token !== undefined && { token: options.token }) },
-        }),
+      action(
+        (ctx, options: { oneWay?: boolean; token?: number }) =>
+          ctx.call({
+            method: 'POST',
+            path: '/v1/close',
+            body: { repo: ctx.repo, one_way: options.oneWay === true, ...(options.token !== undefined && { token: options.token }) },
+          }),
+        RENDERERS.close,
       ),
     );
 
@@ -94,14 +110,16 @@ export function registerTakeover(program: Command): void {
     .description('the latest cycles on record (20 per workspace), with the integrity of their manifests')
     .option('--all', 'every cycle on record')
     .action(
-      action((ctx, options: { all?: boolean }) =>
-        ctx.call({ method: 'GET', path: '/v1/cycles', query: { repo: ctx.repo, ...(options.all === true ? { all: 'true' } : {}) } }),
+      action(
+        (ctx, options: { all?: boolean }) =>
+          ctx.call({ method: 'GET', path: '/v1/cycles', query: { repo: ctx.repo, ...(options.all === true ? { all: 'true' } : {}) } }),
+        RENDERERS.list,
       ),
     );
 
   program
     .command('show')
     .description('one cycle: every manifest revision with its integrity check (superseded ones say current: false)')
-    .argument('<cycle>', 'the cycle id')
-    .action(action((ctx, cycle: string) => ctx.call({ method: 'GET', path: '/v1/cycle', query: { cycle } })));
+    .argument('<cycle>', 'the cycle id', cycleId)
+    .action(action((ctx, cycle: string) => ctx.call({ method: 'GET', path: '/v1/cycle', query: { cycle } }), RENDERERS.show));
 }

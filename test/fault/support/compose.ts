@@ -72,7 +72,7 @@ export interface DrainDouble extends DrainRunner {
 
 export function idleDrain(): DrainDouble {
   const started: string[] = [];
-  return { started, start: (root: string) => void started.push(root), isRunning: () => false, idle: async () => undefined };
+  return { started, start: (root: string) => void started.push(root), isRunning: () => false, progress: () => null, idle: async () => undefined };
 }
 
 export interface Composed {

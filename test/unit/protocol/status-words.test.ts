@@ -106,18 +106,22 @@ describe('handoff status for people', () => {
     h.send({ type: 'DRAIN_STEP_DONE', step: 'inspect', record: record(h.at) });
     h.advance(7);
     const view = statusView(h.snapshot, h.at);
-    const text = renderStatus(view, { color: false, nowMs: h.at });
+    const text = renderStatus(view, { color: false, nowMs: h.at, columns: 200 });
     expect(text).not.toMatch(ANSI);
     const lines = text.split('\n');
     expect(lines.length).toBeLessThanOrEqual(24);
     const readings = lines.filter((l) => /^ {2}(five_hour|context) /.test(l));
     expect(readings[0]).toMatch(/^ {2}five_hour +86 % .*claude-statusline \(session-1\) {2}7 s ago {2}resets in 59 min/);
     expect(readings[1]).toMatch(/context +41 % .* 3 min ago/);
-    expect(text).toMatch(/^state +EVACUATE since .* \(7 s ago\)$/m);
+    expect(text).toMatch(/^state +EVACUATE since 7 s ago$/m);
     expect(text).toMatch(/^drain +1 of 6 steps done; now validate: run the quick validation \(running 7 s\)$/m);
     expect(text).toMatch(/✓ inspect 0 s {2}▸ validate 7 s {2}· snapshot/);
     expect(text).toMatch(/^next +wait: the daemon is checkpointing/m);
     expect(renderStatus(view, { color: true, nowMs: h.at })).toMatch(ANSI);
+    // At 80 columns (a pipe's width) no line is longer; a folded line goes on under its column.
+    const narrow = renderStatus(view, { color: false, nowMs: h.at, columns: 80 }).split('\n');
+    expect(Math.max(...narrow.map((l) => l.length))).toBeLessThanOrEqual(80);
+    expect(narrow.filter((l) => /^ {4}in 59 min|^ {4}resets in 59 min/.test(l))).toHaveLength(1);
   });
 
   it('a hostile reason, path or blocked text is shown escaped, on its own line, bounded; only our colours are ESC', () => {

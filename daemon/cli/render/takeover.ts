@@ -1,0 +1,70 @@
+import { basename, dirname, join } from 'node:path';
+import type { Renderer } from './format.js';
+
+interface Check {
+  readonly name: string;
+  readonly status: string;
+  readonly detail: string;
+}
+
+interface Verdict {
+  readonly checks: readonly Check[];
+  readonly cycle: string;
+  readonly leg: 'out' | 'return';
+  readonly workspace: string;
+  readonly from: string | null;
+  readonly manifest: string | null;
+  readonly token?: number;
+  readonly state?: string;
+  readonly executor?: string;
+  readonly note?: string;
+}
+
+const MARK: Readonly<Record<string, string>> = { ok: '✓', warning: '!', failed: '✗' };
+
+function checkLines(checks: readonly Check[]): string[] {
+  const width = Math.max(...checks.map((c) => c.name.length));
+  return checks.map((c) => `  ${MARK[c.status] ?? '·'} ${c.name.padEnd(width)}  ${c.detail}`);
+}
+
+/** HANDOFF.md sits beside the manifest it was generated from. */
+const handoffOf = (manifest: string | null): string | null =>
+  manifest === null || !manifest.endsWith('.json')
+    ? null
+    : join(
+        dirname(manifest),
+        basename(manifest)
+          .replace(/^manifest/, 'HANDOFF')
+          .replace(/\.json$/, '.md'),
+      );
+
+const fromWords = (v: Verdict) => (v.from === null ? '' : ` --from ${v.from}`);
+
+export const renderVerified: Renderer<Verdict> = (v) => {
+  const handoff = handoffOf(v.manifest);
+  return [
+    `cycle ${v.cycle}${v.leg === 'return' ? ' (return leg)' : ''} verifies against ${v.workspace}; no lease was taken`,
+    ...checkLines(v.checks),
+    ...(handoff === null ? [] : [`read      ${handoff}`]),
+    `next: \`handoff accept ${v.cycle}${v.leg === 'return' ? ' --return' : ''}${fromWords(v)} --as NAME\` takes the lease`,
+  ].join('\n');
+};
+
+export const renderAccepted: Renderer<Verdict> = (v) => {
+  const handoff = handoffOf(v.manifest);
+  const token = v.token ?? 'N';
+  const lines = [
+    v.leg === 'return'
+      ? `took the work back: cycle ${v.cycle} is ${v.state ?? 'CLOSED'}; you (${v.executor ?? '?'}) hold the lease, token ${token}`
+      : `accepted cycle ${v.cycle}: you (${v.executor ?? '?'}) hold the lease, token ${token}`,
+    ...checkLines(v.checks),
+    ...(handoff === null ? [] : [`read      ${handoff} (the one next action comes first)`]),
+  ];
+  if (v.note) lines.push(`note: ${v.note}`);
+  lines.push(
+    v.leg === 'return'
+      ? 'next: review the returned work; the next evacuation starts a new cycle'
+      : `next: work, then hand back with \`handoff return --token ${token}\` (or \`handoff close --one-way --token ${token}\` if it does not come back)`,
+  );
+  return lines.join('\n');
+};
