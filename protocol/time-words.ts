@@ -24,5 +24,6 @@ export function formatDuration(totalSeconds: number): string {
 
 /** A moment relative to now: "in 2 h 5 min" ahead, "3 min ago" behind. */
 export function formatRelative(deltaSeconds: number): string {
-  return deltaSeconds >= 1 ? `in ${formatDuration(deltaSeconds)}` : formatAge(-deltaSeconds);
+  // A second or two of clock skew between the daemon and the reader is "now", not "in 1 s".
+  return deltaSeconds >= 2 ? `in ${formatDuration(deltaSeconds)}` : formatAge(-deltaSeconds);
 }

@@ -1,4 +1,4 @@
-import { formatAge, formatDuration } from '../../../protocol/status-words.js';
+import { formatDuration, formatRelative } from '../../../protocol/time-words.js';
 
 /** What every renderer needs besides the data: the reader's clock and how wide the terminal is. */
 export interface View {
@@ -17,10 +17,7 @@ export function relativeTime(iso: string | null | undefined, nowMs: number): str
   if (iso === null || iso === undefined) return 'unknown';
   const at = Date.parse(iso);
   if (!Number.isFinite(at)) return iso;
-  const seconds = (nowMs - at) / 1000;
-  // A second of clock skew between the daemon and the CLI is "now", not "in 1 s".
-  if (seconds > -2) return formatAge(seconds);
-  return `in ${formatDuration(-seconds)}`;
+  return formatRelative((at - nowMs) / 1000);
 }
 
 export { formatDuration };

@@ -42,6 +42,6 @@ describe('which workspace needs a person first', () => {
 
 describe('a moment in words', () => {
   it('ahead is "in …", behind is "… ago"', () => {
-    expect([7200 + 300, 45, 0, -120].map(formatRelative)).toEqual(['in 2 h 5 min', 'in 45 s', '0 s ago', '2 min ago']);
+    expect([7200 + 300, 45, 1, 0, -120].map(formatRelative)).toEqual(['in 2 h 5 min', 'in 45 s', '0 s ago', '0 s ago', '2 min ago']);
   });
 });
