@@ -26,8 +26,29 @@ export const CONFIG_OVERRIDES: readonly string[] = [
   'maintenance.auto=false',
 ];
 
+/**
+ * The program git starts on the remote's side for each transport command. The repository's
+ * `remote.<name>.uploadpack|receivepack` could name any command there (git runs it through the shell
+ * for a local path or over ssh), and `-c` cannot outrank it: git keeps the first value it reads.
+ * The command-line option does, so the layer passes git's own program on every such call.
+ */
+const PACK_PROGRAM: Readonly<Record<string, string>> = {
+  fetch: '--upload-pack=git-upload-pack',
+  'ls-remote': '--upload-pack=git-upload-pack',
+  push: '--receive-pack=git-receive-pack',
+};
+
+/** args with git's own upload-pack or receive-pack named after the subcommand, when it talks to a remote. */
+export function pinPack(args: readonly string[]): { args: readonly string[]; pinned: boolean } {
+  const pin = PACK_PROGRAM[args[0] ?? ''];
+  return pin === undefined ? { args, pinned: false } : { args: [args[0] ?? '', pin, ...args.slice(1)], pinned: true };
+}
+
 /** Set by the layer itself on every call. */
 const LAYER_ENV = {
+  // Outranks any protocol.<name>.allow of the repository's config, which could allow `ext::` (a
+  // shell command as a URL, reached through a url.<base>.insteadOf) or `fd::`.
+  GIT_ALLOW_PROTOCOL: 'file:git:http:https:ssh',
   GIT_TERMINAL_PROMPT: '0',
   GIT_SSH_COMMAND: SSH_COMMAND,
   GIT_OPTIONAL_LOCKS: '0',
