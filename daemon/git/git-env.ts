@@ -49,6 +49,9 @@ const LAYER_ENV = {
   // Outranks any protocol.<name>.allow of the repository's config, which could allow `ext::` (a
   // shell command as a URL, reached through a url.<base>.insteadOf) or `fd::`.
   GIT_ALLOW_PROTOCOL: 'file:git:http:https:ssh',
+  // Empty, it outranks core.gitProxy, the command git would start to reach a git:// remote (one a
+  // url.<base>.insteadOf can put in place of yours), and names none.
+  GIT_PROXY_COMMAND: '',
   GIT_TERMINAL_PROMPT: '0',
   GIT_SSH_COMMAND: SSH_COMMAND,
   GIT_OPTIONAL_LOCKS: '0',

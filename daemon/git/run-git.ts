@@ -85,8 +85,9 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
       // Done when the pipes close, as git's output is complete only then; a hang is the timeout's.
       completion: { onClose: true, onExit: false },
       allowEnvironment: gitNames(env),
-      // The guard stays on for everything else; these four are the layer's own protective settings
-      // (CONFIG_OVERRIDES and GIT_SSH_COMMAND), which simple-git cannot tell from hostile ones.
+      // The guard stays on for everything else; these are the layer's own protective settings
+      // (CONFIG_OVERRIDES, GIT_SSH_COMMAND, the empty GIT_PROXY_COMMAND), which simple-git cannot tell
+      // from hostile ones.
       // The pack pin is the layer's too, and the guard cannot tell it from a hostile --upload-pack: it
       // is lifted for exactly the calls that carry the pin (every other option there is the daemon's own).
       unsafe: {
@@ -94,6 +95,7 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
         allowUnsafeHooksPath: true,
         allowUnsafeFsMonitor: true,
         allowUnsafeSshCommand: true,
+        allowUnsafeGitProxy: true,
         allowUnsafePack: pack.pinned,
       },
       ...(options.input === undefined ? {} : { input: () => options.input }),

@@ -45,4 +45,14 @@ describe('a repository config that names the programs git runs for a remote', ()
     expect(JSON.stringify(now.json)).toMatch(/transport 'ext' not allowed/);
     expect(existsSync(canary)).toBe(false);
   });
+
+  it('core.gitProxy never runs for a git:// URL that url.<base>.insteadOf puts in place of the remote', async () => {
+    const { root, remote } = busyRepo();
+    const markers = tempDir('markers');
+    git(root, 'config', 'core.gitProxy', marking(markers, 'proxy', 'false'));
+    git(root, 'config', 'url.git://127.0.0.1:1/remote.git.insteadOf', remote);
+    const now = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], root);
+    expect(now.json.code).toBe('drain_blocked');
+    expect(readdirSync(markers)).toEqual([]);
+  });
 });
