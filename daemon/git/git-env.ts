@@ -9,7 +9,8 @@ export const SSH_COMMAND = 'ssh -o BatchMode=yes -o ConnectTimeout=10';
 
 /**
  * `-c` overrides before every subcommand. Hooks point at /dev/null (git finds no hook there);
- * the fsmonitor and any configured askpass are off; no background gc or maintenance is started.
+ * the fsmonitor and any configured askpass are off; no background gc or maintenance is started;
+ * no alternate-refs command runs.
  */
 export const CONFIG_OVERRIDES: readonly string[] = [
   '-c',
@@ -24,6 +25,10 @@ export const CONFIG_OVERRIDES: readonly string[] = [
   'gc.auto=0',
   '-c',
   'maintenance.auto=false',
+  // A fetch would run this through the shell to list the refs of the repository's alternates (a
+  // path in .git/objects/info/alternates): `true` lists none, so git negotiates without them.
+  '-c',
+  'core.alternateRefsCommand=true',
 ];
 
 /**

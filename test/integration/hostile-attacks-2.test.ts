@@ -55,4 +55,16 @@ describe('a repository config that names the programs git runs for a remote', ()
     expect(now.json.code).toBe('drain_blocked');
     expect(readdirSync(markers)).toEqual([]);
   });
+
+  it('core.alternateRefsCommand never runs when the repository has an alternate object store', async () => {
+    const { root } = busyRepo();
+    const markers = tempDir('markers');
+    const alternate = tempDir('alternate');
+    git(alternate, 'init', '-q');
+    writeFileSync(join(root, '.git', 'objects', 'info', 'alternates'), `${join(alternate, '.git', 'objects')}\n`);
+    git(root, 'config', 'core.alternateRefsCommand', marking(markers, 'alternate-refs', 'true'));
+    const now = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], root);
+    expect(now.json.code).toBe('handoff_ready');
+    expect(readdirSync(markers)).toEqual([]);
+  });
 });
