@@ -37,16 +37,17 @@ export const CONFIG_OVERRIDES: readonly string[] = [
  * for a local path or over ssh), and `-c` cannot outrank it: git keeps the first value it reads.
  * The command-line option does, so the layer passes git's own program on every such call.
  */
-const PACK_PROGRAM: Readonly<Record<string, string>> = {
-  fetch: '--upload-pack=git-upload-pack',
-  'ls-remote': '--upload-pack=git-upload-pack',
-  push: '--receive-pack=git-receive-pack',
+const PACK_PROGRAM: Readonly<Record<string, readonly string[]>> = {
+  // A fetch that recursed into a submodule would run that submodule's own configured upload-pack.
+  fetch: ['--upload-pack=git-upload-pack', '--no-recurse-submodules'],
+  'ls-remote': ['--upload-pack=git-upload-pack'],
+  push: ['--receive-pack=git-receive-pack'],
 };
 
 /** args with git's own upload-pack or receive-pack named after the subcommand, when it talks to a remote. */
 export function pinPack(args: readonly string[]): { args: readonly string[]; pinned: boolean } {
   const pin = PACK_PROGRAM[args[0] ?? ''];
-  return pin === undefined ? { args, pinned: false } : { args: [args[0] ?? '', pin, ...args.slice(1)], pinned: true };
+  return pin === undefined ? { args, pinned: false } : { args: [args[0] ?? '', ...pin, ...args.slice(1)], pinned: true };
 }
 
 /** Set by the layer itself on every call. */

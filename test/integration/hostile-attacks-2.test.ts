@@ -67,4 +67,20 @@ describe('a repository config that names the programs git runs for a remote', ()
     expect(now.json.code).toBe('handoff_ready');
     expect(readdirSync(markers)).toEqual([]);
   });
+
+  it("a submodule's own remote.origin.uploadpack never runs: the daemon's fetches do not recurse into submodules", async () => {
+    const { root } = busyRepo();
+    const markers = tempDir('markers');
+    const upstream = tempDir('submodule');
+    git(upstream, 'init', '-q', '-b', 'main');
+    git(upstream, 'commit', '-q', '--allow-empty', '-m', 'sub');
+    git(root, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', upstream, 'sub');
+    git(root, 'commit', '-q', '-m', 'submodule');
+    git(root, 'push', '-q', 'origin', 'main');
+    git(join(root, 'sub'), 'config', 'remote.origin.uploadpack', marking(markers, 'submodule-uploadpack', 'git-upload-pack'));
+    git(root, 'config', 'fetch.recurseSubmodules', 'true');
+    const now = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], root);
+    expect(now.json.code).toBe('handoff_ready');
+    expect(readdirSync(markers)).toEqual([]);
+  });
 });
