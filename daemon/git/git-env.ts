@@ -9,7 +9,8 @@ export const SSH_COMMAND = 'ssh -o BatchMode=yes -o ConnectTimeout=10';
 
 /**
  * `-c` overrides before every subcommand. Hooks point at /dev/null (git finds no hook there);
- * the fsmonitor and any configured askpass are off; no background gc or maintenance is started.
+ * the fsmonitor and any configured askpass are off; no background gc or maintenance is started;
+ * no alternate-refs command runs.
  */
 export const CONFIG_OVERRIDES: readonly string[] = [
   '-c',
@@ -24,10 +25,39 @@ export const CONFIG_OVERRIDES: readonly string[] = [
   'gc.auto=0',
   '-c',
   'maintenance.auto=false',
+  // A fetch would run this through the shell to list the refs of the repository's alternates (a
+  // path in .git/objects/info/alternates): `true` lists none, so git negotiates without them.
+  '-c',
+  'core.alternateRefsCommand=true',
 ];
+
+/**
+ * The program git starts on the remote's side for each transport command. The repository's
+ * `remote.<name>.uploadpack|receivepack` could name any command there (git runs it through the shell
+ * for a local path or over ssh), and `-c` cannot outrank it: git keeps the first value it reads.
+ * The command-line option does, so the layer passes git's own program on every such call.
+ */
+const PACK_PROGRAM: Readonly<Record<string, readonly string[]>> = {
+  // A fetch that recursed into a submodule would run that submodule's own configured upload-pack.
+  fetch: ['--upload-pack=git-upload-pack', '--no-recurse-submodules'],
+  'ls-remote': ['--upload-pack=git-upload-pack'],
+  push: ['--receive-pack=git-receive-pack'],
+};
+
+/** args with git's own upload-pack or receive-pack named after the subcommand, when it talks to a remote. */
+export function pinPack(args: readonly string[]): { args: readonly string[]; pinned: boolean } {
+  const pin = PACK_PROGRAM[args[0] ?? ''];
+  return pin === undefined ? { args, pinned: false } : { args: [args[0] ?? '', ...pin, ...args.slice(1)], pinned: true };
+}
 
 /** Set by the layer itself on every call. */
 const LAYER_ENV = {
+  // Outranks any protocol.<name>.allow of the repository's config, which could allow `ext::` (a
+  // shell command as a URL, reached through a url.<base>.insteadOf) or `fd::`.
+  GIT_ALLOW_PROTOCOL: 'file:git:http:https:ssh',
+  // Empty, it outranks core.gitProxy, the command git would start to reach a git:// remote (one a
+  // url.<base>.insteadOf can put in place of yours), and names none.
+  GIT_PROXY_COMMAND: '',
   GIT_TERMINAL_PROMPT: '0',
   GIT_SSH_COMMAND: SSH_COMMAND,
   GIT_OPTIONAL_LOCKS: '0',

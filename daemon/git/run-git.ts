@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { simpleGit, GitPluginError, type SimpleGit } from 'simple-git';
 import { redactCredentials } from '../../protocol/index.js';
-import { CONFIG_OVERRIDES, gitEnv, gitNames } from './git-env.js';
+import { CONFIG_OVERRIDES, gitEnv, gitNames, pinPack } from './git-env.js';
 import { groupLauncher, killGroup } from './process-group.js';
 
 export interface GitResult {
@@ -52,9 +52,10 @@ const sameArgv = (a: readonly string[] | undefined, b: readonly string[]) => a !
  * timeout and a spawn failure are all results.
  */
 export async function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
+  const pack = pinPack(args);
   const env = gitEnv(options.env);
   const launcher = await groupLauncher(env['PATH']);
-  const argv = [...CONFIG_OVERRIDES, ...args];
+  const argv = [...CONFIG_OVERRIDES, ...pack.args];
   const spawnedArgv = [...launcher.argv0, ...argv];
   const controller = new AbortController();
   let child: ChildProcess | null = null;
@@ -84,9 +85,19 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
       // Done when the pipes close, as git's output is complete only then; a hang is the timeout's.
       completion: { onClose: true, onExit: false },
       allowEnvironment: gitNames(env),
-      // The guard stays on for everything else; these four are the layer's own protective settings
-      // (CONFIG_OVERRIDES and GIT_SSH_COMMAND), which simple-git cannot tell from hostile ones.
-      unsafe: { allowUnsafeAskPass: true, allowUnsafeHooksPath: true, allowUnsafeFsMonitor: true, allowUnsafeSshCommand: true },
+      // The guard stays on for everything else; these are the layer's own protective settings
+      // (CONFIG_OVERRIDES, GIT_SSH_COMMAND, the empty GIT_PROXY_COMMAND), which simple-git cannot tell
+      // from hostile ones.
+      // The pack pin is the layer's too, and the guard cannot tell it from a hostile --upload-pack: it
+      // is lifted for exactly the calls that carry the pin (every other option there is the daemon's own).
+      unsafe: {
+        allowUnsafeAskPass: true,
+        allowUnsafeHooksPath: true,
+        allowUnsafeFsMonitor: true,
+        allowUnsafeSshCommand: true,
+        allowUnsafeGitProxy: true,
+        allowUnsafePack: pack.pinned,
+      },
       ...(options.input === undefined ? {} : { input: () => options.input }),
       errors: (error, result) => {
         exit = { code: result.exitCode, stdout: Buffer.concat(result.stdOut), stderr: Buffer.concat(result.stdErr) };

@@ -32,8 +32,10 @@ describe('the environment every git of the daemon runs with', () => {
       Object.keys(env)
         .filter((name) => name.toUpperCase().startsWith('GIT_'))
         .sort(),
-    ).toEqual(['GIT_OPTIONAL_LOCKS', 'GIT_SSH_COMMAND', 'GIT_TERMINAL_PROMPT']);
+    ).toEqual(['GIT_ALLOW_PROTOCOL', 'GIT_OPTIONAL_LOCKS', 'GIT_PROXY_COMMAND', 'GIT_SSH_COMMAND', 'GIT_TERMINAL_PROMPT']);
     expect(env).toMatchObject({
+      GIT_ALLOW_PROTOCOL: 'file:git:http:https:ssh',
+      GIT_PROXY_COMMAND: '',
       GIT_TERMINAL_PROMPT: '0',
       GIT_OPTIONAL_LOCKS: '0',
       GIT_SSH_COMMAND: SSH_COMMAND,
