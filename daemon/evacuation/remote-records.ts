@@ -58,7 +58,8 @@ const same = (a: Record<string, string>, b: Record<string, string>) =>
 export async function packageRecord(work: string, home: string, cycle: string, at: string): Promise<string> {
   const files = await packageFiles(home, cycle);
   const current = await currentRef(work, packagesRef(cycle));
-  if (current !== null && same(await filesAt(work, current), files)) return current;
+  // Bounded: the local ref may hold what a fetch brought from the remote (a return leg follows its records).
+  if (current !== null && same(await boundedFilesAt(work, current, packagesRef(cycle), 'this repository'), files)) return current;
   return commitRecord(work, files, current, `handoff ${cycle}: package`, at, { what: `the package record of cycle ${cycle}`, code: 'drain_blocked' });
 }
 
@@ -242,7 +243,8 @@ export interface OfferRequest {
 export async function leaseOfferRecord(work: string, request: OfferRequest): Promise<string> {
   const ref = leaseRef(request.cycle);
   const head = await currentRef(work, ref);
-  const record = head === null ? null : leaseRecordOf((await filesAt(work, head))[LEASE_RECORD_FILE] ?? '', request.cycle, 'this repository');
+  const record =
+    head === null ? null : leaseRecordOf((await boundedFilesAt(work, head, ref, 'this repository'))[LEASE_RECORD_FILE] ?? '', request.cycle, 'this repository');
   const wanted = request.leg === 'out' ? 'offered' : 'return_offered';
   if (head !== null && record !== null && record.state === wanted && record.manifest.sha256 === request.manifest.sha256) return head;
   let next: RemoteLeaseRecord;
