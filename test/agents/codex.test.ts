@@ -1,6 +1,7 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codexHookTrust } from '../../adapters/agents/index.js';
 import { agentOrSkip, VERSIONS, type InstalledAgent } from './support/agent-install.js';
 import type { MockProvider } from './support/mock-server.js';
 import { startResponsesMock } from './support/mock-openai-responses.js';
@@ -54,7 +55,23 @@ beforeAll(async () => {
   );
   const installed = await scene.handoff(['install', 'codex']);
   expect(installed.code, installed.stderr).toBe(0);
+  expect(installed.stdout + installed.stderr).toMatch(/\/hooks/);
+  // Installed but not live: Codex runs no hook a person has not trusted, and doctor says so (exit 10).
+  const before = await scene.handoff(['doctor', '--json']);
+  expect(before.code).toBe(10);
+  expect(codexOf(before.stdout)).toMatchObject({ installed: true, live: false, step: expect.stringMatching(/\/hooks/) });
+  // The person's one step (`codex` → /hooks → trust each): Codex records each hook's hash in config.toml.
+  // Written here as Codex's TUI writes it, with the hash doctor computes (equal to Codex's own currentHash).
+  const hooksPath = join(scene.home, '.codex', 'hooks.json');
+  const trust = codexHookTrust(JSON.parse(readFileSync(hooksPath, 'utf8')), hooksPath, new Map(), ['claude-session-start', 'claude-context']);
+  expect(trust.length).toBeGreaterThan(0);
+  for (const hook of trust)
+    appendFileSync(join(scene.home, '.codex', 'config.toml'), `[hooks.state.${JSON.stringify(hook.key)}]\ntrusted_hash = "${hook.current_hash}"\n`);
+  const after = await scene.handoff(['doctor', '--json']);
+  expect(codexOf(after.stdout)).toMatchObject({ installed: true, live: true });
 }, 300_000);
+
+const codexOf = (stdout: string) => (JSON.parse(stdout) as { data: { agents: { agent: string }[] } }).data.agents.find((a) => a.agent === 'codex');
 
 afterAll(async () => {
   await scene?.stop();
@@ -63,10 +80,10 @@ afterAll(async () => {
 
 /**
  * Codex runs a hook from hooks.json only once the user has trusted it (a `trusted_hash` it keeps in
- * config.toml, recorded from its TUI); `codex exec` skips an untrusted hook without a word. This
- * suite vets the hooks itself, so it passes the flag Codex has for that.
+ * config.toml, recorded from its TUI); `codex exec` skips an untrusted hook without a word. The hooks
+ * are trusted above as a person would, so exec runs with no bypass: the notices below prove Codex agreed.
  */
-const exec = (prompt: string) => run(agent?.bin ?? '', ['exec', '--dangerously-bypass-hook-trust', prompt], { cwd: scene.repo, env: scene.env });
+const exec = (prompt: string) => run(agent?.bin ?? '', ['exec', prompt], { cwd: scene.repo, env: scene.env });
 const sentSince = (before: number) =>
   mock.requests
     .slice(before)
