@@ -44,10 +44,22 @@ const PACK_PROGRAM: Readonly<Record<string, readonly string[]>> = {
   push: ['--receive-pack=git-receive-pack'],
 };
 
-/** args with git's own upload-pack or receive-pack named after the subcommand, when it talks to a remote. */
-export function pinPack(args: readonly string[]): { args: readonly string[]; pinned: boolean } {
+/** A pack program named by the caller: git takes the last one, so it would win over the pin. */
+const CALLER_PACK = /^(--upload-pack|--receive-pack|--exec|-u)(=|$)|^-u./;
+
+/**
+ * args with git's own upload-pack or receive-pack named after the subcommand, when it talks to a
+ * remote. simple-git's pack guard is lifted for these calls (it cannot tell the pin from a hostile
+ * option), so a pack option among the caller's own options is refused here instead, as the guard would.
+ */
+export function pinPack(args: readonly string[]): { args: readonly string[]; pinned: boolean; refused?: string } {
   const pin = PACK_PROGRAM[args[0] ?? ''];
-  return pin === undefined ? { args, pinned: false } : { args: [args[0] ?? '', ...pin, ...args.slice(1)], pinned: true };
+  if (pin === undefined) return { args, pinned: false };
+  const end = args.indexOf('--end-of-options');
+  const own = end === -1 ? args.slice(1) : args.slice(1, end);
+  const named = own.find((arg) => CALLER_PACK.test(arg));
+  if (named !== undefined) return { args, pinned: false, refused: `Use of ${named.split('=')[0]} is not permitted without enabling allowUnsafePack` };
+  return { args: [args[0] ?? '', ...pin, ...args.slice(1)], pinned: true };
 }
 
 /** Set by the layer itself on every call. */

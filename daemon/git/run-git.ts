@@ -53,6 +53,7 @@ const sameArgv = (a: readonly string[] | undefined, b: readonly string[]) => a !
  */
 export async function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
   const pack = pinPack(args);
+  if (pack.refused !== undefined) return { code: null, stdout: '', stderr: '', timedOut: false, startError: `refused before running git: ${pack.refused}` };
   const env = gitEnv(options.env);
   const launcher = await groupLauncher(env['PATH']);
   const argv = [...CONFIG_OVERRIDES, ...pack.args];

@@ -1,15 +1,18 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, CLI, cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
-import { git, tempDir } from '../support/git.js';
+import { git } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
+import { slowHttpRemote } from '../support/slow-http-remote.js';
 
 // Issue 23: an accept that ran past the CLI's 15 s was answered daemon_unreachable ("restart the
 // daemon") while the daemon went on, pushed `taken` and switched the work tree ~100 s later.
-// The remote is slow for real: every git-upload-pack the receiver starts waits first.
-const DELAY_S = 3;
+// The remote is slow for real: served over HTTP on 127.0.0.1, every upload-pack request (a listing,
+// a fetch) waits first. (A repository's remote.origin.uploadpack no longer can: the daemon pins its own.)
+const DELAY_S = 2;
+const servers: { close(): Promise<void> }[] = [];
 
 let source: DaemonProcess;
 beforeAll(async () => {
@@ -17,6 +20,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await source.stop();
+  await Promise.all(servers.map((server) => server.close()));
 });
 
 /** A handed-off cycle on a bare remote, and a receiver clone that reaches the remote only through a slow upload-pack. */
@@ -25,10 +29,9 @@ async function slowScene(): Promise<{ b: string; remote: string; cycle: string; 
   writeFileSync(join(a, 'f.txt'), 'one\ntwo\n');
   const now = await cli(source.stateDir, ['now', '--no-wait', '--json'], a);
   expect(now.json.code, JSON.stringify(now.json)).toBe('handoff_ready');
-  const wrapper = join(tempDir('slow'), 'slow-upload-pack');
-  writeFileSync(wrapper, `#!/bin/sh\nsleep ${DELAY_S}\nexec git-upload-pack "$@"\n`);
-  chmodSync(wrapper, 0o755);
-  git(b, 'config', 'remote.origin.uploadpack', wrapper);
+  const slow = await slowHttpRemote(remote, DELAY_S);
+  servers.push(slow);
+  git(b, 'remote', 'set-url', 'origin', slow.url);
   return { b, remote, cycle: (now.json.data?.['cycle'] as { id: string }).id, head: git(b, 'rev-parse', 'HEAD') };
 }
 
