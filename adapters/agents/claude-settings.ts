@@ -90,7 +90,12 @@ function restoreStatusLine(text: string, path: string, notes: string[]): string 
   if (previous === null) return removeAt(text, ['statusLine']);
   notes.push(`the status line command you had before is restored: ${previous}`);
   doc.replace(commandNode, previous);
-  return doc.result() ?? text;
+  const restored = doc.result() ?? text;
+  // Install adds refreshInterval only where there was none, always this value: one that still holds
+  // it is taken to be ours (a user who had set exactly 5 s before keeps the status line, not the 5).
+  const line = JsonDocument.property(new JsonDocument(restored, path).root, 'statusLine');
+  const interval = line === undefined ? undefined : JsonDocument.property(line, 'refreshInterval');
+  return interval?.value === STATUSLINE_REFRESH_SECONDS ? removeAt(restored, ['statusLine', 'refreshInterval']) : restored;
 }
 
 /** The inverse of mergeClaudeSettings: our status line and hooks out, every other byte as it was. */
