@@ -1,4 +1,4 @@
-import { isCycleId, redactCredentials } from '../../protocol/index.js';
+import { HandoffError, isCycleId, redactCredentials } from '../../protocol/index.js';
 import { dataArg } from './data-arg.js';
 import { runGit, type GitResult } from './run-git.js';
 
@@ -35,6 +35,10 @@ function failure(result: GitResult): string {
   if (result.timedOut) return 'git timed out';
   return redactCredentials(result.stderr.trim().split('\n').slice(-2).join(' / ')).slice(0, 400);
 }
+
+// Prune deletes on the remote before it deletes here: a remote failure leaves this repository's refs
+// in place, so the next prune still knows which cycles to name there.
+const unreachable = (message: string) => new HandoffError('remote_unreachable', message, 'nothing was deleted; fix the remote, then run `handoff prune` again');
 
 /** Every local handoff branch and records ref with a valid cycle id. */
 export async function localHandoffRefs(root: string): Promise<HandoffRef[]> {
@@ -73,7 +77,7 @@ export async function deleteLocalRefs(root: string, refs: readonly HandoffRef[])
 /** The push URL of a remote: pushing to it, not the name, leaves no remote-tracking refs behind. */
 async function pushUrl(root: string, remote: string, timeoutMs: number): Promise<string> {
   const url = await runGit(['remote', 'get-url', '--push', '--end-of-options', dataArg(remote, 'remote name')], { cwd: root, timeoutMs });
-  if (url.code !== 0) throw new Error(`cannot read the push URL of '${redactCredentials(remote)}': ${failure(url)}`);
+  if (url.code !== 0) throw unreachable(`cannot read the push URL of '${redactCredentials(remote)}': ${failure(url)}`);
   return dataArg(url.stdout.trim(), 'remote URL');
 }
 
@@ -81,7 +85,7 @@ async function pushUrl(root: string, remote: string, timeoutMs: number): Promise
 export async function remoteHandoffRefs(root: string, remote: string, timeoutMs: number): Promise<HandoffRef[]> {
   const url = await pushUrl(root, remote, timeoutMs);
   const listed = await runGit(['ls-remote', '--refs', '--end-of-options', url, 'refs/heads/handoff/*', 'refs/handoff/*'], { cwd: root, timeoutMs });
-  if (listed.code !== 0 || listed.timedOut) throw new Error(`cannot read '${redactCredentials(url)}': ${failure(listed)}`);
+  if (listed.code !== 0 || listed.timedOut) throw unreachable(`cannot read '${redactCredentials(url)}': ${failure(listed)}`);
   return parseRefLines(listed.stdout, '\t');
 }
 
@@ -99,5 +103,5 @@ export async function deleteRemoteRefs(root: string, remote: string, refs: reado
       timeoutMs,
     },
   );
-  if (push.code !== 0 || push.timedOut || push.startError !== undefined) throw new Error(`the remote refused the deletion: ${failure(push)}`);
+  if (push.code !== 0 || push.timedOut || push.startError !== undefined) throw unreachable(`the remote did not take the deletion: ${failure(push)}`);
 }
