@@ -77,7 +77,12 @@ export async function deleteLocalRefs(root: string, refs: readonly HandoffRef[])
 /** The push URL of a remote: pushing to it, not the name, leaves no remote-tracking refs behind. */
 async function pushUrl(root: string, remote: string, timeoutMs: number): Promise<string> {
   const url = await runGit(['remote', 'get-url', '--push', '--end-of-options', dataArg(remote, 'remote name')], { cwd: root, timeoutMs });
-  if (url.code !== 0) throw unreachable(`cannot read the push URL of '${redactCredentials(remote)}': ${failure(url)}`);
+  if (url.code !== 0)
+    throw new HandoffError(
+      'usage_error',
+      `no remote '${redactCredentials(remote)}' in this repository: ${failure(url)}`,
+      'nothing was deleted; `git remote -v` lists the remotes',
+    );
   return dataArg(url.stdout.trim(), 'remote URL');
 }
 

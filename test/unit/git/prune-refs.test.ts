@@ -59,6 +59,12 @@ describe('prune refs: only handoff refs of valid cycles', () => {
     expect(git(repo, 'rev-parse', 'refs/heads/feature')).toBe(head);
   });
 
+  it('an unknown remote is a usage error, and nothing is deleted', async () => {
+    const { repo } = withCycles();
+    await expect(remoteHandoffRefs(repo, 'nowhere', 10_000)).rejects.toMatchObject({ code: 'usage_error' });
+    expect(await localHandoffRefs(repo)).toHaveLength(8);
+  });
+
   it('a ref that moved since it was read is not deleted', async () => {
     const { repo, head } = withCycles();
     const first = (await localHandoffRefs(repo))[0];
