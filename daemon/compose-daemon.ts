@@ -24,6 +24,7 @@ import {
   TOKEN_FILE,
   writeDaemonInfo,
 } from './store/index.js';
+import { createPruneService } from './prune/index.js';
 import { createLeaseSync, createTakeoverService } from './takeover/index.js';
 import { WorkspaceFilesWatcher } from './workspace-files-watch.js';
 import { WorkspaceRegistry } from './workspaces/registry.js';
@@ -255,7 +256,8 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
       log: log.child({ module: 'agent-context' }),
     });
     undo.push(() => agentContext.flush());
-    const app = buildServer({ service, takeover, ingest, token, port: () => port, logger, bodyLimit: config.body_limit_bytes, dashboard, agentContext });
+    const prune = createPruneService({ registry, takeover, resolveRoot: rootOf, remoteTimeoutMs: config.git_timeout_seconds * 1000 });
+    const app = buildServer({ service, takeover, prune, ingest, token, port: () => port, logger, bodyLimit: config.body_limit_bytes, dashboard, agentContext });
     undo.push(() => app.close());
     await app.ready();
 

@@ -70,6 +70,8 @@ export const VerifyBodySchema = body({
 export const AcceptBodySchema = body({ ...VerifyBodySchema.properties, as: ExecutorIdSchema });
 export const ReturnBodySchema = body({ repo: Repo, token: Type.Optional(LeaseTokenSchema), wait: Type.Optional(Type.Boolean()) });
 export const CloseBodySchema = body({ repo: Repo, one_way: Type.Boolean(), token: Type.Optional(LeaseTokenSchema) });
+/** `POST /v1/prune`: the finished cycles' handoff refs, here and (with `remote`) on that remote. */
+export const PruneBodySchema = body({ repo: Repo, remote: Type.Optional(RemoteName), dry_run: Type.Boolean() });
 export const CycleQuerySchema = body({ cycle: CycleId });
 
 /** `POST /v1/operations/cancel`: the id the CLI named its request with (`handoff-operation` header). */
@@ -110,3 +112,4 @@ export type VerifyBody = Static<typeof VerifyBodySchema>;
 export type AcceptBody = Static<typeof AcceptBodySchema>;
 export type ReturnBody = Static<typeof ReturnBodySchema>;
 export type CloseBody = Static<typeof CloseBodySchema>;
+export type PruneBody = Static<typeof PruneBodySchema>;

@@ -50,6 +50,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['uninstall'], group: 'Setup', load: async () => (await import('./commands/uninstall.js')).registerUninstall },
   { names: ['service'], group: 'Setup', load: async () => (await import('./commands/service.js')).registerService },
   { names: ['config'], group: 'Setup', load: async () => (await import('./commands/config.js')).registerConfig },
+  { names: ['prune'], group: 'Maintenance', load: async () => (await import('./commands/prune.js')).registerPrune },
   { names: ['journal'], group: 'Maintenance', load: async () => (await import('./commands/journal.js')).registerJournal },
   { names: ['open'], group: 'Setup', load: async () => (await import('./commands/open.js')).registerOpen },
   { names: ['completion'], group: 'Maintenance', load: async () => (await import('./commands/completion.js')).registerCompletion },

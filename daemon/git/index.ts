@@ -8,3 +8,13 @@ export { git, GitError, runGit, type GitOptions, type GitResult } from './run-gi
 export { currentRef, snapshotWorkTree, workTreeSnapshot, treeOfWorkTree, type SnapshotResult, type WorkTreeSnapshot } from './snapshot.js';
 export { fetchObjectsOf, isObjectId, readBlobsAt, type BlobRead } from './object-batch.js';
 export { commitFiles, fetchRecordsRef, fetchRecordsRefs, filesAt, pushRecordsRef, type RefFetch, type RefPush } from './records-ref.js';
+export {
+  checkedOutBranches,
+  cycleOfRef,
+  deleteLocalRefs,
+  deleteRemoteRefs,
+  localHandoffRefs,
+  remoteHandoffRefs,
+  type HandoffRef,
+  type LocalDeletion,
+} from './prune-refs.js';

@@ -6,6 +6,7 @@ import { systemClock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { createOperations } from '../operations/index.js';
 import type { Service } from '../service.js';
+import type { PruneService } from '../prune/index.js';
 import type { TakeoverService } from '../takeover/index.js';
 import { precompiled } from '../precompiled.js';
 import type { Dashboard } from './dashboard/index.js';
@@ -18,6 +19,7 @@ import { registerSecurity } from './security.js';
 export interface ServerDeps {
   readonly service: Service;
   readonly takeover: TakeoverService;
+  readonly prune: PruneService;
   readonly ingest: IngestService;
   readonly token: string;
   readonly port: () => number;
@@ -102,6 +104,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       v1Routes({
         service: deps.service,
         takeover: deps.takeover,
+        prune: deps.prune,
         ingest: deps.ingest,
         // Elapsed times shown to a person following a request: the wall clock is what they see.
         operations: createOperations(systemClock),

@@ -79,6 +79,11 @@ const ROUTES: Readonly<Record<string, RouteDoc>> = {
     codes: ['cycles'],
   },
   'GET /v1/cycle': { summary: 'One cycle with every manifest revision and its integrity check', codes: ['cycle', 'unknown_cycle'] },
+  'POST /v1/prune': {
+    summary:
+      "Delete the finished cycles' handoff branches and refs (never the current unfinished or received cycle, never a checked-out branch; with remote: there too, in one atomic push); dry_run lists and changes nothing",
+    codes: ['ok', 'not_a_repository', 'remote_unreachable'],
+  },
   'GET /v1/operations': {
     summary:
       'The long requests at work now (accept, verify), each with its phase, elapsed time and whether the lease is moving: what the CLI asks, as its liveness check, while it follows one',
@@ -167,6 +172,7 @@ export async function collectRoutes(): Promise<RouteOptions[]> {
   const app = buildServer({
     service: unused,
     takeover: unused,
+    prune: unused,
     ingest: unused,
     agentContext: unused,
     token: 'unused',

@@ -1,6 +1,7 @@
 import { renderCycle, renderCycles } from './cycles.js';
 import { renderDrainResult } from './drain-result.js';
 import type { Renderer } from './format.js';
+import { renderPruned } from './prune.js';
 import { renderAcquired, renderBroken, renderLease, renderReleased, renderRenewed } from './lease.js';
 import {
   renderCancelled,
@@ -49,4 +50,5 @@ export const RENDERERS = {
   'daemon stop': renderDaemonStopped,
   'capsule set': renderCapsuleSaved,
   'capsule show': renderCapsuleShown,
+  prune: renderPruned,
 } as const satisfies Readonly<Record<string, Renderer<never>>>;

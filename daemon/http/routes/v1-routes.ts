@@ -14,6 +14,7 @@ import {
   ListQuerySchema,
   NowBodySchema,
   OperationCancelBodySchema,
+  PruneBodySchema,
   PauseBodySchema,
   RepoQuerySchema,
   ReturnBodySchema,
@@ -27,6 +28,7 @@ import { IngestBodySchema, IngestParamsSchema } from '../../../schemas/ingest.sc
 import type { AgentContextService } from '../../agent-context/index.js';
 import type { IngestService } from '../../ingest/index.js';
 import type { Operations } from '../../operations/index.js';
+import type { PruneService } from '../../prune/index.js';
 import type { Service } from '../../service.js';
 import type { TakeoverService } from '../../takeover/index.js';
 import type { Dashboard } from '../dashboard/index.js';
@@ -44,6 +46,8 @@ export interface V1Deps {
   readonly ingest: IngestService;
   /** The long requests at work (accept, verify), which the CLI follows and may cancel. */
   readonly operations: Operations;
+  /** `POST /v1/prune`: the finished cycles' handoff refs. */
+  readonly prune: PruneService;
   /** Without it, `POST /v1/agent-context` is not served. */
   readonly agentContext?: AgentContextService | undefined;
   readonly hello: HelloDeps;
@@ -60,7 +64,7 @@ const pollOf = (query: { after_change?: string | undefined; wait_ms?: string | u
  * to a service and send its Envelope; what a route means is documented in daemon/http/openapi.ts.
  */
 export function v1Routes(deps: V1Deps): readonly ApiRoute[] {
-  const { service, takeover, ingest, operations, agentContext, hello, dashboard } = deps;
+  const { service, takeover, ingest, operations, prune, agentContext, hello, dashboard } = deps;
   return [
     // Unauthenticated by design (security.ts reads the flag): a client asks before it has shown the token.
     route({
@@ -185,6 +189,12 @@ export function v1Routes(deps: V1Deps): readonly ApiRoute[] {
       url: '/cycle',
       schema: { querystring: CycleQuerySchema },
       handler: async (request, reply) => sendEnvelope(reply, await takeover.show(request.query.cycle)),
+    }),
+    route({
+      method: 'POST',
+      url: '/prune',
+      schema: { body: PruneBodySchema },
+      handler: async (request, reply) => sendEnvelope(reply, await prune.prune(request.body)),
     }),
 
     // Long requests at work: the CLI's liveness request while it follows one, and its Ctrl-C

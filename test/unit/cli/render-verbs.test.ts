@@ -104,6 +104,28 @@ const SAMPLES: { readonly [V in keyof typeof RENDERERS]: readonly (readonly [Cod
     ['capsule_shown', { workspace: WS, capsule: null, sha256: null, error: null }],
     ['capsule_shown', { workspace: WS, capsule: null, sha256: null, error: 'capsule.next_action is required' }],
   ],
+  prune: [
+    ['ok', { repo: WS, remote: null, dry_run: false, kept_unfinished: [CYCLE], cycles: [] }],
+    [
+      'ok',
+      {
+        repo: WS,
+        remote: 'origin',
+        dry_run: true,
+        kept_unfinished: [],
+        cycles: [
+          {
+            cycle: CYCLE,
+            local: [
+              { ref: `refs/heads/handoff/${CYCLE}`, fate: 'would_remove' },
+              { ref: `refs/heads/handoff/${CYCLE}-return`, fate: 'kept_checked_out' },
+            ],
+            remote: [{ ref: `refs/handoff/lease/${CYCLE}`, fate: 'would_remove' }],
+          },
+        ],
+      },
+    ],
+  ],
 };
 
 const SUCCESS_CODES = (Object.keys(CODES) as Code[]).filter((code) => isSuccess(code));
@@ -173,6 +195,12 @@ describe('every verb says what happened in words', () => {
     const list = printed(RENDERERS.list, 'cycles', SAMPLES.list[1]?.[1]).split('\n');
     expect(list[0]).toMatch(/^CYCLE +STATE +STARTED +INTEGRITY +WORKSPACE$/);
     expect(list[1]).toMatch(new RegExp(`^${CYCLE} +HANDOFF_READY +10 min ago +ok \\(1\\) +${WS}$`));
+    const pruned = printed(RENDERERS.prune, 'ok', SAMPLES.prune[1]?.[1]).split('\n');
+    expect(pruned[0]).toMatch(/^CYCLE +STARTED +WHERE +REF +WHAT$/);
+    expect(pruned[1]).toMatch(new RegExp(`^${CYCLE} +10 min ago +here +handoff/${CYCLE} +would remove$`));
+    expect(pruned[2]).toMatch(/here +handoff\/.+-return +kept: checked out$/);
+    expect(pruned[3]).toMatch(/origin +refs\/handoff\/lease\/.+ +would remove$/);
+    expect(pruned.join('\n')).toMatch(/dry run: nothing was changed/);
   });
 
   it('outside a repository: one line per workspace with its state, worst reading and lease', () => {

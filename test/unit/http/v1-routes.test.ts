@@ -8,14 +8,23 @@ import { V1_PREFIX, v1Routes } from '../../../daemon/http/routes/v1-routes.js';
 const unused = {} as never;
 const TOKEN = 'a'.repeat(64);
 const hello = { token: TOKEN, port: () => 0, pid: 1 };
-const table = v1Routes({ service: unused, takeover: unused, ingest: unused, operations: unused, agentContext: unused, dashboard: unused, hello });
+const table = v1Routes({
+  service: unused,
+  takeover: unused,
+  prune: unused,
+  ingest: unused,
+  operations: unused,
+  agentContext: unused,
+  dashboard: unused,
+  hello,
+});
 const keyOf = (method: string, url: string) => `${method.toUpperCase()} ${url.replace(/:([A-Za-z_]+)/g, '{$1}')}`;
 
 describe('the /v1 route table', () => {
   it('has every route exactly once, each url relative to the one prefix', () => {
     const keys = table.map((row) => keyOf(row.method, `${V1_PREFIX}${row.url}`));
     expect(new Set(keys).size).toBe(keys.length);
-    expect(keys).toHaveLength(32);
+    expect(keys).toHaveLength(33);
     for (const row of table) expect(row.url, `${row.method} ${row.url}`).not.toMatch(/^\/v1\//);
   });
 
@@ -34,7 +43,7 @@ describe('the /v1 route table', () => {
   });
 
   it('leaves out the routes of an agent context service or a dashboard the daemon was built without', () => {
-    const without = v1Routes({ service: unused, takeover: unused, ingest: unused, operations: unused, hello });
+    const without = v1Routes({ service: unused, takeover: unused, prune: unused, ingest: unused, operations: unused, hello });
     const kept = new Set(without.map((row) => `${row.method} ${row.url}`));
     expect(table.map((row) => `${row.method} ${row.url}`).filter((key) => !kept.has(key))).toEqual([
       'POST /agent-context',
@@ -48,6 +57,7 @@ describe('inside the /v1 plugin, the hooks and validators of the root hold', () 
   const app = buildServer({
     service: unused,
     takeover: unused,
+    prune: unused,
     ingest: unused,
     token: TOKEN,
     port: () => 0,
