@@ -77,10 +77,10 @@ const COMMAND_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   now: ['handoff now --reason "switching machines"', "handoff now --no-wait               do not wait for the agent's `handoff drained`"],
   accept: [
     'handoff accept --latest --as laptop',
-    'handoff accept 20261129T081500Z-k3f9qa --from origin --as laptop --checkout',
+    'handoff accept 20261129T081500Z-k3f7qa --from origin --as laptop --checkout',
     'handoff accept --latest --return --as desk   the primary takes the work back',
   ],
-  verify: ['handoff verify --latest', 'handoff verify 20261129T081500Z-k3f9qa --from origin'],
+  verify: ['handoff verify --latest', 'handoff verify 20261129T081500Z-k3f7qa --from origin'],
   list: ['handoff list', 'handoff list --all --json'],
   lease: ['handoff lease', 'handoff lease acquire --as me', 'handoff lease release --token 3', 'handoff lease break --reason "the laptop is gone"'],
 };

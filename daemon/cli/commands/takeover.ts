@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { isCycleId } from '../../../protocol/index.js';
+import { CYCLE_ID_EXAMPLE, isCycleId } from '../../../protocol/index.js';
 import { action, parseInteger, usage, type CommandContext } from '../context.js';
 import { followDrain } from '../drain-wait.js';
 import { RENDERERS } from '../render/index.js';
@@ -30,7 +30,7 @@ const followed = (ctx: CommandContext) => ({ progress: (line: string) => (ctx.ou
 
 /** A cycle id is checked here, so a typo is answered in words rather than with the API's schema pattern. */
 function cycleId(value: string): string {
-  if (!isCycleId(value)) usage(`'${value}' is not a cycle id`, 'a cycle id looks like 20261129T081500Z-k3f9qa; `handoff list` shows the cycles on record');
+  if (!isCycleId(value)) usage(`'${value}' is not a cycle id`, `a cycle id looks like ${CYCLE_ID_EXAMPLE}; \`handoff list\` shows the cycles on record`);
   return value;
 }
 
