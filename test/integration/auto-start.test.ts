@@ -41,12 +41,13 @@ function daemonsOf(stateDir: string): number[] {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let args: string[];
+    let stat: string;
     try {
       args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /, '');
     } catch {
-      continue; // the process ended while the list was read
+      continue; // the process ended while the list was read (ENOENT, or ESRCH between the two reads)
     }
-    const stat = readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /, '');
     if (stat.startsWith('Z')) continue;
     if (args.includes(CLI) && args.includes('daemon') && args.includes(stateDir) && !args.includes('stop')) pids.push(Number(entry));
   }
