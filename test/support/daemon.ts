@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from './git.js';
 
@@ -60,6 +61,8 @@ export function exited(child: ChildProcess): Promise<number | null> {
 /** Spawns `handoff daemon` on an ephemeral loopback port and waits for its daemon.json. */
 export async function startDaemon(stateDir: string = tempDir('state'), env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
   const child = spawn(process.execPath, [CLI, 'daemon', '--state-dir', stateDir, '--port', '0'], {
+    // Never the project's checkout: a request naming `/proc/self/cwd` (the fuzz suite sends one) would act on it.
+    cwd: tmpdir(),
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
