@@ -32,7 +32,10 @@ describe('the whole path across two clones of one remote', () => {
     expect((await run(['lease', 'acquire', '--as', 'primary'], a)).json.data?.['token']).toBe(1);
     writeFileSync(join(a, 'f.txt'), 'one\ntwo\n');
     writeFileSync(join(a, 'notes.md'), 'source notes\n');
-    // `handoff now` waits for the agent's `handoff drained`: EVACUATE is visible meanwhile.
+    // An agent session at work (its status line named it a moment ago), so `handoff now` waits for its
+    // `handoff drained` and EVACUATE is visible meanwhile (with no agent seen the drain starts at once).
+    const session = ['signal', '--source', 'claude-statusline', '--metric', 'context', '--used-percent', '10', '--executor', 'session-1'];
+    expect((await run(session, a)).code).toBe(0);
     const nowRun = run(['now', '--reason', 'battery'], a);
     seen.push(await until('EVACUATE', async () => ((await stateOf(a)) === 'EVACUATE' ? 'EVACUATE' : undefined)));
     expect((await run(['drained'], a)).code).toBe(0);
