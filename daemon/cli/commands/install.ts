@@ -51,9 +51,16 @@ function stateDirToBake(stateDir: string): string | null {
   return stateDir === resolve(resolveStateDir({}, homedir())) ? null : stateDir;
 }
 
-function renderInstall(report: InstallReport): string {
+/**
+ * The files an install or uninstall changed (or would, with --dry-run: each diff), then its notes.
+ * `unchanged` is what a file it left alone is called.
+ */
+export function renderFileChanges(
+  report: { readonly dry_run: boolean; readonly files: readonly FileOutcome[]; readonly notes: readonly string[] },
+  unchanged: string,
+): string {
   const verb = (outcome: FileOutcome['action']) =>
-    report.dry_run ? { created: 'would create', updated: 'would update', unchanged: 'unchanged', removed: 'would remove' }[outcome] : outcome;
+    outcome === 'unchanged' ? unchanged : report.dry_run ? { created: 'would create', updated: 'would update', removed: 'would remove' }[outcome] : outcome;
   const lines: string[] = [];
   for (const file of report.files) {
     lines.push(`${verb(file.action)} ${file.path}${file.backup === null ? '' : ` (previous version kept in ${file.backup})`}`);
@@ -62,6 +69,8 @@ function renderInstall(report: InstallReport): string {
   for (const note of report.notes) lines.push(`note: ${note}`);
   return lines.join('\n');
 }
+
+const renderInstall = (report: InstallReport): string => renderFileChanges(report, 'unchanged');
 
 export function registerInstall(program: Command): void {
   program

@@ -15,6 +15,7 @@ import { success } from '../../../protocol/index.js';
 import { resolveRepoRoot } from '../../git/index.js';
 import { action } from '../context.js';
 import { diskIo } from '../install-disk.js';
+import { renderFileChanges } from './install.js';
 
 interface UninstallReport {
   agent: Agent;
@@ -23,21 +24,7 @@ interface UninstallReport {
   notes: readonly string[];
 }
 
-function renderUninstall(report: UninstallReport): string {
-  const verb = (outcome: FileOutcome['action']) =>
-    outcome === 'unchanged'
-      ? 'nothing of ours in'
-      : report.dry_run
-        ? { created: 'would create', updated: 'would update', removed: 'would remove' }[outcome]
-        : outcome;
-  const lines: string[] = [];
-  for (const file of report.files) {
-    lines.push(`${verb(file.action)} ${file.path}${file.backup === null ? '' : ` (previous version kept in ${file.backup})`}`);
-    if (report.dry_run && file.diff !== '') lines.push(file.diff.trimEnd());
-  }
-  for (const note of report.notes) lines.push(`note: ${note}`);
-  return lines.join('\n');
-}
+const renderUninstall = (report: UninstallReport): string => renderFileChanges(report, 'nothing of ours in');
 
 export function registerUninstall(program: Command): void {
   program
