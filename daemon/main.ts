@@ -86,15 +86,25 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 
 /** `handoff daemon`: run in the foreground until SIGINT, SIGTERM or `handoff daemon stop`. */
 export async function runForeground(options: DaemonOptions, announce: (daemon: RunningDaemon) => void): Promise<void> {
-  const daemon = await startDaemon({ ...options, killAfterStep: options.killAfterStep ?? killAfterStepFromEnv(process.env['HANDOFF_TEST_KILL_AFTER_STEP']) });
+  // Listening before the start ends: daemon.json is published inside it, and a SIGTERM sent by whoever read
+  // it must stop the daemon gracefully (removing daemon.json), not take Node's default and leave it behind.
+  let daemon: RunningDaemon | null = null;
+  let signalled: NodeJS.Signals | null = null;
   const onSignal = (signal: NodeJS.Signals) => {
+    signalled = signal;
+    if (daemon === null) return;
     daemon.logger.info({ signal }, 'signal received');
     void daemon.stop();
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  announce(daemon);
-  await daemon.closed;
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  try {
+    daemon = await startDaemon({ ...options, killAfterStep: options.killAfterStep ?? killAfterStepFromEnv(process.env['HANDOFF_TEST_KILL_AFTER_STEP']) });
+    if (signalled !== null) onSignal(signalled);
+    announce(daemon);
+    await daemon.closed;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }
