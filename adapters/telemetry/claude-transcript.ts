@@ -70,7 +70,8 @@ export function transcriptApiError(spec: ShapeSpec, stamp: Stamp, payload: JsonR
       windowType === null ? null : `${windowType} window`,
       resetsAt === null ? null : `resets at ${new Date(resetsAt * 1000).toISOString()}`,
     ].filter((part): part is string => part !== null);
-    const text = `Claude Code stopped on a rate limit${parts.length === 0 ? '' : `: ${parts.join(', ')}`}`;
+    const http = status === null ? '' : ` (HTTP ${status})`;
+    const text = `Claude Code stopped on a rate limit${http}${parts.length === 0 ? '' : `: ${parts.join(', ')}`}`;
     // A rate limit lifts when its window rolls over, as for StopFailure.
     warnings.push(warning(stamp, 'rate_limit', text, true, null));
   }

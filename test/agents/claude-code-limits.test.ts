@@ -72,7 +72,7 @@ describe.sequential(`Claude Code ${VERSIONS['claude-code'].version} at its limit
       fiveHour,
       sevenDay: { utilization: 0.41, reset: resetIn(4 * 24 * 60) },
       inputTokens: 1000,
-      limitReached: () => true,
+      refusal: () => 'limit_reached',
     });
     cleanup.push(() => mock.close());
     const scene = await claudeScene(mock);
@@ -94,7 +94,34 @@ describe.sequential(`Claude Code ${VERSIONS['claude-code'].version} at its limit
     );
     expect(warnings.every((w) => w.source === 'claude-hook' && w.kind === 'rate_limit' && w.recovers === true)).toBe(true);
     expect(warnings.map((w) => w.text)).toContain(
-      `Claude Code stopped on a rate limit: usage_limit_reached, five_hour window, resets at ${new Date(fiveHour.reset * 1000).toISOString()}`,
+      `Claude Code stopped on a rate limit (HTTP 429): usage_limit_reached, five_hour window, resets at ${new Date(fiveHour.reset * 1000).toISOString()}`,
+    );
+  }, 180_000);
+
+  it('claude -p on a bare 429 with CLAUDE_CODE_MAX_RETRIES=0 (what a headless user behind such a proxy sets): one request, and the stop reaches the daemon', async (ctx) => {
+    agent ??= await agentOrSkip('claude-code');
+    if (!agent) return ctx.skip();
+    const mock = await startAnthropicMock({
+      fiveHour: { utilization: 0.1, reset: resetIn(143) },
+      sevenDay: { utilization: 0.1, reset: resetIn(4 * 24 * 60) },
+      inputTokens: 1000,
+      refusal: () => 'throttled',
+    });
+    cleanup.push(() => mock.close());
+    const scene = await claudeScene(mock, undefined, { CLAUDE_CODE_MAX_RETRIES: '0' });
+    const result = await run(agent.bin, ['-p', 'carry on', '--model', MODEL, '--output-format', 'json'], { cwd: scene.repo, env: scene.env });
+    expect(result.code, result.stderr).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ is_error: true, api_error_status: 429 });
+    expect(messageCalls(mock)).toHaveLength(1);
+    await scene.untilState('EVACUATE');
+    // From the transcript (only its record names the status): no window, no reset to tell.
+    await until(
+      'the stop read from the transcript',
+      async () => {
+        const all = ((await scene.status())['warnings'] ?? []) as { text: string }[];
+        return all.some((w) => w.text === 'Claude Code stopped on a rate limit (HTTP 429)') ? true : undefined;
+      },
+      30_000,
     );
   }, 180_000);
 

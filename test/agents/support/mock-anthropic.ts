@@ -17,8 +17,11 @@ export interface AnthropicMockOptions {
    * line's `rate_limits.spend_limit`. Absent: no spend headers, as for a user with no cap.
    */
   readonly spend?: () => { readonly utilization: number; readonly reset: number } | null;
-  /** Read at each call: when true the subscriber's five-hour limit is reached and every call is refused. */
-  readonly limitReached?: () => boolean;
+  /**
+   * Read at each call: `limit_reached` refuses it as a subscriber's reached five-hour limit, `throttled`
+   * with a bare 429 (a proxy's or an API key's rate limit: no unified headers).
+   */
+  readonly refusal?: () => 'limit_reached' | 'throttled' | null;
 }
 
 /**
@@ -46,24 +49,24 @@ function spendHeaders(spend: { utilization: number; reset: number }): Record<str
  * until the reset, and the `rate_limit_error` body. No `x-should-retry`: Claude Code does not retry a
  * rejected unified limit either way (it does retry a bare 429, up to 10 times).
  */
+const RATE_LIMIT_ERROR = {
+  type: 'error',
+  error: { type: 'rate_limit_error', message: "This request would exceed your account's rate limit. Please try again later." },
+};
+
 function limitReached(res: ServerResponse, fiveHourReset: number): void {
-  json(
-    res,
-    429,
-    { type: 'error', error: { type: 'rate_limit_error', message: "This request would exceed your account's rate limit. Please try again later." } },
-    {
-      'request-id': 'req_mock_limited',
-      'anthropic-ratelimit-unified-status': 'rejected',
-      'anthropic-ratelimit-unified-representative-claim': 'five_hour',
-      'anthropic-ratelimit-unified-5h-status': 'rejected',
-      'anthropic-ratelimit-unified-5h-utilization': '1.02',
-      'anthropic-ratelimit-unified-5h-reset': String(fiveHourReset),
-      'anthropic-ratelimit-unified-reset': String(fiveHourReset),
-      'anthropic-ratelimit-unified-overage-status': 'rejected',
-      'anthropic-ratelimit-unified-overage-disabled-reason': 'org_level_disabled',
-      'retry-after': String(Math.max(1, fiveHourReset - Math.floor(Date.now() / 1000))),
-    },
-  );
+  json(res, 429, RATE_LIMIT_ERROR, {
+    'request-id': 'req_mock_limited',
+    'anthropic-ratelimit-unified-status': 'rejected',
+    'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+    'anthropic-ratelimit-unified-5h-status': 'rejected',
+    'anthropic-ratelimit-unified-5h-utilization': '1.02',
+    'anthropic-ratelimit-unified-5h-reset': String(fiveHourReset),
+    'anthropic-ratelimit-unified-reset': String(fiveHourReset),
+    'anthropic-ratelimit-unified-overage-status': 'rejected',
+    'anthropic-ratelimit-unified-overage-disabled-reason': 'org_level_disabled',
+    'retry-after': String(Math.max(1, fiveHourReset - Math.floor(Date.now() / 1000))),
+  });
 }
 
 interface MessagesBody {
@@ -112,7 +115,9 @@ export function startAnthropicMock(options: AnthropicMockOptions): Promise<MockP
   let sequence = 0;
   return startMock((request, res) => {
     if (!request.path.startsWith('/v1/messages')) return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: request.path } });
-    if (options.limitReached?.() === true) return limitReached(res, options.fiveHour.reset);
+    const refusal = options.refusal?.() ?? null;
+    if (refusal === 'limit_reached') return limitReached(res, options.fiveHour.reset);
+    if (refusal === 'throttled') return json(res, 429, RATE_LIMIT_ERROR, { 'request-id': 'req_mock_throttled', 'retry-after': '2' });
     const spend = options.spend?.() ?? null;
     const headers = spend === null ? windows : { ...windows, ...spendHeaders(spend) };
     if (request.path.startsWith('/v1/messages/count_tokens')) return json(res, 200, { input_tokens: options.inputTokens }, headers);
