@@ -103,7 +103,9 @@ const CASES: readonly { file: string; adapter: Source; check: (result: AdapterRe
     adapter: 'claude-hook',
     check: (r) => {
       expect(warningsOf(r)).toEqual([['rate_limit', true, null]]);
-      expect(r.warnings[0]?.text).toBe('Claude Code stopped on a rate limit (HTTP 429): usage_limit_reached, five_hour window, resets at 2026-08-20T14:00:00.000Z');
+      expect(r.warnings[0]?.text).toBe(
+        'Claude Code stopped on a rate limit (HTTP 429): usage_limit_reached, five_hour window, resets at 2026-08-20T14:00:00.000Z',
+      );
       expect(r.events.map((e) => [e.name, e.detail])).toEqual([
         ['api_error', { error: 'rate_limit', api_error: 'usage_limit_reached', status: '429', rate_limit_type: 'five_hour' }],
       ]);
