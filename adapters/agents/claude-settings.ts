@@ -11,6 +11,9 @@ const HOOKS: readonly HookSpec[] = [
   { event: 'PostToolUse', name: 'claude-context', matcher: null },
   // A stop on a rate limit is a provider near-limit warning: the daemon evacuates on it.
   { event: 'StopFailure', name: 'claude-event', matcher: 'rate_limit' },
+  // Headless Claude Code may kill StopFailure before it starts but waits for SessionEnd: the daemon
+  // then finds the stop in the transcript that payload names (daemon/ingest/claude-transcript-tail.ts).
+  { event: 'SessionEnd', name: 'claude-event', matcher: null },
 ];
 
 /**

@@ -1,5 +1,6 @@
 import type { ProviderWarning } from '../../schemas/telemetry.schema.js';
 import type { AdapterResult, AgentEvent, ParseContext } from './adapter-contract.js';
+import { transcriptApiError } from './claude-transcript.js';
 import { hookEvent } from './hook-event.js';
 import { agentEvent, result, sha256Hex, warning, type Stamp } from './record-builders.js';
 import {
@@ -18,7 +19,8 @@ import {
 const SPEC: ShapeSpec = {
   adapter: 'claude-hook',
   hint:
-    'send the one JSON object Claude Code writes to a hook command on stdin (it has hook_event_name), ' + 'or an Agent SDK message of type "rate_limit_event"',
+    'send the one JSON object Claude Code writes to a hook command on stdin (it has hook_event_name), ' +
+    'an Agent SDK message of type "rate_limit_event", or a transcript API error record (isApiErrorMessage)',
 };
 
 /** Unified rate-limit statuses that mean the account is at or near a limit. */
@@ -27,11 +29,14 @@ const NEAR_LIMIT_STATUSES: ReadonlySet<string> = new Set(['allowed_warning', 're
 /**
  * Claude Code hook payload → one lifecycle event, never a reading: no hook carries a usage
  * percentage. A `StopFailure` caused by a rate limit is also a provider warning, since the agent
- * just stopped on it.
+ * just stopped on it; so is the transcript's record of that stop (claude-transcript.ts), which the
+ * daemon reads when headless Claude Code killed the StopFailure hook.
  */
 export function parseClaudeHook(raw: string, ctx: ParseContext): AdapterResult {
   const payload = parseJsonObject(SPEC, raw);
-  const executor = optExecutor(SPEC, payload, 'session_id', 'session_id');
+  // A transcript record names its session `sessionId`; hooks say `session_id`.
+  const fromTranscript = payload['hook_event_name'] === undefined && payload['type'] === 'assistant' && payload['isApiErrorMessage'] === true;
+  const executor = fromTranscript ? optExecutor(SPEC, payload, 'sessionId', 'sessionId') : optExecutor(SPEC, payload, 'session_id', 'session_id');
   const stamp: Stamp = {
     source: 'claude-hook',
     observedAt: ctx.observedAt.toISOString(),
@@ -40,6 +45,10 @@ export function parseClaudeHook(raw: string, ctx: ParseContext): AdapterResult {
   };
   const route = { cwd: optString(SPEC, payload, 'cwd', 'cwd'), session_id: executor };
 
+  if (fromTranscript) {
+    const { event, warnings } = transcriptApiError(SPEC, stamp, payload);
+    return result({ events: [event], warnings, route });
+  }
   if (payload['hook_event_name'] === undefined && payload['type'] === 'rate_limit_event') {
     const { event, warnings } = sdkRateLimitEvent(stamp, payload);
     return result({ events: [event], warnings, route });

@@ -1,10 +1,12 @@
 import { lstat, mkdir, readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
+import { transcriptOfSessionEnd } from '../../adapters/telemetry/claude-transcript.js';
 import { SPOOL_DIR, SPOOLED_NAME } from '../../protocol/event-spool.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { isErrno } from '../store/errno.js';
+import { transcriptStop } from './claude-transcript-tail.js';
 import type { IngestService } from './ingest-service.js';
 
 /** A hook payload is a few KiB; the hook reads at most 1 MiB of stdin. */
@@ -38,8 +40,10 @@ export async function startEventSpool(deps: EventSpoolDeps): Promise<{ close(): 
       if (!facts.isFile() || facts.size > SPOOLED_LIMIT || age > deps.maxAgeMs) {
         deps.log.warn({ path, size: facts.size, age_ms: Math.round(age) }, 'a spooled hook payload was dropped: not a file, too big or too old to be news');
       } else {
-        const report = await deps.ingest.ingest({ adapter: 'claude-hook', payload: await readFile(path, 'utf8') });
+        const payload = await readFile(path, 'utf8');
+        const report = await deps.ingest.ingest({ adapter: 'claude-hook', payload });
         deps.log.info({ path, workspace: report.workspace, warnings: report.warnings.length }, 'a spooled hook payload was ingested');
+        await stopInTranscript(payload);
       }
     } catch (error) {
       if (isErrno(error, 'ENOENT')) return;
@@ -49,6 +53,29 @@ export async function startEventSpool(deps: EventSpoolDeps): Promise<{ close(): 
     await unlink(path).catch((error: unknown) => {
       if (!isErrno(error, 'ENOENT')) deps.log.warn({ err: error, path }, 'a spooled hook payload could not be removed');
     });
+  }
+
+  /**
+   * Headless Claude Code may kill its StopFailure hook before it starts, but it waits for SessionEnd:
+   * the stop is then taken from the transcript that payload names (claude-transcript-tail.ts), once,
+   * and only while it is news.
+   */
+  async function stopInTranscript(payload: string): Promise<void> {
+    const named = transcriptOfSessionEnd(payload);
+    if (named === null) return;
+    try {
+      const stop = await transcriptStop(named.path, named.sessionId);
+      if ('skipped' in stop) return;
+      const age = deps.clock.now() - stop.atMs;
+      if (age > deps.maxAgeMs) {
+        deps.log.info({ transcript: named.path, age_ms: Math.round(age) }, 'the API error a session ended on is too old to be news');
+        return;
+      }
+      const report = await deps.ingest.ingest({ adapter: 'claude-hook', payload: stop.line });
+      deps.log.info({ transcript: named.path, workspace: report.workspace, warnings: report.warnings.length }, 'the API error a session ended on was ingested');
+    } catch (error) {
+      if (!isErrno(error, 'ENOENT')) deps.log.warn({ err: error, transcript: named.path }, 'the transcript a session ended with could not be read');
+    }
   }
 
   const drain = (): Promise<void> => {

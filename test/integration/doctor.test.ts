@@ -101,16 +101,15 @@ describe('handoff doctor', () => {
     });
   });
 
-  it("a StopFailure hook spooling into another state dir than the daemon's is named", async () => {
+  it("the StopFailure and SessionEnd hooks spooling into another state dir than the daemon's are named", async () => {
     const { env, run } = machine();
     expect((await run('install', 'claude')).code).toBe(0);
     const elsewhere = tempDir('other-state');
     const result = await piped(['doctor', '--json'], '', { env: { ...env, HANDOFF_STATE_DIR: elsewhere } });
     const claude = (JSON.parse(result.stdout) as Report).data.agents.find((a) => a.agent === 'claude');
     expect(result.code).toBe(10);
-    expect(claude?.hooks.map((hook) => hook.problem).filter(Boolean)).toEqual([
-      `it spools into ${join(env.HANDOFF_STATE_DIR, 'spool')}, but the daemon's state dir is ${elsewhere}`,
-    ]);
+    const problem = `it spools into ${join(env.HANDOFF_STATE_DIR, 'spool')}, but the daemon's state dir is ${elsewhere}`;
+    expect(claude?.hooks.map((hook) => hook.problem).filter(Boolean)).toEqual([problem, problem]);
   });
 
   it("when the daemon runs: when each agent's telemetry was last seen", async () => {

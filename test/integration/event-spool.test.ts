@@ -6,6 +6,8 @@ import { CLI, cli, startDaemon, until } from '../support/daemon.js';
 import { tempDir, tempRepo } from '../support/git.js';
 import { fixtureText, piped } from './ingest-support.js';
 
+const corpusText = (path: string) => readFileSync(new URL(`../fixtures/telemetry/${path}`, import.meta.url), 'utf8');
+
 const SPOOLED = /^\d{13}-[0-9a-f]{12}\.json$/;
 
 function privateStateDir(): string {
@@ -97,6 +99,54 @@ describe('claude-event hands its payload off through the spool, so a killed hook
       await evacuating(daemon.stateDir, repo);
       const again = await cli(daemon.stateDir, ['install', 'claude', '--settings', settings, '--json']);
       expect((again.json.data as { files: { action: string }[] }).files.map((file) => file.action)).toEqual(['unchanged', 'unchanged']);
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it("SessionEnd, which headless Claude Code waits for: the daemon finds the stop in the session's transcript, and only a fresh one of that session", async () => {
+    const daemon = await startDaemon(privateStateDir());
+    try {
+      const settings = join(tempDir('claude'), 'settings.json');
+      expect((await cli(daemon.stateDir, ['install', 'claude', '--settings', settings, '--json'])).code).toBe(0);
+      const installed = JSON.parse(readFileSync(settings, 'utf8')) as { hooks: { SessionEnd: { hooks: { command: string }[] }[] } };
+      const command = installed.hooks.SessionEnd[0]?.hooks[0]?.command ?? '';
+      const sessionEnd = (repo: string, transcript: string, session: string) =>
+        execFileSync('/bin/sh', ['-c', command], {
+          input: JSON.stringify({ session_id: session, transcript_path: transcript, cwd: repo, hook_event_name: 'SessionEnd', reason: 'other' }),
+          env: { PATH: '/usr/bin:/bin' },
+        });
+      // The record Claude Code 2.1.328 wrote in `claude -p` on a rejected five-hour limit, then its bookkeeping lines.
+      const transcriptOf = (repo: string, session: string, at: Date) => {
+        const record = {
+          ...JSON.parse(corpusText('claude-transcript/2.1.328-p-usage-limit.json')),
+          cwd: repo,
+          sessionId: session,
+          timestamp: at.toISOString(),
+        };
+        const path = join(tempDir('transcript'), `${session}.jsonl`);
+        writeFileSync(
+          path,
+          [JSON.stringify({ type: 'user', sessionId: session }), JSON.stringify(record), JSON.stringify({ type: 'last-prompt', sessionId: session }), ''].join(
+            '\n',
+          ),
+        );
+        return path;
+      };
+
+      const stale = tempRepo();
+      sessionEnd(stale, transcriptOf(stale, 'session-old', new Date(Date.now() - 3_600_000)), 'session-old');
+      const other = tempRepo();
+      sessionEnd(other, transcriptOf(other, 'session-a', new Date()), 'session-b');
+      const repo = tempRepo();
+      sessionEnd(repo, transcriptOf(repo, 'session-1', new Date()), 'session-1');
+      await evacuating(daemon.stateDir, repo);
+      const warnings = (await cli(daemon.stateDir, ['status', '--json'], repo)).json.data?.['warnings'];
+      expect(warnings).toEqual([expect.objectContaining({ source: 'claude-hook', kind: 'rate_limit', executor: 'session-1' })]);
+      // All three were taken; the stale stop and the one of another session moved nothing.
+      await until('the spool emptied', async () => (readdirSync(join(daemon.stateDir, 'spool')).length === 0 ? true : undefined));
+      expect(await stateOf(daemon.stateDir, stale)).toBe('NORMAL');
+      expect(await stateOf(daemon.stateDir, other)).toBe('NORMAL');
     } finally {
       await daemon.stop();
     }

@@ -75,7 +75,7 @@ describe('handoff install claude', () => {
     expect(settings.statusLine.command).toBe(`handoff hook claude-statusline --chain 'printf '\\''mine:%s'\\'' "$(head -c 8)"'`);
     expect(settings.hooks['PreToolUse']).toHaveLength(2);
     expect(settings.hooks['PreToolUse']?.[0]).toEqual(USER_SETTINGS.hooks.PreToolUse[0]);
-    expect(Object.keys(settings.hooks)).toEqual(['PreToolUse', 'SessionStart', 'UserPromptSubmit', 'PostToolUse', 'StopFailure']);
+    expect(Object.keys(settings.hooks)).toEqual(['PreToolUse', 'SessionStart', 'UserPromptSubmit', 'PostToolUse', 'StopFailure', 'SessionEnd']);
 
     const after = readFileSync(path, 'utf8');
     const second = await install(['claude', '--settings', path, '--json']);

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { json, sse, startMock, type MockProvider, type RecordedRequest } from './mock-server.js';
 
 /** What the mock answers to one Messages API call. */
@@ -11,6 +12,61 @@ export interface AnthropicMockOptions {
   readonly inputTokens: number;
   /** Decides each answer; the default answers text. */
   readonly turn?: (request: RecordedRequest) => AnthropicTurn;
+  /**
+   * A gateway's spend cap, read at each call: the `-overage-*` headers Claude Code turns into the status
+   * line's `rate_limits.spend_limit`. Absent: no spend headers, as for a user with no cap.
+   */
+  readonly spend?: () => { readonly utilization: number; readonly reset: number } | null;
+  /**
+   * Read at each call: `limit_reached` refuses it as a subscriber's reached five-hour limit, `throttled`
+   * with a bare 429 (a proxy's or an API key's rate limit: no unified headers).
+   */
+  readonly refusal?: () => 'limit_reached' | 'throttled' | null;
+}
+
+/**
+ * The answer of the gateway protocol Claude Code 2.1.328 documents in its own binary ("Usage-limit
+ * headers"): `representative-claim: overage`, a fraction of the cap used, and a surpassed threshold
+ * (0.75 or 0.95) once past it. Success responses only.
+ */
+function spendHeaders(spend: { utilization: number; reset: number }): Record<string, string> {
+  const threshold = [0.95, 0.75].find((line) => spend.utilization > line);
+  return {
+    'anthropic-ratelimit-unified-status': threshold === undefined ? 'allowed' : 'allowed_warning',
+    'anthropic-ratelimit-unified-representative-claim': 'overage',
+    'anthropic-ratelimit-unified-overage-status': threshold === undefined ? 'allowed' : 'allowed_warning',
+    'anthropic-ratelimit-unified-overage-utilization': spend.utilization.toFixed(2),
+    'anthropic-ratelimit-unified-reset': String(spend.reset),
+    'anthropic-ratelimit-unified-overage-reset': String(spend.reset),
+    ...(threshold === undefined ? {} : { 'anthropic-ratelimit-unified-overage-surpassed-threshold': String(threshold) }),
+  };
+}
+
+/**
+ * A subscriber's five-hour limit reached: the 429 api.anthropic.com answers (headers as reported from a
+ * live rejection in public issues, names as Claude Code reads them): unified and 5h status `rejected`,
+ * the claim, utilization past 1, the reset, no extra usage (`overage-disabled-reason`), `retry-after`
+ * until the reset, and the `rate_limit_error` body. No `x-should-retry`: Claude Code does not retry a
+ * rejected unified limit either way (it does retry a bare 429, up to 10 times).
+ */
+const RATE_LIMIT_ERROR = {
+  type: 'error',
+  error: { type: 'rate_limit_error', message: "This request would exceed your account's rate limit. Please try again later." },
+};
+
+function limitReached(res: ServerResponse, fiveHourReset: number): void {
+  json(res, 429, RATE_LIMIT_ERROR, {
+    'request-id': 'req_mock_limited',
+    'anthropic-ratelimit-unified-status': 'rejected',
+    'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+    'anthropic-ratelimit-unified-5h-status': 'rejected',
+    'anthropic-ratelimit-unified-5h-utilization': '1.02',
+    'anthropic-ratelimit-unified-5h-reset': String(fiveHourReset),
+    'anthropic-ratelimit-unified-reset': String(fiveHourReset),
+    'anthropic-ratelimit-unified-overage-status': 'rejected',
+    'anthropic-ratelimit-unified-overage-disabled-reason': 'org_level_disabled',
+    'retry-after': String(Math.max(1, fiveHourReset - Math.floor(Date.now() / 1000))),
+  });
 }
 
 interface MessagesBody {
@@ -44,7 +100,7 @@ export function toolResults(requests: readonly RecordedRequest[]): string[] {
  * headers a subscription response carries (docs/agents/provider-headers.md).
  */
 export function startAnthropicMock(options: AnthropicMockOptions): Promise<MockProvider> {
-  const headers = {
+  const windows = {
     'request-id': 'req_mock',
     'anthropic-ratelimit-unified-status': 'allowed',
     'anthropic-ratelimit-unified-representative-claim': 'five_hour',
@@ -59,6 +115,11 @@ export function startAnthropicMock(options: AnthropicMockOptions): Promise<MockP
   let sequence = 0;
   return startMock((request, res) => {
     if (!request.path.startsWith('/v1/messages')) return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: request.path } });
+    const refusal = options.refusal?.() ?? null;
+    if (refusal === 'limit_reached') return limitReached(res, options.fiveHour.reset);
+    if (refusal === 'throttled') return json(res, 429, RATE_LIMIT_ERROR, { 'request-id': 'req_mock_throttled', 'retry-after': '2' });
+    const spend = options.spend?.() ?? null;
+    const headers = spend === null ? windows : { ...windows, ...spendHeaders(spend) };
     if (request.path.startsWith('/v1/messages/count_tokens')) return json(res, 200, { input_tokens: options.inputTokens }, headers);
     const body = (request.body ?? {}) as MessagesBody;
     const turn = options.turn?.(request) ?? { text: 'ok' };

@@ -99,6 +99,21 @@ const CASES: readonly { file: string; adapter: Source; check: (result: AdapterRe
     },
   },
   {
+    file: 'claude-transcript/2.1.328-p-usage-limit.json',
+    adapter: 'claude-hook',
+    check: (r) => {
+      expect(warningsOf(r)).toEqual([['rate_limit', true, null]]);
+      expect(r.warnings[0]?.text).toBe(
+        'Claude Code stopped on a rate limit (HTTP 429): usage_limit_reached, five_hour window, resets at 2026-08-20T14:00:00.000Z',
+      );
+      expect(r.events.map((e) => [e.name, e.detail])).toEqual([
+        ['api_error', { error: 'rate_limit', api_error: 'usage_limit_reached', status: '429', rate_limit_type: 'five_hour' }],
+      ]);
+      expect(r.route).toEqual({ cwd: '/home/dev/acme-api', session_id: '9d2f4b61-3c8a-4e7d-a15f-6b0e2c9d8a73' });
+      expect(r.readings).toEqual([]);
+    },
+  },
+  {
     file: 'http/anthropic.429.spend-cap.headers-and-body.txt',
     adapter: 'anthropic-headers',
     check: (r) => expect(warningsOf(r)).toEqual([['spend_cap', false, null]]),

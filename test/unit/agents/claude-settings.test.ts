@@ -27,7 +27,7 @@ describe('mergeClaudeSettings', () => {
     expect(merged(once).text).toBeNull();
   });
 
-  it('into no file: our status line and the guard, session-start and rate-limit hooks', () => {
+  it('into no file: our status line and the guard, session-start, rate-limit and session-end hooks', () => {
     const { json } = merged(null);
     expect(json.statusLine).toEqual({ type: 'command', command: 'handoff hook claude-statusline', padding: 0, refreshInterval: 5 });
     expect(json.hooks['PreToolUse']).toEqual([
@@ -35,11 +35,13 @@ describe('mergeClaudeSettings', () => {
     ]);
     expect(json.hooks['SessionStart']).toEqual([{ hooks: [{ type: 'command', command: 'handoff hook claude-session-start', timeout: 5 }] }]);
     expect(json.hooks['StopFailure']).toEqual([{ matcher: 'rate_limit', hooks: [{ type: 'command', command: 'handoff hook claude-event', timeout: 5 }] }]);
+    // Headless Claude Code waits for SessionEnd, not for StopFailure: the daemon reads the stop from the transcript.
+    expect(json.hooks['SessionEnd']).toEqual([{ hooks: [{ type: 'command', command: 'handoff hook claude-event', timeout: 5 }] }]);
     // The stage notices: before every prompt and after every tool call, whatever the tool.
     for (const event of ['UserPromptSubmit', 'PostToolUse']) {
       expect(json.hooks[event]).toEqual([{ hooks: [{ type: 'command', command: 'handoff hook claude-context', timeout: 5 }] }]);
     }
-    expect(Object.keys(json.hooks)).toEqual(['PreToolUse', 'SessionStart', 'UserPromptSubmit', 'PostToolUse', 'StopFailure']);
+    expect(Object.keys(json.hooks)).toEqual(['PreToolUse', 'SessionStart', 'UserPromptSubmit', 'PostToolUse', 'StopFailure', 'SessionEnd']);
   });
 
   it("adds the context hook beside the user's own PostToolUse hooks, once", () => {
