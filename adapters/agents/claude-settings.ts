@@ -3,7 +3,7 @@ import { chainedCommand, chainedStatusline, isOurHook, type HookInvocation } fro
 import { claudeHookEntry, mergeHooks, removeAt, removeHooks, type HookSpec } from './hook-groups.js';
 import { JsonDocument } from './json-document.js';
 
-const HOOKS: readonly HookSpec[] = [
+export const CLAUDE_HOOKS: readonly HookSpec[] = [
   { event: 'PreToolUse', name: 'claude-guard', matcher: GUARDED_TOOLS_MATCHER },
   { event: 'SessionStart', name: 'claude-session-start', matcher: null },
   // What the stage asks of the agent: before each prompt, and after each tool call (a long turn).
@@ -74,7 +74,7 @@ export function mergeClaudeSettings(before: string | null, invocation: HookInvoc
   const doc = new JsonDocument(before ?? '', path);
   const notes: string[] = [];
   statusLine(doc, invocation, notes);
-  mergeHooks(doc, HOOKS, invocation, claudeHookEntry, path);
+  mergeHooks(doc, CLAUDE_HOOKS, invocation, claudeHookEntry, path);
   return { text: doc.result(), notes };
 }
 
@@ -104,6 +104,6 @@ function restoreStatusLine(text: string, path: string, notes: string[]): string 
 /** The inverse of mergeClaudeSettings: our status line and hooks out, every other byte as it was. */
 export function unmergeClaudeSettings(before: string, path: string): SettingsMerge {
   const notes: string[] = [];
-  const text = removeHooks(restoreStatusLine(before, path, notes), HOOKS, path);
+  const text = removeHooks(restoreStatusLine(before, path, notes), CLAUDE_HOOKS, path);
   return { text: text === before ? null : text, notes };
 }

@@ -8,7 +8,7 @@ import { JsonDocument } from './json-document.js';
  * with an optional matcher → command hooks) under Gemini's event names. BeforeTool is its
  * PreToolUse, BeforeAgent its UserPromptSubmit, AfterTool its PostToolUse.
  */
-const HOOKS: readonly HookSpec[] = [
+export const GEMINI_HOOKS: readonly HookSpec[] = [
   { event: 'BeforeTool', name: 'gemini-guard', matcher: GEMINI_GUARDED_TOOLS_MATCHER },
   { event: 'SessionStart', name: 'gemini-session-start', matcher: null },
   { event: 'BeforeAgent', name: 'gemini-context', matcher: null },
@@ -36,12 +36,12 @@ const geminiHookEntry: HookEntry = (spec, command) => ({
 /** Gemini CLI settings.json with our hooks merged in as small edits (null: nothing would change). */
 export function mergeGeminiSettings(before: string | null, invocation: HookInvocation, path: string): string | null {
   const doc = new JsonDocument(before ?? '', path);
-  mergeHooks(doc, HOOKS, invocation, geminiHookEntry, path);
+  mergeHooks(doc, GEMINI_HOOKS, invocation, geminiHookEntry, path);
   return doc.result();
 }
 
 /** The inverse of mergeGeminiSettings (null: none of ours is there). */
 export function unmergeGeminiSettings(before: string, path: string): string | null {
-  const text = removeHooks(before, HOOKS, path);
+  const text = removeHooks(before, GEMINI_HOOKS, path);
   return text === before ? null : text;
 }

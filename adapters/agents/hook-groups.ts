@@ -72,6 +72,18 @@ export function mergeHooks(doc: JsonDocument, specs: readonly HookSpec[], invoca
 }
 
 /**
+ * The hooks of `specs` the document lacks (event and name), e.g. one a newer version installs and an
+ * older install never wrote: `handoff doctor` names them, `handoff install` again adds them.
+ */
+export function missingHooks(text: string, specs: readonly HookSpec[], path: string): HookSpec[] {
+  const hooks = new JsonDocument(text, path).at(['hooks']);
+  return specs.filter((spec) => {
+    const list = hooks?.type === 'object' ? JsonDocument.property(hooks, spec.event) : undefined;
+    return list?.type !== 'array' || ourHooks(list, spec).length === 0;
+  });
+}
+
+/**
  * The text without the value at `at` (a property or an element, with the comma and the line break
  * that joined it to its neighbour): the exact inverse of an append by JsonDocument. jsonc-parser's
  * own `modify(…, undefined)` is not used: it reformats the container and can leave it unparseable

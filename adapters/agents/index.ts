@@ -1,7 +1,7 @@
-export { mergeClaudeSettings, unmergeClaudeSettings } from './claude-settings.js';
-export { mergeCodexHooks, unmergeCodexHooks } from './codex-hooks.js';
+export { CLAUDE_HOOKS, mergeClaudeSettings, unmergeClaudeSettings } from './claude-settings.js';
+export { CODEX_HOOKS, mergeCodexHooks, unmergeCodexHooks } from './codex-hooks.js';
 export { codexHookHash, codexHookStates, codexHookTrust, type CodexHookTrust, type CodexTrust } from './codex-trust.js';
-export { mergeGeminiSettings, unmergeGeminiSettings } from './gemini-settings.js';
+export { GEMINI_HOOKS, mergeGeminiSettings, unmergeGeminiSettings } from './gemini-settings.js';
 export { GEMINI_GUARDED_TOOLS, GEMINI_GUARDED_TOOLS_MATCHER, GUARDED_TOOLS, GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
 export { chainedCommand, chainedStatusline, hookCommand, spooledEventCommand, isOurHook, type HookInvocation, type HookName } from './hook-commands.js';
 export { applyInstall, planInstall, previewInstall, type FileChange, type FileOutcome, type InstallPlan } from './install.js';
@@ -13,3 +13,4 @@ export { markedBlock, removeMarkedBlock, upsertMarkedBlock } from './marked-bloc
 export { CAPSULE_COMMAND, CAPSULE_COMMAND_FILE } from './slash-command.js';
 export { planUninstall } from './uninstall.js';
 export { AGENTS, companionTargets, defaultTarget, type Agent, type Companions } from './targets.js';
+export { missingHooks, type HookSpec } from './hook-groups.js';

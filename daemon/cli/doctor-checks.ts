@@ -2,13 +2,18 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parse } from 'jsonc-parser';
 import {
+  CLAUDE_HOOKS,
+  CODEX_HOOKS,
+  GEMINI_HOOKS,
   codexHookStates,
   codexHookTrust,
   companionTargets,
   defaultTarget,
   isOurHook,
+  missingHooks,
   type CodexHookTrust,
   type HookName,
+  type HookSpec,
 } from '../../adapters/agents/index.js';
 import { SPOOL_DIR } from '../../protocol/event-spool.js';
 import type { Source } from '../../schemas/telemetry.schema.js';
@@ -35,16 +40,20 @@ export interface AgentCheck {
   /** Installed and every hook would run: its command starts, and Codex has it trusted. */
   readonly live: boolean;
   readonly hooks: readonly HookCheck[];
+  /** Hooks this version installs that the config lacks (an install by an older version), as `event (name)`. */
+  readonly missing: readonly string[];
   /** The one thing a person does to make it live, or null when nothing is needed. */
   readonly step: string | null;
   /** The sources of its telemetry, and when the daemon last saw a reading of one (null: never, or no daemon). */
   readonly telemetry: { readonly sources: readonly Source[]; readonly last_seen: string | null };
 }
 
+/** What the installer writes per agent: doctor checks exactly that. */
+const SPECS: Readonly<Record<DoctorAgent, readonly HookSpec[]>> = { claude: CLAUDE_HOOKS, codex: CODEX_HOOKS, gemini: GEMINI_HOOKS, opencode: [] };
 const NAMES: Readonly<Record<DoctorAgent, readonly HookName[]>> = {
-  claude: ['claude-statusline', 'claude-guard', 'claude-session-start', 'claude-context', 'claude-event'],
-  codex: ['claude-session-start', 'claude-context'],
-  gemini: ['gemini-guard', 'gemini-session-start', 'gemini-context'],
+  claude: ['claude-statusline', ...new Set(CLAUDE_HOOKS.map((spec) => spec.name))],
+  codex: [...new Set(CODEX_HOOKS.map((spec) => spec.name))],
+  gemini: [...new Set(GEMINI_HOOKS.map((spec) => spec.name))],
   opencode: [],
 };
 
@@ -104,13 +113,13 @@ export async function checkAgent(agent: DoctorAgent, where: DoctorEnv): Promise<
   if (agent === 'opencode') {
     const text = await readText(target);
     const installed = text?.includes('<!-- session-handoff:begin') === true;
-    return { agent, config: target, installed, live: installed, hooks: [], step: installed ? null : '`handoff install opencode`', telemetry };
+    return { agent, config: target, installed, live: installed, hooks: [], missing: [], step: installed ? null : '`handoff install opencode`', telemetry };
   }
   const config = agent === 'codex' ? (companionTargets('codex', target, env, home).codexHooks ?? join(dirname(target), 'hooks.json')) : target;
   const text = await readText(config);
   const json: unknown = text === null ? null : parse(text);
   const ours = commandsOf(json).filter((command) => NAMES[agent].some((name) => isOurHook(command, name)));
-  if (ours.length === 0) return { agent, config, installed: false, live: false, hooks: [], step: `\`handoff install ${agent}\``, telemetry };
+  if (ours.length === 0) return { agent, config, installed: false, live: false, hooks: [], missing: [], step: `\`handoff install ${agent}\``, telemetry };
   const spool = join(where.stateDir, SPOOL_DIR);
   const problemOf = (command: string): string | null => {
     const into = spoolDirOf(command);
@@ -123,8 +132,15 @@ export async function checkAgent(agent: DoctorAgent, where: DoctorEnv): Promise<
     const trust = codexHookTrust(json, config, codexHookStates(toml), NAMES.codex);
     hooks = trust.map((hook) => ({ command: hook.command, problem: problemOf(hook.command), trust: hook.trust }));
   }
+  const missing = missingHooks(text ?? '', SPECS[agent], config).map((spec) => `${spec.event} (${spec.name})`);
   const broken = hooks.some((hook) => hook.problem !== null);
   const untrusted = hooks.some((hook) => hook.trust !== undefined && hook.trust !== 'trusted');
-  const step = broken ? `\`handoff install ${agent}\` again, so the hooks start this install` : untrusted ? CODEX_REVIEW : null;
-  return { agent, config, installed: true, live: !broken && !untrusted, hooks, step, telemetry };
+  const step = broken
+    ? `\`handoff install ${agent}\` again, so the hooks start this install`
+    : missing.length > 0
+      ? `\`handoff install ${agent}\` again, to add the hooks an older install did not write`
+      : untrusted
+        ? CODEX_REVIEW
+        : null;
+  return { agent, config, installed: true, live: !broken && missing.length === 0 && !untrusted, hooks, missing, step, telemetry };
 }

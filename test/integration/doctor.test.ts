@@ -12,6 +12,7 @@ interface AgentCheck {
   live: boolean;
   step: string | null;
   hooks: { command: string; problem: string | null; trust?: string }[];
+  missing: string[];
   telemetry: { last_seen: string | null };
 }
 type Report = { code: string; data: { agents: AgentCheck[]; daemon: boolean } };
@@ -99,6 +100,27 @@ describe('handoff doctor', () => {
       hooks: [{ command, problem: `${gone} does not exist` }],
       step: '`handoff install claude` again, so the hooks start this install',
     });
+  });
+
+  it('an install by an older version, without the SessionEnd hook, is named with installing again as the step', async () => {
+    const { home, run, doctor } = machine();
+    expect((await run('install', 'claude')).code).toBe(0);
+    const path = join(home, '.claude', 'settings.json');
+    const settings = JSON.parse(readFileSync(path, 'utf8')) as { hooks: Record<string, unknown> };
+    delete settings.hooks['SessionEnd'];
+    writeFileSync(path, JSON.stringify(settings, null, 2));
+    const before = await doctor();
+    expect(before.code).toBe(10);
+    expect(before.agent('claude')).toMatchObject({
+      installed: true,
+      live: false,
+      missing: ['SessionEnd (claude-event)'],
+      step: '`handoff install claude` again, to add the hooks an older install did not write',
+    });
+    expect((await run('doctor')).stdout).toContain('✗ no SessionEnd (claude-event) hook: installed by an older version');
+    expect((await run('install', 'claude')).code).toBe(0);
+    const after = await doctor();
+    expect([after.code, after.agent('claude')?.live, after.agent('claude')?.missing]).toEqual([0, true, []]);
   });
 
   it("the StopFailure and SessionEnd hooks spooling into another state dir than the daemon's are named", async () => {

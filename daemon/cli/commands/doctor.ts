@@ -38,6 +38,7 @@ function agentLines(check: AgentCheck): string[] {
     const trouble = [hook.problem, hook.trust === undefined || hook.trust === 'trusted' ? null : `Codex: ${hook.trust.replaceAll('_', ' ')}`].filter(Boolean);
     if (trouble.length > 0) lines.push(`  ✗ ${hook.command}: ${trouble.join('; ')}`);
   }
+  for (const hook of check.missing) lines.push(`  ✗ no ${hook} hook: installed by an older version`);
   if (check.telemetry.sources.length > 0) {
     lines.push(
       `  telemetry (${check.telemetry.sources.join(', ')}): ${check.telemetry.last_seen === null ? 'never seen' : `last seen ${check.telemetry.last_seen}`}`,

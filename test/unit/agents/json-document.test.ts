@@ -1,6 +1,6 @@
 import { parse } from 'jsonc-parser';
 import { describe, expect, it } from 'vitest';
-import { mergeClaudeSettings, mergeCodexHooks, mergeGeminiSettings, type HookInvocation } from '../../../adapters/agents/index.js';
+import { CLAUDE_HOOKS, mergeClaudeSettings, mergeCodexHooks, mergeGeminiSettings, type HookInvocation } from '../../../adapters/agents/index.js';
 import { isHandoffError } from '../../../protocol/errors.js';
 
 const ours: HookInvocation = { handoff: 'handoff', stateDir: null };
@@ -72,7 +72,7 @@ describe('JsonDocument through the merges: every byte outside our hooks is kept'
     expect(statusLine).toEqual({ type: 'command', command: 'handoff hook claude-statusline', padding: 0, refreshInterval: 5 });
     expect(rest).toEqual(parse(ODD));
     const moved = mergeClaudeSettings(first, { handoff: 'node /opt/h.js', stateDir: null }, '/h/.claude/settings.json').text ?? '';
-    expect(moved.length - first.length).toBe('node /opt/h.js'.length * 6 - 'handoff'.length * 6);
+    expect(moved.length - first.length).toBe(('node /opt/h.js'.length - 'handoff'.length) * (CLAUDE_HOOKS.length + 1));
     expect(moved.replaceAll('node /opt/h.js hook', 'handoff hook')).toBe(first);
   });
 
