@@ -26,6 +26,7 @@ import {
 } from './store/index.js';
 import { createPruneService } from './prune/index.js';
 import { createLeaseSync, createTakeoverService } from './takeover/index.js';
+import { createLeaseHomes } from './lease/lease-home.js';
 import { WorkspaceFilesWatcher } from './workspace-files-watch.js';
 import { WorkspaceRegistry } from './workspaces/registry.js';
 import { ensureWorkspaceDir } from './workspaces/workspace-dir.js';
@@ -207,7 +208,6 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
       codex_tail: codexTail?.() ?? null,
     });
     const rootOf = options.rootOf ?? cachedRootResolver(resolveRepoRoot);
-    const takeover = createTakeoverService({ registry, config, clock, rootOf, startDrain: (home) => drain.start(home) });
     const leaseSync = createLeaseSync({
       registry,
       clock,
@@ -216,11 +216,22 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
     });
     // Without polling nothing would tell an idle source that another machine took its lease.
     repeat(config.lease_sync_seconds * 1000, 'sync leases', () => leaseSync.syncAll());
+    const homes = createLeaseHomes({
+      registry,
+      leaseSync,
+      clock,
+      guardWhenUnverified: config.guard_when_lease_unverified,
+      rootOf,
+      startDrain: (home) => drain.start(home),
+      acceptTimeoutMs: config.git_timeout_seconds * 1000,
+    });
+    const takeover = createTakeoverService({ registry, config, clock, rootOf, homes });
     const service = createService({
       registry,
       drain,
       takeover,
       leaseSync,
+      homes,
       guardWhenUnverified: config.guard_when_lease_unverified,
       clock,
       stateDir: dir,

@@ -6,13 +6,10 @@ import {
   editPolicy,
   failure,
   HandoffError,
-  leaseTravels,
-  offerTravels,
   outcomeEnvelope,
   stateOf,
   statusView,
   success,
-  travellingLeaseRefusal,
   type Envelope,
   type PauseInfo,
 } from '../protocol/index.js';
@@ -20,6 +17,8 @@ import type {
   LeaseAcquireBody,
   LeaseBreakBody,
   LeaseTokenBody,
+  ReturnBody,
+  CloseBody,
   PauseBody,
   SignalBody,
   NowBody,
@@ -34,7 +33,7 @@ import type { TailStatus } from './ingest/index.js';
 import type { Clock } from './clock.js';
 import type { DrainRunner } from './evacuation/index.js';
 import type { LeaseSync, TakeoverService } from './takeover/index.js';
-import { createRemoteLeaseMoves, outOffer, type ChainMoved } from './takeover/remote-lease-moves.js';
+import type { LeaseHomes } from './lease/lease-home.js';
 import { writeFileAtomic } from './store/index.js';
 import type { WorkspaceRegistry } from './workspaces/registry.js';
 import { PAUSE_FILE, workspacePauseFile } from './workspaces/workspace-dir.js';
@@ -54,6 +53,7 @@ export interface ServiceDeps {
   readonly drain: DrainRunner;
   readonly takeover: TakeoverService;
   readonly leaseSync: LeaseSync;
+  readonly homes: LeaseHomes;
   readonly guardWhenUnverified: 'refuse' | 'last_known';
   readonly clock: Clock;
   readonly stateDir: string;
@@ -87,143 +87,6 @@ export function createService(deps: ServiceDeps) {
   async function send(repo: string, body: Parameters<WorkspaceRegistry['dispatch']>[1]): Promise<Envelope> {
     const { outcome, snapshot } = await registry.dispatch(await rootOf(repo), body);
     return outcomeEnvelope(outcome, snapshot);
-  }
-
-  // Local lease verbs while the lease travels move the remote chain first (the one truth), then this machine.
-  const chain = createRemoteLeaseMoves({ clock, timeoutMs: deps.leaseSync.timeoutMs });
-
-  /** Where a lease verb acts: the workspace, what it holds now, and whether its lease lives on the remote. */
-  async function leaseWhere(root: string, verb: 'acquire' | 'release' | 'break') {
-    const workspace = await registry.open(root);
-    // A lease that travels is read there first, as for status: another machine may have moved it.
-    await deps.leaseSync.sync(workspace);
-    const snapshot = workspace.snapshot();
-    const { cycle, lease, paused } = snapshot.context;
-    const state = stateOf(snapshot);
-    return {
-      refused: travellingLeaseRefusal(cycle, state, verb),
-      travelling: leaseTravels(cycle, state) ? cycle : null,
-      lease,
-      paused: paused.global !== null || paused.workspace !== null,
-    };
-  }
-
-  /** After the chain moved: the machine records the record's commit, so lease-sync does not apply it twice. */
-  async function followHead(root: string, moved: ChainMoved): Promise<void> {
-    await registry.dispatch(root, { type: 'LEASE_HEAD', lease_head: moved.head });
-  }
-
-  async function acquireLease(body: LeaseAcquireBody): Promise<Envelope> {
-    const root = await rootOf(body.repo);
-    const event = { type: 'LEASE_ACQUIRE' as const, executor: body.as };
-    const where = await leaseWhere(root, 'acquire');
-    if (where.refused !== null) return where.refused;
-    // Held, or paused: the machine refuses it as for any lease, before anything travels.
-    if (where.travelling === null || where.paused || where.lease.holder !== null) return send(root, event);
-    const cycle = where.travelling;
-    const moved = await chain.acquire(root, cycle.remote.name, cycle.id, cycle.remote.lease_head, body.as, where.lease.last_token);
-    if (!moved.ok) return moved.envelope;
-    // The chain's record is what this machine follows, as lease-sync would: the holder and its token, here.
-    const { outcome, snapshot } = await registry.dispatch(root, {
-      type: 'REMOTE_LEASE',
-      lease: moved.record,
-      lease_head: moved.head,
-      return_drain: null,
-      receiver_root: root,
-    });
-    const token = moved.record.holder?.token ?? null;
-    if (snapshot.context.lease.holder?.token !== token) return outcomeEnvelope(outcome, snapshot);
-    return success('lease_acquired', { workspace: root, state: stateOf(snapshot), token, remote: moved.remote, changed: true, note: null });
-  }
-
-  /**
-   * A renew of a travelling lease asks the chain first, as status and the guard do: a holder broken on
-   * another machine learns it here (stale_token). While the remote cannot be read (or its chain is
-   * refused), `guard_when_lease_unverified: refuse` refuses the renew as it refuses edits; `last_known`
-   * trusts the last known holder (docs/configuration.md).
-   */
-  async function renewLease(body: LeaseTokenBody): Promise<Envelope> {
-    const home = await drainHome(body.repo);
-    const event = { type: 'LEASE_RENEW' as const, token: body.token };
-    const workspace = await registry.open(home);
-    await deps.leaseSync.sync(workspace);
-    const snapshot = workspace.snapshot();
-    const { cycle, lease } = snapshot.context;
-    const sync = deps.leaseSync.statusOf(home);
-    const unverified = leaseTravels(cycle, stateOf(snapshot)) && sync?.unverified_since != null && deps.guardWhenUnverified === 'refuse';
-    // A token this machine refuses anyway is refused as stale, whatever the remote says.
-    if (!unverified || lease.holder?.token !== body.token) return send(home, event);
-    return failure(
-      'remote_unreachable',
-      `the lease of cycle ${cycle?.id ?? ''} could not be verified on '${sync?.remote ?? ''}' since ${sync?.unverified_since ?? ''}: ${sync?.error ?? 'unknown'}`,
-      'nothing was renewed (guard_when_lease_unverified: refuse); `handoff status` shows the sync error, retry when the remote answers',
-    );
-  }
-
-  async function releaseLease(body: LeaseTokenBody): Promise<Envelope> {
-    const home = await drainHome(body.repo);
-    const event = { type: 'LEASE_RELEASE' as const, token: body.token };
-    const where = await leaseWhere(home, 'release');
-    if (where.refused !== null) return where.refused;
-    // A token this machine already refuses is refused here, before the remote is asked.
-    if (where.travelling === null || where.lease.holder?.token !== body.token) return send(home, event);
-    const moved = await chain.letGo(home, where.travelling.remote.name, where.travelling.id, where.travelling.remote.lease_head, 'released', body.token);
-    if (!moved.ok) return moved.envelope;
-    const envelope = await send(home, event);
-    await followHead(home, moved);
-    return envelope;
-  }
-
-  async function breakLease(body: LeaseBreakBody): Promise<Envelope> {
-    const root = await rootOf(body.repo);
-    const event = { type: 'LEASE_BREAK' as const, reason: body.reason };
-    const where = await leaseWhere(root, 'break');
-    if (where.refused !== null) return where.refused;
-    // Nobody holds it here: nothing travels to break, the machine records the operator's break.
-    if (where.travelling === null || where.lease.holder === null) return send(root, event);
-    const moved = await chain.letGo(root, where.travelling.remote.name, where.travelling.id, where.travelling.remote.lease_head, 'broken', null);
-    if (!moved.ok) return moved.envelope;
-    const envelope = await send(root, event);
-    await followHead(root, moved);
-    return envelope;
-  }
-
-  /**
-   * An out leg whose offer went out through a remote is withdrawn there first (a `withdrawn` record):
-   * a receiver that took it before is the winner (`lease_held`), and nothing changes here.
-   */
-  async function withdrawn(home: string): Promise<{ head: string | null } | Envelope> {
-    const snapshot = (await registry.open(home)).snapshot();
-    const cycle = snapshot.context.cycle;
-    const state = stateOf(snapshot);
-    if (cycle === null || cycle.return_drain !== null || (state !== 'EVACUATE' && state !== 'HANDOFF_READY')) return { head: null };
-    // Once the publish step may have pushed, the remote is asked even when its answer never came back:
-    // a cancel that cannot read it is refused (remote_unreachable), never done here alone.
-    const offer = outOffer(cycle);
-    if (offer === null) return { head: null };
-    const moved = await chain.withdraw(home, offer.remote, cycle.id, offer.known, offer.manifest, snapshot.context.lease.last_token);
-    if (moved.ok) return { head: moved.head };
-    // Refused because a receiver won: this machine follows the remote now rather than at the next sync.
-    if (moved.envelope.code === 'lease_held') await deps.leaseSync.sync(await registry.open(home));
-    return moved.envelope;
-  }
-
-  /**
-   * A return on offer through the remote, cancelled by the holder that offered it (the primary may be gone
-   * for good): the chain is given back to that holder first (a `taken` record, its token kept). A primary
-   * that took the work back first wins (`lease_held`), and this machine follows it to CLOSED.
-   */
-  async function withdrawnReturn(home: string): Promise<{ head: string | null } | Envelope> {
-    const snapshot = (await registry.open(home)).snapshot();
-    const cycle = snapshot.context.cycle;
-    const token = snapshot.context.lease.holder?.token ?? cycle?.receiver?.token;
-    if (stateOf(snapshot) !== 'RETURN_HANDOFF_READY' || cycle === null || cycle.remote === null || !offerTravels(cycle) || token === undefined) {
-      return { head: null };
-    }
-    const moved = await chain.withdrawReturn(home, cycle.remote.name, cycle.id, cycle.remote.lease_head, token);
-    if (moved.ok) return { head: moved.head };
-    if (moved.envelope.code === 'lease_held') await deps.leaseSync.sync(await registry.open(home));
-    return moved.envelope;
   }
 
   async function pauseFile(body: PauseBody): Promise<{ path: string; root: string | null }> {
@@ -268,11 +131,10 @@ export function createService(deps: ServiceDeps) {
     },
 
     async lease(repo: string): Promise<Envelope> {
-      const checkout = await rootOf(repo);
-      const workspace = await registry.open(deps.takeover.receiving(checkout)?.home ?? checkout);
-      const snapshot = workspace.snapshot();
+      const home = await deps.homes.of(repo, false);
+      const snapshot = (await registry.open(home.root)).snapshot();
       const { lease, root, cycle } = snapshot.context;
-      return success('lease_shown', { workspace: root, checkout, state: stateOf(snapshot), cycle: cycle?.id ?? null, ...lease });
+      return success('lease_shown', { workspace: root, checkout: home.checkout, state: stateOf(snapshot), cycle: cycle?.id ?? null, ...lease });
     },
 
     signal(body: SignalBody): Promise<Envelope> {
@@ -310,16 +172,10 @@ export function createService(deps: ServiceDeps) {
      * people and `handoff list/show`, and a failure to write it is said, not fatal.
      */
     async cancel(body: StageBody): Promise<Envelope> {
-      const home = await drainHome(body.repo);
-      const ready = stateOf((await registry.open(home)).snapshot()) === 'RETURN_HANDOFF_READY';
-      const offer = ready ? await withdrawnReturn(home) : await withdrawn(home);
-      if ('authority' in offer) return offer;
-      const { outcome, snapshot } = await registry.dispatch(home, { type: 'CANCEL', reason: body.reason ?? null, withdrawn: offer.head });
-      const answered = outcomeEnvelope(outcome, snapshot);
-      // The remote chain's `withdrawn` record, when the offer had gone out through a remote.
-      const envelope = offer.head === null || answered.error ? answered : { ...answered, data: { ...(answered.data ?? {}), withdrawn: offer.head } };
-      const data = outcome.data as (AbandonedRecord & { cycle: string | null }) | null;
-      if (outcome.code !== 'cancelled' || !outcome.changed || data === null || data.cycle === null) return envelope;
+      const home = await deps.homes.of(body.repo, false);
+      const envelope = await home.cancel(body.reason ?? null);
+      const data = envelope.data as (AbandonedRecord & { cycle: string | null; changed?: boolean }) | null;
+      if (envelope.code !== 'cancelled' || data?.changed !== true || data.cycle === null) return envelope;
       const record: AbandonedRecord = {
         cycle: data.cycle,
         leg: data.leg,
@@ -329,7 +185,7 @@ export function createService(deps: ServiceDeps) {
         blocked: data.blocked,
         kept_ref: data.kept_ref,
       };
-      const written = await writeAbandoned(home, record).then(
+      const written = await writeAbandoned(home.root, record).then(
         (path) => ({ record: path }),
         (error: unknown) => ({ note: `the abandoned record could not be written: ${(error as Error).message}; the journal has it` }),
       );
@@ -359,11 +215,22 @@ export function createService(deps: ServiceDeps) {
       const read = await readCapsule(root);
       return success('capsule_shown', { workspace: root, ...read });
     },
-    acquire: acquireLease,
-    // From a receiver's checkout these act on the cycle it took over; the token fences them there.
-    renew: renewLease,
-    release: releaseLease,
-    breakLease,
+    // Carried out where the checkout's lease lives (daemon/lease/): from a receiver's checkout every verb
+    // acts on the cycle it took over, and the token fences them there.
+    acquire: async (body: LeaseAcquireBody) => (await deps.homes.of(body.repo, true)).acquire(body.as),
+    renew: async (body: LeaseTokenBody) => (await deps.homes.of(body.repo, true)).renew(body.token),
+    release: async (body: LeaseTokenBody) => (await deps.homes.of(body.repo, true)).release(body.token),
+    breakLease: async (body: LeaseBreakBody) => (await deps.homes.of(body.repo, true)).breakLease(body.reason),
+    returnLeg: async (body: ReturnBody) => (await deps.homes.of(body.repo, false)).returnLeg(body.token, body.wait ?? true),
+    async close(body: CloseBody): Promise<Envelope> {
+      if (!body.one_way)
+        return failure(
+          'usage_error',
+          'only a one-way cycle is closed by hand',
+          'use `handoff close --one-way`; an emergency-return cycle closes when the primary accepts the return',
+        );
+      return (await deps.homes.of(body.repo, false)).close(body.token);
+    },
 
     /** The file is the switch; it is written first so that the daemon's own restart sees it too. */
     async pause(body: PauseBody): Promise<Envelope> {

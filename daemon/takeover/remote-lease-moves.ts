@@ -1,5 +1,6 @@
 import {
   acquireFree,
+  claimOffer,
   clipChars,
   closeOneWay,
   displayRemote,
@@ -9,6 +10,7 @@ import {
   leaseRef,
   letGo,
   printable,
+  reofferTaken,
   withdrawOffer,
   withdrawReturn,
   type Cycle,
@@ -161,7 +163,42 @@ export function createRemoteLeaseMoves(deps: { clock: Clock; timeoutMs: number }
     /** `handoff close --one-way` of a travelling lease: the holder writes `closed` with its token, so the source follows. */
     close: (work: string, remote: string, cycle: string, known: string | null, token: number) =>
       move(work, remote, cycle, known, (record) => closeOneWay(record, token, iso())),
+    claim,
+    reoffer,
   };
+
+  /** `handoff accept` of this machine's cycle on offer through `remote`: the chain is claimed before anything changes here. */
+  async function claim(work: string, remote: string, cycle: string, known: string | null, executor: string): Promise<ChainMove> {
+    const { head, record } = await readLease(work, remote, cycle, deps.timeoutMs);
+    if (record === null || head === null)
+      return { ok: false, envelope: failure('wrong_state', `the remote has no lease for cycle ${cycle}`, 'the source has not offered it yet') };
+    // What this machine follows is judged first: a forged or rewritten chain is claimed from by nobody.
+    const refused = await chainRefusal(work, remote, cycle, known, head);
+    if (refused !== null) return { ok: false, envelope: refused };
+    const next = claimOffer(record, executor, iso());
+    if (!next.ok) return { ok: false, envelope: failure('lease_held', next.reason, 'only one executor holds the lease') };
+    const written = await writeLease(work, remote, next.record, head, deps.timeoutMs);
+    if (written.ok) return { ok: true, record: next.record, head: written.head, remote };
+    if (!written.rejected) return { ok: false, envelope: unwrittenLease(remote, cycle, written) };
+    return { ok: false, envelope: await tookFirst(work, remote, cycle, deps.timeoutMs, 'only one executor holds the lease; see `handoff status`') };
+  }
+
+  /** The chain's `offered` record after an undone accept, pushed as a child of the `taken` one (never forced). */
+  async function reoffer(work: string, remote: string, cycle: string, token: number): Promise<{ ok: true; head: string } | { ok: false; why: string }> {
+    try {
+      const { head, record } = await readLease(work, remote, cycle, deps.timeoutMs);
+      if (record === null) return { ok: false, why: 'the remote has no lease record for it' };
+      const next = reofferTaken(record, token, iso());
+      if (!next.ok) return { ok: false, why: next.reason };
+      const written = await writeLease(work, remote, next.record, head, deps.timeoutMs);
+      if (written.ok) return { ok: true, head: written.head };
+      // A rejection's last line of git is its porcelain summary ("Done"): say what happened instead.
+      return { ok: false, why: written.rejected || written.outcome === 'refused' ? 'the remote rejected the push' : written.why };
+    } catch (error) {
+      // readLease names an unreachable remote or an unreadable record: either way the chain did not move.
+      return { ok: false, why: (error as Error).message };
+    }
+  }
 
   /** A `withdrawn` record with no parent: created only where the remote has none (any other head refuses it). */
   async function createWithdrawn(
@@ -190,6 +227,16 @@ export function createRemoteLeaseMoves(deps: { clock: Clock; timeoutMs: number }
       ),
     };
   }
+}
+
+/** An accept whose claim lost the race: who holds the lease now, read from the record that won. */
+export async function tookFirst(work: string, remote: string, cycle: string, timeoutMs: number, hint: string): Promise<Envelope> {
+  const winner = await readLease(work, remote, cycle, timeoutMs);
+  return failure(
+    'lease_held',
+    `another executor took cycle ${cycle} first${winner.record?.holder ? `: '${winner.record.holder.executor}' (token ${winner.record.holder.token})` : ''}`,
+    hint,
+  );
 }
 
 /** Null when the chain from `known` to `head` is legal (or nothing is known), else the refusal to answer with. */

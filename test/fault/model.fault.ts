@@ -70,6 +70,8 @@ interface Model {
   /** Every token the daemon handed out in this run, in order. */
   issued: number[];
   cycleIds: string[];
+  /** The lease of b's own workspace (never in a cycle): what a lease verb in b acts on while b holds no taken-over cycle. */
+  own: { holder: { executor: string; token: number } | null; lastToken: number };
 }
 
 interface Real {
@@ -81,11 +83,13 @@ interface Real {
 }
 
 type Op =
-  | { kind: 'acquire'; who: string }
-  | { kind: 'renew' | 'release'; pick: Pick }
+  // `from`: the checkout the lease verb runs in (default the source's, a); from the receiver's (b) it acts
+  // on the cycle b took over while it holds one, else on b's own idle workspace.
+  | { kind: 'acquire'; who: string; from?: 'a' | 'b' }
+  | { kind: 'renew' | 'release'; pick: Pick; from?: 'a' | 'b' }
   | { kind: 'return'; pick: Pick; wait: boolean }
   | { kind: 'close'; pick: Pick }
-  | { kind: 'break' }
+  | { kind: 'break'; from?: 'a' | 'b' }
   | { kind: 'signal'; p: number }
   | { kind: 'warning' }
   | { kind: 'now'; wait: boolean }
@@ -212,9 +216,43 @@ function grant(m: Model, who: string): number {
   return token;
 }
 
+/** A lease verb in b while it holds no taken-over cycle: b's own workspace, NORMAL and never paused here. */
+function ownLeaseOf(m: Model, op: Extract<Op, { kind: 'acquire' | 'renew' | 'release' | 'break' }>): Expect {
+  const own = m.own;
+  switch (op.kind) {
+    case 'acquire':
+      if (own.holder !== null) return refuse(409, 'lease_held');
+      return {
+        status: 200,
+        code: 'lease_acquired',
+        write: true,
+        apply: (mm, data) => {
+          mm.own.lastToken += 1;
+          mm.own.holder = { executor: op.who, token: mm.own.lastToken };
+          expect(data?.['token']).toBe(mm.own.lastToken);
+        },
+      };
+    case 'renew':
+    case 'release':
+      if (own.holder === null || own.holder.token !== tokenFor(m, op.pick === 'record' ? 'current' : op.pick)) return refuse(409, 'stale_token');
+      return {
+        status: 200,
+        code: op.kind === 'renew' ? 'lease_renewed' : 'lease_released',
+        write: true,
+        apply: (mm) => op.kind === 'release' && (mm.own.holder = null),
+      };
+    case 'break':
+      return { status: 200, code: 'lease_broken', write: true, apply: (mm) => (mm.own.holder = null) };
+  }
+}
+
 /** What the contract says each call answers in the model's state. */
 function expectOf(m: Model, op: Op, now: number): Expect {
   const startable = m.state === 'NORMAL' || m.state === 'PREPARE' || m.state === 'CLOSED';
+  // From the receiver's checkout every lease verb acts on the cycle it took over (the same lease as in a).
+  if ((op.kind === 'acquire' || op.kind === 'renew' || op.kind === 'release' || op.kind === 'break') && op.from === 'b' && !receiving(m)) {
+    return ownLeaseOf(m, op);
+  }
   switch (op.kind) {
     case 'acquire':
       // docs/http-api.md: acquire answers paused_denied while the kill switch is on.
@@ -471,12 +509,16 @@ function request(op: Op, m: Model, r: Real): { method: string; url: string; body
   const cycleId = m.cycle?.id ?? m.cycleIds.at(-1) ?? BOGUS_CYCLE;
   switch (op.kind) {
     case 'acquire':
-      return { method: 'POST', url: '/v1/lease/acquire', body: { repo: a, as: op.who } };
+      return { method: 'POST', url: '/v1/lease/acquire', body: { repo: op.from === 'b' ? b : a, as: op.who } };
     case 'renew':
     case 'release':
-      return { method: 'POST', url: `/v1/lease/${op.kind}`, body: { repo: a, ...tokenBody(op.pick === 'record' ? 'current' : op.pick) } };
+      return {
+        method: 'POST',
+        url: `/v1/lease/${op.kind}`,
+        body: { repo: op.from === 'b' ? b : a, ...tokenBody(op.pick === 'record' ? 'current' : op.pick) },
+      };
     case 'break':
-      return { method: 'POST', url: '/v1/lease/break', body: { repo: a, reason: 'operator override in the model' } };
+      return { method: 'POST', url: '/v1/lease/break', body: { repo: op.from === 'b' ? b : a, reason: 'operator override in the model' } };
     case 'signal':
       return { method: 'POST', url: '/v1/signals', body: { repo: a, source: 'claude-statusline', metric: 'five_hour', used_percent: op.p } };
     case 'warning':
@@ -778,11 +820,12 @@ function opOf(step: NextStep, view: StatusView, m: Model, world: WalkWorld, lost
     case 'close --one-way':
       if (holderLost) return null;
       return step.verb === 'return' ? { kind: 'return', pick: 'current', wait: false } : { kind: 'close', pick: 'current' };
+    // Taken, and broken, in the receiver's checkout while it holds the cycle: the same lease the return is fenced by.
     case 'lease acquire':
-      return { kind: 'acquire', who: 'walker' };
+      return { kind: 'acquire', who: 'walker', from };
     case 'lease break':
       // Only a lost holder's lease is broken: the walker never breaks the lease it took itself.
-      return holderLost ? { kind: 'break' } : null;
+      return holderLost ? { kind: 'break', from } : null;
   }
 }
 
@@ -857,11 +900,12 @@ const executor = fc.constantFrom(...EXECUTORS);
 const step = <T extends Op>(arb: fc.Arbitrary<T>) => arb.map((op) => new Step(op));
 /** Several copies of a command weigh it: a sequence must be able to walk a whole cycle and back. */
 const weigh = <T>(times: number, arb: fc.Arbitrary<T>): fc.Arbitrary<T>[] => Array.from({ length: times }, () => arb);
+const checkout = fc.constantFrom<'a' | 'b'>('a', 'a', 'b');
 const commands = [
-  ...weigh(2, step(executor.map((who) => ({ kind: 'acquire', who }) as const))),
-  step(pick.map((p) => ({ kind: 'renew', pick: p }) as const)),
-  step(pick.map((p) => ({ kind: 'release', pick: p }) as const)),
-  step(fc.constant({ kind: 'break' } as const)),
+  ...weigh(2, step(fc.record({ who: executor, from: checkout }).map((r) => ({ kind: 'acquire', ...r }) as const))),
+  step(fc.record({ pick, from: checkout }).map((r) => ({ kind: 'renew', ...r }) as const)),
+  step(fc.record({ pick, from: checkout }).map((r) => ({ kind: 'release', ...r }) as const)),
+  step(checkout.map((from) => ({ kind: 'break', from }) as const)),
   step(fc.constantFrom(10, 50, 74, 76, 82, 85, 91, 99).map((p) => ({ kind: 'signal', p }) as const)),
   step(fc.constant({ kind: 'warning' } as const)),
   ...weigh(2, step(fc.boolean().map((wait) => ({ kind: 'now', wait }) as const))),
@@ -957,6 +1001,7 @@ async function runSequence(
     profile,
     issued: [],
     cycleIds: [],
+    own: { holder: null, lastToken: 0 },
   };
   try {
     await fc.asyncModelRun(() => ({ model, real }), cmds);
@@ -1076,6 +1121,25 @@ describe('the lease and the machine against a reference model, through the HTTP 
   });
 
   describe('regressions: sequences the model found', () => {
+    it("in the receiver checkout: release, acquire by another executor, return with its token (issue 25: the acquire took b's own lease)", async () => {
+      await runSequence(
+        seq(
+          ...readyCycle(),
+          { kind: 'accept', who: 'bob', how: 'id' },
+          { kind: 'release', pick: 'current', from: 'b' },
+          { kind: 'acquire', who: 'carol', from: 'b' },
+          { kind: 'renew', pick: 'current', from: 'b' },
+          { kind: 'return', pick: 'current', wait: false },
+          { kind: 'drain', actions: 8, failAt: null, unverified: false, timeout: false },
+          { kind: 'acceptReturn', who: 'alice' },
+          // The cycle closed: b holds none now, so its lease verbs are its own workspace's again.
+          { kind: 'acquire', who: 'bob', from: 'b' },
+          { kind: 'break', from: 'b' },
+        ),
+        'emergency-return',
+      );
+    });
+
     it('the holder that broke and re-took the lease starts the return; the accept token on record then closes nothing', async () => {
       await runSequence(
         seq(

@@ -170,13 +170,13 @@ export function v1Routes(deps: V1Deps): readonly ApiRoute[] {
       method: 'POST',
       url: '/return',
       schema: { body: ReturnBodySchema },
-      handler: async (request, reply) => sendEnvelope(reply, await takeover.returnLeg(request.body)),
+      handler: async (request, reply) => sendEnvelope(reply, await service.returnLeg(request.body)),
     }),
     route({
       method: 'POST',
       url: '/close',
       schema: { body: CloseBodySchema },
-      handler: async (request, reply) => sendEnvelope(reply, await takeover.close(request.body)),
+      handler: async (request, reply) => sendEnvelope(reply, await service.close(request.body)),
     }),
     route({
       method: 'GET',
