@@ -21,11 +21,14 @@ export function readWaysOut(root: string): WayOutRow[] {
   if (section === undefined) throw new Error('docs/concepts.md has no "## Ways out" section');
   const rows: WayOutRow[] = [];
   for (const line of section.split('\n')) {
+    // A table row starts with a pipe; prose in the section may hold one (`a | b`) and is not a row.
+    if (!line.trimStart().startsWith('|')) continue;
     const cells = line
       .split('|')
       .slice(1, -1)
       .map((cell) => cell.trim());
-    if (cells.length !== 3 || cells[0] === 'where' || /^-+$/.test(cells[0] ?? '')) continue;
+    if (cells.length !== 3) throw new Error(`docs/concepts.md, Ways out: a table row has ${cells.length} cells, not 3: "${line}"`);
+    if (cells[0] === 'where' || /^-+$/.test(cells[0] ?? '')) continue;
     const [where, command, to] = cells as [string, string, string];
     const from = ticked(where)[0];
     const verb = command === '(wait)' ? '(wait)' : ticked(command)[0];
