@@ -64,6 +64,18 @@ describe('a policy changed while the daemon runs', () => {
     expect(h.state).toBe('PREPARE');
   });
 
+  it('a lowered line does not bring back a stage `handoff cancel` ended: the readings before the cancel are not news', () => {
+    const h = new Harness();
+    h.reading('context', 85);
+    h.advance(1);
+    expect(h.send({ type: 'CANCEL', reason: 'not now' }).code).toBe('cancelled');
+    setPolicy(h, { prepare_percent: 70 });
+    expect(h.state).toBe('NORMAL');
+    h.advance(1);
+    h.reading('context', 85);
+    expect(h.state).toBe('PREPARE');
+  });
+
   it('moves nothing while paused; the new line applies once the pause is lifted', () => {
     const h = new Harness({ ...POLICY, prepare_percent: 88, evacuate_percent: 95 });
     h.reading('context', 85);
