@@ -21,11 +21,17 @@ async function readRecord(stateDir: string): Promise<Set<string>> {
   }
 }
 
-/** Written crash-safe; an empty record is removed, so a full uninstall leaves no file of ours. */
+/**
+ * Written crash-safe, with only the directories that still exist (a repository deleted since is
+ * forgotten, so the record stays as small as what is on disk); an empty record is removed, so a full
+ * uninstall leaves no file of ours.
+ */
 async function writeRecord(stateDir: string, dirs: ReadonlySet<string>): Promise<void> {
-  if (dirs.size === 0) return rm(join(stateDir, INSTALL_DIRS_FILE), { force: true });
+  const kept: string[] = [];
+  for (const dir of dirs) if (await exists(dir)) kept.push(dir);
+  if (kept.length === 0) return rm(join(stateDir, INSTALL_DIRS_FILE), { force: true });
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
-  await writeFileAtomic(join(stateDir, INSTALL_DIRS_FILE), `${JSON.stringify({ dirs: [...dirs].sort() }, null, 2)}\n`, 0o600);
+  await writeFileAtomic(join(stateDir, INSTALL_DIRS_FILE), `${JSON.stringify({ dirs: kept.sort() }, null, 2)}\n`, 0o600);
 }
 
 async function exists(path: string): Promise<boolean> {
