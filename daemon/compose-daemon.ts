@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { HandoffError, PROTOCOL_VERSION, runningDrain, stateOf, type DrainStep } from '../protocol/index.js';
 import type { Config } from '../schemas/index.js';
+import { createConfigReload } from './config-reload.js';
 import { createAgentContextService, SessionActivity, SessionRecords } from './agent-context/index.js';
 import { readCapsule } from './capsule/capsule-file.js';
 import { eventMeta, randomEntropy, systemIntervals, type Clock, type Intervals } from './clock.js';
@@ -239,6 +240,7 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
       requestStop: options.requestStop,
       resolveRoot: rootOf,
       applyPauseFile: (path) => files.applyPauseFile(path),
+      reloadConfig: createConfigReload({ stateDir: dir, started: config, registry, log }).reload,
     });
     const ingest = createIngestService({ registry, clock, resolveRoot: rootOf, log: log.child({ module: 'ingest' }) });
     const codex = await startCodexWatch({ stateDir: dir, env: options.env, ingest, clock, log: log.child({ module: 'codex' }) });

@@ -56,3 +56,27 @@ export function parseConfig(raw: unknown, origin: string): Config {
   }
   return deepFreeze(raw);
 }
+
+type SchemaNode = { properties?: Record<string, SchemaNode> };
+
+/** Every settable key, nested ones as `parent.child`, from the schema that validates the file. */
+export function configKeys(schema: SchemaNode = ConfigSchema as SchemaNode, prefix = ''): string[] {
+  return Object.entries(schema.properties ?? {}).flatMap(([name, child]) => (child.properties ? configKeys(child, `${prefix}${name}.`) : [`${prefix}${name}`]));
+}
+
+/**
+ * Keys a running daemon takes without a restart: the policy each workspace's machine holds (a
+ * CONFIG_SET event moves it), and auto_start, which every CLI command reads itself. Every other key is
+ * wired into a listener, a watcher, the journal or the drain at start.
+ */
+const LIVE_KEYS: ReadonlySet<string> = new Set(['profile', 'auto_start']);
+export const appliesLive = (key: string): boolean => key.startsWith('pressure.') || LIVE_KEYS.has(key);
+
+export function configValue(config: Config, key: string): unknown {
+  return key.split('.').reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part], config);
+}
+
+/** The keys whose values differ between two validated configs. */
+export function changedKeys(a: Config, b: Config): string[] {
+  return configKeys().filter((key) => JSON.stringify(configValue(a, key)) !== JSON.stringify(configValue(b, key)));
+}

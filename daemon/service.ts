@@ -62,6 +62,8 @@ export interface ServiceDeps {
   readonly resolveRoot: (dir: string) => Promise<string>;
   /** Reads a PAUSE file and applies it in the one order of every pause change (workspace-files-watch.ts); gives what it applied. */
   readonly applyPauseFile: (path: string) => Promise<PauseInfo | null>;
+  /** Reads config.json again and applies what a running daemon can take (daemon/config-reload.ts). */
+  readonly reloadConfig: () => Promise<Envelope>;
 }
 
 /**
@@ -253,6 +255,8 @@ export function createService(deps: ServiceDeps) {
       await deps.applyPauseFile(path);
       return success('unpaused', { scope: body.scope, workspace: root, path });
     },
+
+    reloadConfig: deps.reloadConfig,
 
     stopping(): Envelope {
       return success('daemon_stopping', { pid: deps.info().pid });

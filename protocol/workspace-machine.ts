@@ -720,6 +720,9 @@ export const workspaceMachine = setup({
     READING: { actions: ['stamp', 'recordReading'] },
     WARNING: { actions: ['stamp', 'recordWarning'] },
     PAUSE_SET: { actions: ['stamp', 'setPause'] },
+    // A policy changed at start or live (`handoff config set`): NORMAL and PREPARE judge their readings
+    // against the new lines at once (their `always`), so a lowered line they are above moves them; EVACUATE
+    // and every later stage have no such rule, so no threshold ever moves a cycle back.
     CONFIG_SET: { actions: ['stamp', 'setPolicy'] },
     // The kill switch stops new authority too: the lease is not handed out while paused (docs/http-api.md).
     LEASE_ACQUIRE: [{ guard: 'paused', actions: ['stamp', 'replyPaused'] }, { actions: ['stamp', 'leaseAcquire'] }],

@@ -111,7 +111,12 @@ export function renderStatus(raw: StatusView, options: RenderOptions = { color: 
   }
   // In a receiver's checkout the answer is the taken-over cycle's: say so, and where its source is.
   const receiving = (view as { receiving?: { cycle: string; home: string; checkout: string } | null }).receiving;
-  if (receiving) lines.push(`receiving cycle ${receiving.cycle} from ${receiving.home} (this checkout, ${receiving.checkout}, took it over)`);
+  if (receiving) {
+    // A cycle taken over through a remote has this checkout as its home: its source is on the remote, not here.
+    const remote = view.cycle?.remote?.name;
+    const source = receiving.home !== receiving.checkout ? receiving.home : remote === undefined ? 'another machine' : `the remote '${remote}'`;
+    lines.push(`receiving cycle ${receiving.cycle} from ${source} (this checkout, ${receiving.checkout}, took it over)`);
+  }
   if (words.drain !== null) {
     const d = words.drain;
     const leg = d.leg === 'return' ? 'return ' : '';

@@ -113,6 +113,11 @@ const ROUTES: Readonly<Record<string, RouteDoc>> = {
   },
   'POST /v1/pause': { summary: 'The kill switch on (writes the PAUSE file)', codes: ['paused', 'usage_error', 'wrong_state'] },
   'POST /v1/unpause': { summary: 'The kill switch off (removes the PAUSE file)', codes: ['unpaused', 'usage_error'] },
+  'POST /v1/config/reload': {
+    summary:
+      'Read config.json again (`handoff config set` calls it): the pressure thresholds and profile go through every workspace (a lowered line it is already above moves it; nothing moves back out of EVACUATE or later); data says which changed keys wait for the next start',
+    codes: ['ok', 'invalid_config'],
+  },
   'POST /v1/agent-context': {
     summary:
       'What the stage asks of one agent session (the agent hooks): a short text to inject once per stage per session, or at SessionStart the pickup of a ready handoff',

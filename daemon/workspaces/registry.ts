@@ -1,5 +1,15 @@
-import { initialSnapshot, restoreSnapshot, samePolicy, type PauseInfo, type WorkspaceEffect, type WorkspaceEvent } from '../../protocol/index.js';
-import type { Config } from '../../schemas/index.js';
+import {
+  initialSnapshot,
+  restoreSnapshot,
+  samePolicy,
+  stateOf,
+  type PauseInfo,
+  type WorkspaceEffect,
+  type WorkspaceEvent,
+  type WorkspaceSnapshot,
+  type WorkspaceState,
+} from '../../protocol/index.js';
+import type { Config, PressurePolicy, Profile } from '../../schemas/index.js';
 import type { Logger } from '../logger.js';
 import { foldJournal } from './journal-fold.js';
 import { Workspace, type Handled, type WorkspaceChange, type WorkspaceDeps, type WorkspaceRecord } from './workspace.js';
@@ -15,6 +25,16 @@ export interface RegistryDeps {
   readonly effect: (effect: WorkspaceEffect, root: string) => void;
 }
 
+/** The policy every workspace holds now: the config's at start, then each live `handoff config set`'s. */
+type LivePolicy = { readonly pressure: PressurePolicy; readonly profile: Profile };
+
+/** A workspace whose stage a new policy moved (a lowered line it was already above). */
+export interface PolicyMove {
+  readonly workspace: string;
+  readonly from: WorkspaceState;
+  readonly to: WorkspaceState;
+}
+
 type EventBody = WorkspaceEvent extends infer E ? (E extends WorkspaceEvent ? Omit<E, 'at' | 'entropy'> : never) : never;
 
 /** One workspace per git root, created on first use, restored from the journal on start. */
@@ -25,8 +45,11 @@ export class WorkspaceRegistry {
   private readonly observers = new Set<(change: WorkspaceChange) => void>();
   /** Workspaces whose readings changed since the last coalesced write. */
   private readonly unwrittenReadings = new Set<string>();
+  private policy: LivePolicy;
 
-  constructor(private readonly deps: RegistryDeps) {}
+  constructor(private readonly deps: RegistryDeps) {
+    this.policy = { pressure: deps.config.pressure, profile: deps.config.profile };
+  }
 
   /** Observes every applied change of every workspace, after it is journaled; returns the unsubscribe. */
   observe(observer: (change: WorkspaceChange) => void): () => void {
@@ -99,13 +122,27 @@ export class WorkspaceRegistry {
     }
   }
 
+  /**
+   * A reloaded config's policy, through each workspace's machine (CONFIG_SET, journaled): the machine
+   * decides what the new lines do to a workspace's stage. Workspaces opened later start with it.
+   */
+  async applyPolicy(config: Config): Promise<PolicyMove[]> {
+    this.policy = { pressure: config.pressure, profile: config.profile };
+    const moves: PolicyMove[] = [];
+    for (const workspace of this.all()) {
+      const from = stateOf(workspace.snapshot());
+      const { snapshot } = await this.alignConfig(workspace);
+      if (stateOf(snapshot) !== from) moves.push({ workspace: workspace.root, from, to: stateOf(snapshot) });
+    }
+    return moves;
+  }
+
   isGloballyPaused(): boolean {
     return this.globalPause !== null;
   }
 
   private async create(root: string): Promise<Workspace> {
-    const { config } = this.deps;
-    const snapshot = initialSnapshot({ root, policy: config.pressure, profile: config.profile, at: this.deps.meta().at });
+    const snapshot = initialSnapshot({ root, policy: this.policy.pressure, profile: this.policy.profile, at: this.deps.meta().at });
     const workspace = new Workspace(root, snapshot, false, this.workspaceDeps());
     this.workspaces.set(root, workspace);
     this.deps.log.info({ workspace: root }, 'workspace opened');
@@ -119,12 +156,11 @@ export class WorkspaceRegistry {
     return workspace;
   }
 
-  private async alignConfig(workspace: Workspace): Promise<void> {
+  private async alignConfig(workspace: Workspace): Promise<{ snapshot: WorkspaceSnapshot }> {
     const { policy, profile } = workspace.snapshot().context;
-    const { pressure, profile: wanted } = this.deps.config;
-    if (!samePolicy(policy, pressure) || profile !== wanted) {
-      await this.dispatch(workspace.root, { type: 'CONFIG_SET', policy: pressure, profile: wanted });
-    }
+    const { pressure, profile: wanted } = this.policy;
+    if (samePolicy(policy, pressure) && profile === wanted) return { snapshot: workspace.snapshot() };
+    return this.dispatch(workspace.root, { type: 'CONFIG_SET', policy: pressure, profile: wanted });
   }
 
   private workspaceDeps(): WorkspaceDeps {

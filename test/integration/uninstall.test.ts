@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir, tempRepo } from '../support/git.js';
@@ -8,7 +8,18 @@ import { piped } from './ingest-support.js';
 async function run(verb: 'install' | 'uninstall', args: readonly string[], home: string, cwd?: string) {
   const result = await piped([verb, ...args, '--json'], '', { cwd, env: { HOME: home, HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '', CLAUDE_CONFIG_DIR: '' } });
   expect(result.code, result.stdout + result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as { data: { files: { path: string; action: string; backup: string | null; diff: string }[]; notes: string[] } };
+  return JSON.parse(result.stdout) as {
+    data: { files: { path: string; action: string; backup: string | null; diff: string }[]; dirs_removed?: string[]; notes: string[] };
+  };
+}
+
+/** Every directory under `root`, the state dir's own excepted. */
+function dirs(root: string): string[] {
+  const all = readdirSync(root, { recursive: true, withFileTypes: true }).filter((e) => e.isDirectory());
+  return all
+    .map((e) => relative(root, join(e.parentPath, e.name)))
+    .filter((dir) => !dir.startsWith('.local'))
+    .sort();
 }
 
 /** Every file under `root` but the backups install and uninstall keep, path → bytes. */
@@ -57,9 +68,43 @@ describe('handoff uninstall takes back exactly what handoff install added', () =
   it('claude into no settings at all: uninstall leaves no file behind', async () => {
     const home = tempDir('home');
     await run('install', ['claude'], home);
-    expect(Object.keys(tree(home)).sort()).toEqual(['.claude/commands/handoff-capsule.md', '.claude/settings.json']);
-    await run('uninstall', ['claude'], home);
+    // Beside the files: the record of the directories install created, in the state dir.
+    expect(Object.keys(tree(home)).sort()).toEqual([
+      '.claude/commands/handoff-capsule.md',
+      '.claude/settings.json',
+      '.local/state/session-handoff/install-dirs.json',
+    ]);
+    const done = await run('uninstall', ['claude'], home);
     expect(tree(home)).toEqual({});
+    // The directories install created went with the files, once empty.
+    expect(done.data.dirs_removed).toEqual([join(home, '.claude/commands'), join(home, '.claude')]);
+    expect(dirs(home)).toEqual([]);
+  });
+
+  it('cline: an emptied .clinerules/ install created goes; one the user had, or one with a file of theirs in it, stays', async () => {
+    const home = tempDir('home');
+    const repo = tempRepo();
+    const rules = join(repo, '.clinerules');
+    await run('install', ['cline'], home, repo);
+    expect(existsSync(join(rules, 'session-handoff.md'))).toBe(true);
+    const dry = await run('uninstall', ['cline', '--dry-run'], home, repo);
+    expect([dry.data.dirs_removed, existsSync(rules)]).toEqual([[rules], true]);
+    const human = await piped(['uninstall', 'cline'], '', { cwd: repo, env: { HOME: home, HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '' } });
+    expect(human.stdout).toBe(`removed ${join(rules, 'session-handoff.md')}\nremoved the empty directory ${rules} (handoff install created it)\n`);
+    expect(existsSync(rules)).toBe(false);
+
+    // Created by install, then the user put a rule of their own beside ours: kept, with their file.
+    await run('install', ['cline'], home, repo);
+    writeFileSync(join(rules, 'mine.md'), '# mine\n');
+    expect((await run('uninstall', ['cline'], home, repo)).data.dirs_removed).toEqual([]);
+    expect(readdirSync(rules)).toEqual(['mine.md']);
+
+    // The user's own (empty) .clinerules/ before any install: never removed.
+    const other = tempRepo();
+    mkdirSync(join(other, '.clinerules'));
+    await run('install', ['cline'], home, other);
+    expect((await run('uninstall', ['cline'], home, other)).data.dirs_removed).toEqual([]);
+    expect(readdirSync(join(other, '.clinerules'))).toEqual([]);
   });
 
   it('codex, opencode, gemini and cline: blocks and hooks out, the user text and hooks kept, files install created removed', async () => {
@@ -74,11 +119,14 @@ describe('handoff uninstall takes back exactly what handoff install added', () =
     const repo = tempRepo();
     const before = { home: tree(home), repo: tree(repo) };
 
+    const dirsBefore = { home: dirs(home), repo: dirs(repo) };
     for (const agent of ['codex', 'opencode', 'gemini', 'cline']) await run('install', [agent], home, repo);
     expect(tree(home)).not.toEqual(before.home);
     expect(Object.keys(tree(repo))).toContain('.clinerules/session-handoff.md');
     for (const agent of ['codex', 'opencode', 'gemini', 'cline']) await run('uninstall', [agent], home, repo);
     expect(tree(home)).toEqual(before.home);
     expect(tree(repo)).toEqual(before.repo);
+    // ~/.config/opencode and .clinerules were install's: gone; ~/.codex and ~/.gemini were the user's: kept.
+    expect({ home: dirs(home), repo: dirs(repo) }).toEqual(dirsBefore);
   });
 });

@@ -1,23 +1,40 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { HandoffError, success } from '../../../protocol/index.js';
-import { ConfigSchema } from '../../../schemas/index.js';
-import { CONFIG_FILE, loadConfig, parseConfig } from '../../config.js';
+import { HandoffError, success, type Envelope } from '../../../protocol/index.js';
+import { appliesLive, CONFIG_FILE, configKeys, loadConfig, parseConfig } from '../../config.js';
 import { isErrno } from '../../store/errno.js';
 import { writeFileAtomic } from '../../store/index.js';
 import { action, usage } from '../context.js';
 
-type Schema = { properties?: Record<string, Schema> };
+const AT_NEXT_START = 'at the next start: handoff daemon stop && handoff daemon';
 
-/** Every settable key, nested ones as `parent.child`, from the schema that validates the file. */
-function configKeys(schema: Schema = ConfigSchema as Schema, prefix = ''): string[] {
-  return Object.entries(schema.properties ?? {}).flatMap(([name, child]) => (child.properties ? configKeys(child, `${prefix}${name}.`) : [`${prefix}${name}`]));
+/**
+ * When the key takes effect: a live key now, in the running daemon too (it reads the file again and
+ * says what it applied); any other key when the daemon starts next. No daemon is started for this.
+ */
+async function applies(key: string, reload: () => Promise<Envelope>): Promise<{ applies: string; reload: Record<string, unknown> | null }> {
+  if (!appliesLive(key)) return { applies: AT_NEXT_START, reload: null };
+  if (key === 'auto_start') return { applies: 'now', reload: null };
+  const answer = await reload();
+  if (answer.code === 'daemon_unreachable') return { applies: 'when the daemon starts (none is running)', reload: null };
+  if (answer.error) throw new HandoffError(answer.code, `written, but the running daemon did not take it: ${answer.error.message}`, answer.error.hint);
+  return { applies: 'now', reload: answer.data as Record<string, unknown> };
 }
 
-/** Read by each CLI command (auto-start); every other key is read once, when the daemon starts. */
-const APPLIED_NOW = new Set(['auto_start']);
-const applies = (key: string) => (APPLIED_NOW.has(key) ? 'now' : 'at the next daemon start (`handoff daemon stop`; the next command starts it again)');
+interface Moved {
+  readonly workspace: string;
+  readonly from: string;
+  readonly to: string;
+}
+
+function renderSet(data: { key: string; value: unknown; applies: string; reload: { moves: Moved[]; at_next_start: string[] } | null }): string {
+  const lines = [`${data.key} = ${JSON.stringify(data.value)}: applies ${data.applies}`];
+  for (const move of data.reload?.moves ?? []) lines.push(`  ${move.workspace}: ${move.from} → ${move.to}`);
+  const waiting = data.reload?.at_next_start ?? [];
+  if (waiting.length > 0) lines.push(`still waiting for the next start: ${waiting.join(', ')}`);
+  return lines.join('\n');
+}
 
 /** A key's path; `get` also takes a group (`pressure`). */
 function checkedKey(key: string, group = false): string[] {
@@ -67,25 +84,23 @@ export function registerConfig(program: Command): void {
     .argument('<key>', 'a key such as pressure.prepare_percent')
     .argument('<value>', 'JSON (82, true, null, "text"), or plain text for a string')
     .action(
-      action(
-        async (ctx, key: string, text: string) => {
-          const path = checkedKey(key);
-          const file = join(ctx.stateDir, CONFIG_FILE);
-          const raw = await readRaw(file);
-          const value = parseValue(text);
-          let node = raw;
-          for (const part of path.slice(0, -1)) {
-            const next = node[part];
-            node = (node[part] = next !== null && typeof next === 'object' && !Array.isArray(next) ? next : {}) as Record<string, unknown>;
-          }
-          node[path.at(-1) as string] = value;
-          // ajv fills defaults into what it validates: the copy, so the file keeps only the keys the user set.
-          parseConfig(structuredClone(raw), file);
-          await mkdir(ctx.stateDir, { recursive: true, mode: 0o700 });
-          await writeFileAtomic(file, `${JSON.stringify(raw, null, 2)}\n`, 0o600);
-          return success('ok', { key, value, file, applies: applies(key) });
-        },
-        (data: { key: string; value: unknown; applies: string }) => `${data.key} = ${JSON.stringify(data.value)}: applies ${data.applies}`,
-      ),
+      action(async (ctx, key: string, text: string) => {
+        const path = checkedKey(key);
+        const file = join(ctx.stateDir, CONFIG_FILE);
+        const raw = await readRaw(file);
+        const value = parseValue(text);
+        let node = raw;
+        for (const part of path.slice(0, -1)) {
+          const next = node[part];
+          node = (node[part] = next !== null && typeof next === 'object' && !Array.isArray(next) ? next : {}) as Record<string, unknown>;
+        }
+        node[path.at(-1) as string] = value;
+        // ajv fills defaults into what it validates: the copy, so the file keeps only the keys the user set.
+        parseConfig(structuredClone(raw), file);
+        await mkdir(ctx.stateDir, { recursive: true, mode: 0o700 });
+        await writeFileAtomic(file, `${JSON.stringify(raw, null, 2)}\n`, 0o600);
+        const when = await applies(key, () => ctx.call({ method: 'POST', path: '/v1/config/reload', autoStart: false }));
+        return success('ok', { key, value, file, ...when });
+      }, renderSet),
     );
 }

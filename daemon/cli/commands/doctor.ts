@@ -4,6 +4,7 @@ import { failure, success, type Envelope } from '../../../protocol/index.js';
 import { printableDeep } from '../../../protocol/printable.js';
 import type { Source } from '../../../schemas/telemetry.schema.js';
 import { action } from '../context.js';
+import { processView, relativeTime, type View } from '../render/index.js';
 import { checkAgent, DOCTOR_AGENTS, type AgentCheck } from '../doctor-checks.js';
 
 interface DoctorReport {
@@ -31,7 +32,7 @@ function lastSeen(envelope: Envelope): Map<Source, string> | null {
   return seen;
 }
 
-function agentLines(check: AgentCheck): string[] {
+function agentLines(check: AgentCheck, view: View): string[] {
   const state = !check.installed ? 'not installed' : check.live ? 'live' : 'installed, NOT live';
   const lines = [`${check.agent}: ${state} (${check.config})`];
   for (const hook of check.hooks) {
@@ -41,7 +42,7 @@ function agentLines(check: AgentCheck): string[] {
   for (const hook of check.missing) lines.push(`  ✗ no ${hook} hook: installed by an older version`);
   if (check.telemetry.sources.length > 0) {
     lines.push(
-      `  telemetry (${check.telemetry.sources.join(', ')}): ${check.telemetry.last_seen === null ? 'never seen' : `last seen ${check.telemetry.last_seen}`}`,
+      `  telemetry (${check.telemetry.sources.join(', ')}): ${check.telemetry.last_seen === null ? 'never seen' : `last seen ${relativeTime(check.telemetry.last_seen, view.nowMs)}`}`,
     );
   }
   if (check.step !== null && check.installed) lines.push(`  to do once: ${check.step}`);
@@ -49,8 +50,8 @@ function agentLines(check: AgentCheck): string[] {
 }
 
 /** `handoff doctor`'s human text: one block per agent, what is wrong and the one step that fixes it. */
-export function renderDoctor(report: DoctorReport): string {
-  const lines = report.agents.flatMap(agentLines);
+export function renderDoctor(report: DoctorReport, _code?: string, view: View = processView()): string {
+  const lines = report.agents.flatMap((check) => agentLines(check, view));
   if (!report.daemon) lines.push('daemon: not running, so no telemetry can have been seen (`handoff daemon`)');
   return lines.join('\n');
 }

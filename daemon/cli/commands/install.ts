@@ -17,6 +17,7 @@ import { SPOOL_DIR } from '../../../protocol/event-spool.js';
 import { resolveStateDir } from '../../store/index.js';
 import { action, usage } from '../context.js';
 import { hookLauncher } from '../hook-launcher.js';
+import { missingDirs, recordCreated } from '../install-dirs.js';
 import { diskIo } from '../install-disk.js';
 
 /** The agents whose config gets hook commands (the others get instructions only). */
@@ -101,7 +102,11 @@ export function registerInstall(program: Command): void {
         const notes = [...(launcher.note === null || !RUNS_HOOKS.has(known) ? [] : [launcher.note]), ...plan.notes, ...setupSteps(known)];
         const dryRun = options.dryRun === true;
         const stamp = new Date().toISOString().replace(/[-:.]/g, '');
-        const files = dryRun ? previewInstall(plan) : await applyInstall(plan, diskIo, stamp);
+        if (dryRun) return success('ok', { agent: known, dry_run: dryRun, files: previewInstall(plan), notes } satisfies InstallReport);
+        // Remembered so that `handoff uninstall` takes back an emptied directory of ours, never one of the user's.
+        const missing = await missingDirs(plan.changes.flatMap((change) => (change.after === null ? [] : [change.writePath])));
+        const files = await applyInstall(plan, diskIo, stamp);
+        await recordCreated(ctx.stateDir, missing);
         return success('ok', { agent: known, dry_run: dryRun, files, notes } satisfies InstallReport);
       }, renderInstall),
     );

@@ -14,6 +14,7 @@ import {
 import { success } from '../../../protocol/index.js';
 import { resolveRepoRoot } from '../../git/index.js';
 import { action } from '../context.js';
+import { removeEmptied } from '../install-dirs.js';
 import { diskIo } from '../install-disk.js';
 import { renderFileChanges } from './install.js';
 
@@ -21,10 +22,16 @@ interface UninstallReport {
   agent: Agent;
   dry_run: boolean;
   files: FileOutcome[];
+  /** Directories install created that the uninstall left empty, removed (or, with --dry-run, would be). */
+  dirs_removed: string[];
   notes: readonly string[];
 }
 
-const renderUninstall = (report: UninstallReport): string => renderFileChanges(report, 'nothing of ours in');
+const renderUninstall = (report: UninstallReport): string =>
+  [
+    renderFileChanges(report, 'nothing of ours in'),
+    ...report.dirs_removed.map((dir) => `${report.dry_run ? 'would remove' : 'removed'} the empty directory ${dir} (handoff install created it)`),
+  ].join('\n');
 
 export function registerUninstall(program: Command): void {
   program
@@ -43,7 +50,9 @@ export function registerUninstall(program: Command): void {
         const dryRun = options.dryRun === true;
         const stamp = new Date().toISOString().replace(/[-:.]/g, '');
         const files = dryRun ? previewInstall(plan) : await applyInstall(plan, diskIo, stamp);
-        return success('ok', { agent, dry_run: dryRun, files, notes: plan.notes } satisfies UninstallReport);
+        const removed = plan.changes.flatMap((change) => (change.remove === true ? [change.writePath] : []));
+        const dirs = await removeEmptied(ctx.stateDir, removed, dryRun);
+        return success('ok', { agent, dry_run: dryRun, files, dirs_removed: dirs, notes: plan.notes } satisfies UninstallReport);
       }, renderUninstall),
     );
 }

@@ -11,7 +11,8 @@ interface Verdict {
   readonly checks: readonly Check[];
   readonly cycle: string;
   readonly leg: 'out' | 'return';
-  readonly workspace: string;
+  /** The source's workspace on this machine; null when the package came from a remote only. */
+  readonly workspace: string | null;
   readonly from: string | null;
   readonly manifest: string | null;
   readonly token?: number;
@@ -43,7 +44,7 @@ const fromWords = (v: Verdict) => (v.from === null ? '' : ` --from ${v.from}`);
 export const renderVerified: Renderer<Verdict> = (v) => {
   const handoff = handoffOf(v.manifest);
   return [
-    `cycle ${v.cycle}${v.leg === 'return' ? ' (return leg)' : ''} verifies against ${v.workspace}; no lease was taken`,
+    `cycle ${v.cycle}${v.leg === 'return' ? ' (return leg)' : ''} verifies against ${v.workspace ?? `its package on '${v.from ?? 'the remote'}'`}; no lease was taken`,
     ...checkLines(v.checks),
     ...(handoff === null ? [] : [`read      ${handoff}`]),
     `next: \`handoff accept ${v.cycle}${v.leg === 'return' ? ' --return' : ''}${fromWords(v)} --as NAME\` takes the lease`,

@@ -260,6 +260,11 @@ export function v1Routes(deps: V1Deps): readonly ApiRoute[] {
     }),
     route({
       method: 'POST',
+      url: '/config/reload',
+      handler: async (_request, reply) => sendEnvelope(reply, await service.reloadConfig()),
+    }),
+    route({
+      method: 'POST',
       url: '/daemon/stop',
       // Shut down only once the answer has left, so the caller learns that the stop was taken.
       onResponse: async () => service.stop(),

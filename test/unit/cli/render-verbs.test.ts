@@ -53,7 +53,10 @@ const SAMPLES: { readonly [V in keyof typeof RENDERERS]: readonly (readonly [Cod
   resume: [['handoff_ready', ready()]],
   return: [['handoff_ready', ready()]],
   close: [['ok', { ...moved, state: 'CLOSED' }]],
-  verify: [['verified', verdict]],
+  verify: [
+    ['verified', verdict],
+    ['verified', { ...verdict, workspace: null, from: 'origin', manifest: `refs/handoff/packages/${CYCLE}:${CYCLE}/manifest.json` }],
+  ],
   accept: [
     ['accepted', { ...verdict, token: 4, state: 'TAKEOVER', executor: 'laptop' }],
     ['accepted', { ...verdict, leg: 'return', token: 5, state: 'CLOSED', executor: 'desk' }],
@@ -189,6 +192,10 @@ describe('every verb says what happened in words', () => {
     expect(accepted).toMatch(/token 4/);
     expect(accepted).toContain(`${WS}/.session-handoff/${CYCLE}/HANDOFF.md`);
     expect(accepted).toContain('handoff return --token 4');
+    // A package read from a remote only has no source workspace here: the remote is named, never `null`.
+    expect(printed(RENDERERS.verify, 'verified', SAMPLES.verify[1]?.[1]).split('\n')[0]).toBe(
+      `cycle ${CYCLE} verifies against its package on 'origin'; no lease was taken`,
+    );
     const now = printed(RENDERERS.now, 'handoff_ready', ready());
     expect(now).toMatch(/branch +handoff\/x at aaaaaaaaaaaa, pushed to origin and read back/);
     expect(now).toMatch(/read +\/repo\/\.session-handoff\/.+\/HANDOFF\.md/);

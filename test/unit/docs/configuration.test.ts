@@ -1,20 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigSchema } from '../../../schemas/index.js';
-
-/** Every config key, nested ones as `parent.child`, from the schema that validates the file. */
-function keys(properties: Record<string, { properties?: Record<string, unknown> }>, prefix = ''): string[] {
-  return Object.entries(properties).flatMap(([name, schema]) =>
-    schema.properties ? keys(schema.properties as Record<string, { properties?: Record<string, unknown> }>, `${prefix}${name}.`) : [`${prefix}${name}`],
-  );
-}
+import { appliesLive, configKeys } from '../../../daemon/config.js';
 
 describe('docs/configuration.md', () => {
+  const doc = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+  // The key table: from its header row to the first blank line.
+  const table = doc.slice(doc.indexOf('| key | default | applies | meaning |')).split('\n\n')[0] ?? '';
+  const rows = [...table.matchAll(/^\| `([a-z_.]+)` \| [^|]+ \| (live|next start) \|/gm)].map((m) => [m[1] ?? '', m[2] ?? ''] as const);
+
   it('documents every config key of the schema, and no other', () => {
-    const doc = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
-    // The key table: from its header row to the first blank line.
-    const table = doc.slice(doc.indexOf('| key | default | meaning |')).split('\n\n')[0] ?? '';
-    const documented = [...table.matchAll(/^\| `([a-z_.]+)` \|/gm)].map((m) => m[1]);
-    expect(documented.sort()).toEqual(keys(ConfigSchema.properties as never).sort());
+    expect(rows.map(([key]) => key).sort()).toEqual(configKeys().sort());
+  });
+
+  it('says per key whether `handoff config set` applies it live, as the daemon does', () => {
+    expect(rows.map(([key, applies]) => [key, applies === 'live'])).toEqual(rows.map(([key]) => [key, appliesLive(key)]));
   });
 });
