@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { V1_PREFIX, v1Routes } from '../../daemon/http/routes/v1-routes.js';
+import { CONTEXT_EVENTS } from '../../schemas/agent-context.schema.js';
 import { METRICS, SOURCES } from '../../schemas/telemetry.schema.js';
 import { api, startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { tempDir, tempRepo } from '../support/git.js';
@@ -226,6 +228,28 @@ const routes: { method: string; path: string; body: fc.Arbitrary<Record<string, 
   },
   { method: 'POST', path: '/v1/unpause', body: fc.record({ scope: fc.constantFrom('workspace', 'global'), repo: repoArb }, { requiredKeys: ['scope'] }) },
   { method: 'POST', path: '/v1/dashboard/link', body: null },
+  { method: 'POST', path: '/v1/cancel', body: fc.record({ repo: repoArb, reason: textArb }, { requiredKeys: ['repo'] }) },
+  {
+    method: 'POST',
+    path: '/v1/prune',
+    body: fc.record(
+      { repo: repoArb, remote: fc.oneof(fc.constantFrom('origin', '-x', '--upload-pack=touch /tmp/p'), textArb), dry_run: fc.boolean() },
+      { requiredKeys: ['repo', 'dry_run'] },
+    ),
+  },
+  { method: 'GET', path: '/v1/operations', body: null },
+  { method: 'POST', path: '/v1/operations/cancel', body: fc.record({ operation: fc.oneof(fc.uuid(), textArb) }) },
+  { method: 'POST', path: '/v1/config/reload', body: null },
+  {
+    method: 'POST',
+    path: '/v1/agent-context',
+    body: fc.record({
+      repo: repoArb,
+      session: fc.oneof(fc.constantFrom('agent-a', 'agent-b'), textArb),
+      event: fc.constantFrom(...CONTEXT_EVENTS, 'Stop', ''),
+    }),
+  },
+  { method: 'POST', path: '/v1/hello', body: fc.record({ nonce: fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{16,40}$/), textArb) }) },
   {
     method: 'POST',
     path: '/v1/ingest/claude-statusline',
@@ -540,6 +564,25 @@ function build(g: Generated): { request: RawRequest; framingBroken: boolean; may
 // ------------------------------------------------------------------------------------------------
 
 describe('HTTP fuzzing of the real daemon', () => {
+  it('sends every /v1 route the daemon serves (a new route is fuzzed, or named here with why not)', () => {
+    // Stopping the daemon ends the run; /ingest/{adapter} is fuzzed through each adapter's own path above.
+    const NOT_FUZZED = ['POST /v1/daemon/stop', 'POST /v1/ingest/:adapter'];
+    const unused = {} as never;
+    const served = v1Routes({
+      service: unused,
+      takeover: unused,
+      prune: unused,
+      ingest: unused,
+      operations: unused,
+      agentContext: unused,
+      dashboard: unused,
+      hello: unused,
+    })
+      .map((row) => `${row.method} ${V1_PREFIX}${row.url}`)
+      .filter((key) => !NOT_FUZZED.includes(key));
+    expect(served.filter((key) => !routes.some((r) => `${r.method} ${r.path}` === key))).toEqual([]);
+  });
+
   it(`${FUZZ_RUNS} generated requests: no 5xx, no crash, no state change on any 4xx (seed ${SEED})`, { timeout: 1_800_000 }, async () => {
     let sent = 0;
     const statuses = new Map<string, number>();

@@ -11,6 +11,7 @@ describe('handoff doctor, for a person', () => {
       installed: true,
       live: true,
       hooks: [],
+      missing: [],
       step: null,
       telemetry: { sources: ['claude-statusline' as const], last_seen: '2026-12-02T03:58:30.120Z' },
     };
