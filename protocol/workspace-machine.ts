@@ -289,8 +289,8 @@ export const workspaceMachine = setup({
     // that cannot be made must not keep the holder from finishing: docs/concepts.md, "Ways out").
     closable: ({ context }) => context.cycle !== null && closableOneWay(context.cycle),
     // `handoff cancel` only withdraws what this daemon alone offered; a lease on offer through the remote is not.
-    // A cancel whose `withdrawn` record the remote took first (daemon/service.ts) is not refused: the chain withdrew it.
-    // The holder's cancel of a return on offer through the remote, whose `taken` record the remote took (daemon/service.ts).
+    // A cancel whose `withdrawn` record the remote took first (daemon/lease/travelling-home.ts) is not refused: the chain withdrew it.
+    // The holder's cancel of a return on offer through the remote, whose `taken` record the remote took (daemon/lease/travelling-home.ts).
     returnWithdrawn: ({ context, event }) => event.type === 'CANCEL' && (event.withdrawn ?? null) !== null && context.cycle?.return_drain != null,
     offerTravels: ({ context, event }) =>
       context.cycle !== null && offerTravels(context.cycle) && !(event.type === 'CANCEL' && (event.withdrawn ?? null) !== null),
@@ -852,7 +852,7 @@ export const workspaceMachine = setup({
         // The holder works; nothing runs and there is nothing to cancel.
         held: {
           on: {
-            // `accept --checkout` whose git move failed after the accept was journaled (daemon/takeover/takeover-service.ts):
+            // `accept --checkout` whose git move failed after the accept was journaled (daemon/takeover/checkout-move.ts):
             // the lease goes back where it was. Allowed while paused: it hands no authority to anyone.
             ACCEPT_UNDONE: [
               { guard: not('holdsLease'), actions: ['stamp', 'replyStaleToken'] },

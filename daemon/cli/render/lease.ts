@@ -1,6 +1,6 @@
 import { relativeTime, type Renderer } from './format.js';
 
-/** What `handoff lease show` answers (daemon/service.ts). */
+/** What `handoff lease show` answers (daemon/lease/lease-home.ts). */
 export interface LeaseShown {
   readonly workspace: string;
   readonly checkout: string;
