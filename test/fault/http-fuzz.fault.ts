@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { V1_PREFIX, v1Routes } from '../../daemon/http/routes/v1-routes.js';
+import { V1_PREFIX } from '../../daemon/http/routes/v1-routes.js';
 import { CONTEXT_EVENTS } from '../../schemas/agent-context.schema.js';
 import { METRICS, SOURCES } from '../../schemas/telemetry.schema.js';
 import { api, startDaemon, type DaemonProcess } from '../support/daemon.js';
+import { servedV1Routes } from '../support/route-table.js';
 import { tempDir, tempRepo } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
 import { newFigures, saveFigures, TransitionLog } from './support/figures.js';
@@ -567,17 +568,7 @@ describe('HTTP fuzzing of the real daemon', () => {
   it('sends every /v1 route the daemon serves (a new route is fuzzed, or named here with why not)', () => {
     // Stopping the daemon ends the run; /ingest/{adapter} is fuzzed through each adapter's own path above.
     const NOT_FUZZED = ['POST /v1/daemon/stop', 'POST /v1/ingest/:adapter'];
-    const unused = {} as never;
-    const served = v1Routes({
-      service: unused,
-      takeover: unused,
-      prune: unused,
-      ingest: unused,
-      operations: unused,
-      agentContext: unused,
-      dashboard: unused,
-      hello: unused,
-    })
+    const served = servedV1Routes()
       .map((row) => `${row.method} ${V1_PREFIX}${row.url}`)
       .filter((key) => !NOT_FUZZED.includes(key));
     expect(served.filter((key) => !routes.some((r) => `${r.method} ${r.path}` === key))).toEqual([]);

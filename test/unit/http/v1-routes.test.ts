@@ -3,21 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { buildServer } from '../../../daemon/http/build-server.js';
 import { collectRoutes, openApiDocument } from '../../../daemon/http/openapi.js';
 import { V1_PREFIX, v1Routes } from '../../../daemon/http/routes/v1-routes.js';
+import { servedV1Routes } from '../../support/route-table.js';
 
 // No handler runs in these tests: every request is refused or answered before a service is reached.
 const unused = {} as never;
 const TOKEN = 'a'.repeat(64);
 const hello = { token: TOKEN, port: () => 0, pid: 1 };
-const table = v1Routes({
-  service: unused,
-  takeover: unused,
-  prune: unused,
-  ingest: unused,
-  operations: unused,
-  agentContext: unused,
-  dashboard: unused,
-  hello,
-});
+const table = servedV1Routes(hello);
 const keyOf = (method: string, url: string) => `${method.toUpperCase()} ${url.replace(/:([A-Za-z_]+)/g, '{$1}')}`;
 
 describe('the /v1 route table', () => {
