@@ -1,4 +1,4 @@
-import { initialTransition, transition, type SnapshotFrom } from 'xstate';
+import { createActor, initialTransition, type ActorScope, type ExecutableActionObject, type SnapshotFrom } from 'xstate';
 import type { WorkspaceEvent } from './workspace-events.js';
 import { runningDrain, workspaceMachine, type Outcome, type WorkspaceContext, type WorkspaceInput, type WorkspaceState } from './workspace-machine.js';
 
@@ -39,12 +39,39 @@ export function persist(snapshot: WorkspaceSnapshot): PersistedWorkspace {
 /** The effects a transition asks for; the daemon runs them after the change is journaled. */
 export type WorkspaceEffect = 'startDrain';
 
+type WorkspaceScope = ActorScope<WorkspaceSnapshot, WorkspaceEvent>;
+let inert: Omit<WorkspaceScope, 'actionExecutor'> | null = null;
+
+/**
+ * What xstate's `transition()` builds for every call — an actor that computes the machine's initial
+ * snapshot, then is thrown away — was ~9 % of a reading's CPU (docs/performance/daemon.md). This
+ * machine spawns, invokes, sends and emits nothing, so one inert scope, made on first use, serves
+ * every step; `transition()` itself does no more than this with it.
+ */
+function inertScope({ context }: WorkspaceSnapshot): Omit<WorkspaceScope, 'actionExecutor'> {
+  if (inert === null) {
+    const self = createActor(workspaceMachine, { input: { root: context.root, policy: context.policy, profile: context.profile, at: context.now } });
+    inert = {
+      self,
+      id: '',
+      sessionId: '',
+      system: self.system,
+      logger: () => undefined,
+      defer: () => undefined,
+      emit: () => undefined,
+      stopChild: () => undefined,
+    };
+  }
+  return inert;
+}
+
 /**
  * The pure step (xstate's `transition()`): the next snapshot, the outcome and the effects to run,
  * without running any. The daemon journals the result when `outcome.changed`, then runs the effects.
  */
 export function step(snapshot: WorkspaceSnapshot, event: WorkspaceEvent): { next: WorkspaceSnapshot; outcome: Outcome; effects: WorkspaceEffect[] } {
-  const [next, actions] = transition(workspaceMachine, snapshot, event);
+  const actions: ExecutableActionObject[] = [];
+  const next = workspaceMachine.transition(snapshot, event, { ...inertScope(snapshot), actionExecutor: (action) => void actions.push(action) });
   // assign() actions are already folded into `next`; what is left are the named effects.
   const effects = actions.map((action) => action.type).filter((type): type is WorkspaceEffect => type === 'startDrain');
   return { next, outcome: next.context.outcome, effects };

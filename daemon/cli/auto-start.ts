@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { DAEMON_NODE_FLAGS } from '../node-flags.js';
 import { privateProblem } from '../store/private-rule.js';
 
 /**
@@ -40,7 +41,7 @@ export interface StartedDaemon {
 }
 
 /**
- * Spawns `handoff daemon --auto --state-dir DIR` detached from this process (its own session, stdio
+ * Spawns `handoff daemon --auto --state-dir DIR` (with DAEMON_NODE_FLAGS) detached from this process (its own session, stdio
  * to the log), so it outlives the command or hook that started it. A string says why it could not.
  */
 export function spawnDaemon(stateDir: string, env: NodeJS.ProcessEnv = process.env): StartedDaemon | string {
@@ -55,7 +56,7 @@ export function spawnDaemon(stateDir: string, env: NodeJS.ProcessEnv = process.e
     if (logProblem !== null) return `${log} is not a private file of this user (${logProblem})`;
     writeSync(fd, `${new Date().toISOString()} started by pid ${process.pid} because no daemon answered\n`);
     // cwd '/': the daemon must not keep whatever directory the command ran in busy.
-    const child = spawn(process.execPath, [cliEntry(), 'daemon', '--auto', '--state-dir', stateDir], {
+    const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, cliEntry(), 'daemon', '--auto', '--state-dir', stateDir], {
       detached: true,
       stdio: ['ignore', fd, fd],
       cwd: '/',

@@ -1,5 +1,8 @@
 import { HandoffError, redactHits, type Code } from '../../protocol/index.js';
-import { scanTexts, secretlintScanner, type SecretScanner } from './secret-scan.js';
+import type { SecretScanner } from './secret-scan.js';
+
+// Loaded at the first record scanned, never by an idle daemon: secretlint is the largest module it would hold.
+const scanModule = () => import('./secret-scan.js');
 
 function collect(value: unknown, out: string[]): void {
   if (typeof value === 'string') out.push(value);
@@ -19,10 +22,11 @@ function rebuild(value: unknown, next: () => string): unknown {
  * rule — validation output and command, capsule, reason, file names — from one scanner call. The
  * same input gives the same bytes, so a resumed drain writes the same record.
  */
-export async function redactRecord<T>(value: T, scanner: SecretScanner = secretlintScanner): Promise<{ value: T; redacted: number }> {
+export async function redactRecord<T>(value: T, scanner?: SecretScanner): Promise<{ value: T; redacted: number }> {
   const texts: string[] = [];
   collect(value, texts);
-  const hits = await scanTexts(texts, scanner);
+  const { scanTexts, secretlintScanner } = await scanModule();
+  const hits = await scanTexts(texts, scanner ?? secretlintScanner);
   let index = 0;
   let redacted = 0;
   const result = rebuild(value, () => {
@@ -40,15 +44,11 @@ export async function redactRecord<T>(value: T, scanner: SecretScanner = secretl
  * a finding means nothing is committed or pushed. Records are redacted before this, so a hit here is
  * a secret in a field no marker may replace (a token, an executor name).
  */
-export async function refuseSecrets(
-  files: Readonly<Record<string, string>>,
-  what: string,
-  code: Code,
-  scanner: SecretScanner = secretlintScanner,
-): Promise<void> {
+export async function refuseSecrets(files: Readonly<Record<string, string>>, what: string, code: Code, scanner?: SecretScanner): Promise<void> {
+  const { scanTexts, secretlintScanner } = await scanModule();
   const hits = await scanTexts(
     Object.entries(files).flatMap(([path, text]) => [path, text]),
-    scanner,
+    scanner ?? secretlintScanner,
   );
   const rule = hits.find((found) => found.length > 0)?.[0]?.rule;
   if (rule === undefined) return;

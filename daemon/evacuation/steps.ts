@@ -36,7 +36,7 @@ import { adoptPublished, followRecords, leaseOfferRecord, packageRecord } from '
 import type { StepStore } from './step-store.js';
 import { redactRecord } from './record-secrets.js';
 import { runValidation } from './validation-command.js';
-import { scanForSecrets, type SecretScan } from './secret-scan.js';
+import type { SecretScan } from './secret-scan.js';
 
 /** A step either finishes with a record for the journal or asks for a new revision (work tree moved). */
 export type StepOutcome =
@@ -209,6 +209,8 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       const { cycle, drain } = target;
       const ref = handoffRef(cycle, drain.leg);
       // Before anything is written: a file holding a secret never reaches the snapshot (docs/security.md#secrets).
+      // Loaded here, at its first use: secretlint is the largest part of the daemon an idle one never runs.
+      const { scanForSecrets } = await import('./secret-scan.js');
       const scan = await scanForSecrets(target.work, {
         timeoutMs: config.secret_scan.timeout_ms,
         maxFileBytes: config.secret_scan.max_file_bytes,

@@ -87,10 +87,11 @@ export class CodexTail {
   private readonly files = new Map<string, TailedFile>();
   /**
    * Files met at start and not read since: where their history ends (their size then, or the saved
-   * offset when nothing was added), with the route saved for them, if any. Kept out of the offsets
-   * record, so the record holds the files that are live, not every file Codex ever wrote.
+   * offset when nothing was added). Kept out of the offsets record, so the record holds the files that
+   * are live, not every file Codex ever wrote; and only the offset, no object and no route per file at
+   * rest: the route is read again from session_meta if the file ever grows (docs/performance/daemon.md).
    */
-  private readonly history = new Map<string, TailedFile>();
+  private readonly history = new Map<string, number>();
   private readonly pending = new Set<string>();
   private readonly rechecks = new Map<string, NodeJS.Timeout>();
   /** The size at which a file last ended in a partial line. */
@@ -118,7 +119,8 @@ export class CodexTail {
 
   /** Watches CODEX_HOME, or its parent until Codex creates it. Settles once the first scan is done. */
   async start(): Promise<TailMode> {
-    for (const [path, file] of Object.entries(await this.deps.load())) this.files.set(path, file);
+    const saved = await this.deps.load();
+    for (const path in saved) this.files.set(path, saved[path] as TailedFile);
     if (await isDirectory(this.home)) {
       await this.begin(true);
     } else if (await this.watches.add(this.parent)) {
@@ -212,9 +214,9 @@ export class CodexTail {
     }
     const saved = this.files.get(path);
     if (saved === undefined) {
-      this.history.set(path, { offset: size, cwd: null, session_id: null });
+      this.history.set(path, size);
     } else if (size === saved.offset) {
-      this.history.set(path, saved);
+      this.history.set(path, size);
       this.files.delete(path);
       this.markDirty();
     } else {
@@ -273,9 +275,9 @@ export class CodexTail {
       if (file === undefined) {
         const past = this.history.get(path);
         // A file from before the start that has not grown: nothing to read, nothing to remember.
-        if (past !== undefined && size === past.offset) return;
+        if (past !== undefined && size === past) return;
         // Shorter than its history: replaced or truncated, so all of it is new.
-        file = past === undefined || size < past.offset ? NEW_FILE : await this.afterHistory(handle, past, size);
+        file = past === undefined || size < past ? NEW_FILE : await this.afterHistory(handle, past, size);
         this.history.delete(path);
       }
       // Shorter than our offset: the file was replaced or truncated, so all of it is new.
@@ -325,10 +327,9 @@ export class CodexTail {
     this.rechecks.set(path, timer);
   }
 
-  /** A file from before the start that grew: skip its history, but know its route (saved, or from session_meta). */
-  private async afterHistory(handle: FileHandle, past: TailedFile, size: number): Promise<TailedFile> {
-    const offset = await lastLineEnd(handle, Math.min(past.offset, size), READ_LIMIT);
-    if (past.cwd !== null) return { ...past, offset };
+  /** A file from before the start that grew: skip its history, but know its route (from session_meta). */
+  private async afterHistory(handle: FileHandle, past: number, size: number): Promise<TailedFile> {
+    const offset = await lastLineEnd(handle, Math.min(past, size), READ_LIMIT);
     const line = await firstLine(handle, size, FIRST_LINE_LIMIT);
     if (line === null) return { offset, cwd: null, session_id: null };
     try {

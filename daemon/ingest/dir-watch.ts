@@ -1,15 +1,18 @@
-import type { Dirent } from 'node:fs';
+import { statSync, watch, type Dirent, type FSWatcher } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
-import { watch, type FSWatcher } from 'chokidar';
+import { join } from 'node:path';
 
 export interface DirWatchLog {
   warn(fields: object, message: string): void;
 }
 
 /**
- * One chokidar watch per directory (inotify, no polling), never one per file: a directory's watch
- * reports the files in it that appear, grow or go, by name. Thousands of rollout files cost as many
- * watches as there are days with sessions, so the tail scales with the directories, not the files.
+ * One watch per directory (inotify, no polling), never one per file: a directory's watch reports the
+ * files in it that appear, grow or go, by name. Thousands of rollout files cost as many watches as
+ * there are days with sessions, so the tail scales with the directories, not the files. Node's own
+ * `fs.watch`, not chokidar: the tails take only the raw events, and chokidar's start of a watch still
+ * lists and stats every file of the directory and keeps an entry for each (12 MB of RSS at 10,000
+ * rollouts; docs/performance/daemon.md).
  */
 export class DirWatches {
   private readonly watchers = new Map<string, FSWatcher>();
@@ -27,38 +30,50 @@ export class DirWatches {
     return this.watchers.has(dir);
   }
 
-  /**
-   * Settles once the directory is watched; false when it is gone or not a directory (its parent's
-   * next event brings it back). Checked first: for a missing path chokidar would watch the parent.
-   */
+  /** True once the directory is watched; false when it is gone or not a directory (its parent's next event brings it back). */
   async add(dir: string): Promise<boolean> {
     if (this.watchers.has(dir)) return true;
     if (!(await isDirectory(dir)) || this.watchers.has(dir)) return this.watchers.has(dir);
-    // Files ignored, subdirectories not entered (the caller adds each one its walk finds), changes
-    // taken from the raw events of the directory's own watch: chokidar's recursive scan keeps a
-    // watch per file and stats them all at once, 216 MB and no start within 30 s at 10,000 rollouts.
-    const watcher = watch(dir, { depth: 0, ignoreInitial: true, ignored: (_path, stats) => stats?.isFile() === true });
+    let watcher: FSWatcher;
+    try {
+      watcher = watch(dir);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+      throw error;
+    }
     this.watchers.set(dir, watcher);
-    watcher.on('raw', (_event, name, details) => {
-      if ((details as { watchedPath?: unknown }).watchedPath === dir) this.onEvent(dir, typeof name === 'string' ? name : null);
+    watcher.on('change', (_event, name) => {
+      const entry = typeof name === 'string' ? name : null;
+      // A subdirectory that went away ends its watch (its inotify watch died with it), before anyone
+      // hears of the change: a later directory of the same name is then added anew.
+      if (entry !== null) this.dropIfGone(join(dir, entry));
+      this.onEvent(dir, entry);
     });
-    // A subdirectory that is removed ends its watch; a later one of the same name is added anew.
-    watcher.on('unlinkDir', (path) => void this.remove(path));
-    watcher.on('error', (error) => this.log.warn({ dir, err: error }, 'directory watch failed'));
-    await new Promise<void>((ready) => watcher.once('ready', () => ready()));
+    watcher.on('error', (error) => {
+      this.log.warn({ dir, err: error }, 'directory watch failed');
+      void this.remove(dir);
+    });
     return true;
+  }
+
+  private dropIfGone(path: string): void {
+    const watcher = this.watchers.get(path);
+    if (watcher === undefined || statSync(path, { throwIfNoEntry: false })?.isDirectory() === true) return;
+    this.watchers.delete(path);
+    watcher.close();
   }
 
   async remove(dir: string): Promise<void> {
     const watcher = this.watchers.get(dir);
     this.watchers.delete(dir);
-    await watcher?.close();
+    watcher?.close();
   }
 
   async close(): Promise<void> {
     const watchers = [...this.watchers.values()];
     this.watchers.clear();
-    await Promise.all(watchers.map((watcher) => watcher.close()));
+    for (const watcher of watchers) watcher.close();
   }
 }
 

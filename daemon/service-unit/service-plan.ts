@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { DAEMON_NODE_FLAGS } from '../node-flags.js';
 import { LAUNCH_AGENT_LABEL, renderLaunchAgent } from './launch-agent.js';
 import { renderSystemdUnit, SYSTEMD_UNIT } from './systemd-unit.js';
 
@@ -21,7 +22,7 @@ export interface ServiceSpec {
 export function serviceSpec(input: { execPath: string; cli: string; stateDir: string; path: string; version: string; log: string }): ServiceSpec {
   return {
     version: input.version,
-    command: [input.execPath, input.cli, 'daemon', '--state-dir', input.stateDir],
+    command: [input.execPath, ...DAEMON_NODE_FLAGS, input.cli, 'daemon', '--state-dir', input.stateDir],
     stateDir: input.stateDir,
     path: input.path,
     log: input.log,

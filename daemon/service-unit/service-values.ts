@@ -1,4 +1,5 @@
 import { HandoffError } from '../../protocol/index.js';
+import { DAEMON_NODE_FLAGS } from '../node-flags.js';
 import type { ServiceSpec } from './service-plan.js';
 
 /** C0 and C1 controls, DEL and the Unicode line breaks: a unit line ends at a newline, so a value holding one would add directives. */
@@ -17,7 +18,7 @@ export function refuseControlCharacters(spec: ServiceSpec): void {
     ['the log path', spec.log],
     ['the version', spec.version],
     ...spec.command.map((word, i): [string, string] => [
-      i === 0 ? 'the node executable path' : i === 1 ? 'the handoff CLI path' : "the daemon's command",
+      i === 0 ? 'the node executable path' : i === 1 + DAEMON_NODE_FLAGS.length ? 'the handoff CLI path' : "the daemon's command",
       word,
     ]),
   ];

@@ -4,12 +4,16 @@
 // of 10,000 rollout files with nothing changing (a restart with their offsets on record), and how
 // long a first start with 10,000 unseen files takes.
 //
-// Targets (issue 16): idle RSS with 1 workspace ≤ 60 MB; RSS under load and watching 10,000 Codex
-// rollouts ≤ 80 MB, ready in ≤ 5 s; idle CPU ≈ 0, read as ≤ 0.5 % of one core (≤ 50 ms of CPU in 10 s).
+// Targets (issues 16, 24): idle RSS with 1 workspace ≤ 60 MB and ≤ 64 MB after 200 readings; RSS under
+// load and watching 10,000 Codex rollouts ≤ 80 MB, ready in ≤ 5 s; idle CPU ≈ 0, read as ≤ 0.5 % of one
+// core (≤ 50 ms of CPU in 10 s). The floors are measured in the same run: a bare node and a bare fastify
+// hello server (test/bench/fixtures/hello-fastify.mjs) after 200 POSTs, with the daemon's V8 flags.
 //
 // Usage: node test/bench/footprint.bench.mjs [--short] [--minutes N]
 //   default 10 minutes of load; --short or BENCH_SHORT=1: 30 s; BENCH_FOOTPRINT_MINUTES=N overrides.
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -18,6 +22,7 @@ import {
   clockTicks,
   cpuTicks,
   createReport,
+  DAEMON_NODE_FLAGS,
   git,
   machine,
   ms,
@@ -34,6 +39,8 @@ requireBuild();
 
 const RSS_TARGET_MB = 80;
 const IDLE_RSS_TARGET_MB = 60;
+const READINGS_RSS_TARGET_MB = 64;
+const READINGS = 200;
 const CODEX_READY_TARGET_MS = 5000;
 const IDLE_CPU_TARGET = 0.5; // % of one core
 const IDLE_SECONDS = 10;
@@ -43,6 +50,7 @@ const flag = process.argv.indexOf('--minutes');
 const MINUTES = Number(flag > 0 ? process.argv[flag + 1] : (process.env.BENCH_FOOTPRINT_MINUTES ?? (BENCH_SHORT ? 0.5 : 10)));
 const FIRST_START_CAP_S = BENCH_SHORT ? 20 : 30;
 const WATCHER = fileURLToPath(new URL('../../dist/daemon/ingest/codex-watch.js', import.meta.url));
+const HELLO = fileURLToPath(new URL('./fixtures/hello-fastify.mjs', import.meta.url));
 
 const report = createReport('footprint');
 const mb = (kb) => (kb / 1024).toFixed(1);
@@ -57,6 +65,28 @@ async function idleCpu(pid, seconds = IDLE_SECONDS) {
   const wall = Number(process.hrtime.bigint() - start) / 1e6;
   const cpuMs = ((cpuTicks(pid) - before) * 1000) / clockTicks();
   return { cpuMs, percent: (100 * cpuMs) / wall };
+}
+
+/** A process that prints its port and serves POST /hello; `null` script: a bare node that only waits. */
+async function floorRss(script) {
+  const args = script === null ? ['-e', 'process.stdout.write("0\\n"); setInterval(() => {}, 1000)'] : [script];
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const port = await new Promise((resolve) => child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim()))));
+    const post = () =>
+      new Promise((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/hello', headers: { 'content-type': 'application/json' } }, (res) =>
+          res.resume().on('end', resolve),
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify({ used_percent: 42 }));
+      });
+    if (port > 0) for (let i = 0; i < READINGS; i += 1) await post();
+    await sleep(1000);
+    return rssKb(child.pid);
+  } finally {
+    child.kill('SIGKILL');
+  }
 }
 
 const cpuLine = (cpu) => `${ms(cpu.cpuMs)} ms CPU in ${IDLE_SECONDS} s = ${cpu.percent.toFixed(2)} % of a core`;
@@ -77,6 +107,24 @@ try {
     const cpuIdle = await idleCpu(daemon.pid);
     report.figure(
       `footprint idle (1 workspace, no Codex home): RSS ${mb(rssIdle)} MB (target ≤ ${IDLE_RSS_TARGET_MB} MB) ${report.verdict(rssIdle / 1024 <= IDLE_RSS_TARGET_MB, `idle RSS ${mb(rssIdle)} MB`)} · ${cpuLine(cpuIdle)} (target ≤ ${IDLE_CPU_TARGET} %) ${report.verdict(cpuIdle.percent <= IDLE_CPU_TARGET, `idle CPU ${cpuIdle.percent.toFixed(2)} %`)}`,
+    );
+
+    // The issue's figure: RSS once 200 readings came in, as fast as one client sends them.
+    for (let i = 0; i < READINGS; i += 1) {
+      const answer = await api(daemon, 'POST', '/v1/signals', {
+        repo,
+        source: 'claude-statusline',
+        metric: i % 2 === 0 ? 'five_hour' : 'seven_day',
+        used_percent: 11 + (i % 60),
+        resets_at: resetsAt,
+      });
+      if (answer.body.code !== 'reading_recorded') throw new Error(`reading ${i} was not recorded: ${JSON.stringify(answer.body)}`);
+    }
+    await sleep(1000);
+    const rssReadings = rssKb(daemon.pid);
+    const [bareNode, bareFastify] = [await floorRss(null), await floorRss(HELLO)];
+    report.figure(
+      `footprint RSS after ${READINGS} readings: ${mb(rssReadings)} MB (target ≤ ${READINGS_RSS_TARGET_MB} MB) ${report.verdict(rssReadings / 1024 <= READINGS_RSS_TARGET_MB, `RSS after ${READINGS} readings ${mb(rssReadings)} MB`)} · floors in this run, same V8 flags (${DAEMON_NODE_FLAGS.join(' ') || 'none'}): bare node ${mb(bareNode)} MB, bare fastify hello after ${READINGS} POSTs ${mb(bareFastify)} MB (the daemon is ${mb(rssReadings - bareFastify)} MB above it)`,
     );
 
     // N minutes of 5 readings a second, on a fixed schedule (no drift), RSS sampled every 10 s.

@@ -102,11 +102,15 @@ export function runCli(stateDir, args, { cwd, env } = {}) {
   return { ms: wall, code: result.status, stdout: result.stdout, stderr: result.stderr, envelope };
 }
 
+/** The V8 flags the service unit and the start on demand give the daemon (daemon/node-flags.ts). */
+export const { DAEMON_NODE_FLAGS } = await import(new URL('../../dist/daemon/node-flags.js', import.meta.url).href).catch(() => ({ DAEMON_NODE_FLAGS: [] }));
+
 /**
  * Spawns `handoff daemon` on an ephemeral loopback port (as test/support/daemon.ts does) and waits
- * for its daemon.json; the token is read from the state dir.
+ * for its daemon.json; the token is read from the state dir. It runs with the V8 flags of a daemon the
+ * CLI starts (DAEMON_NODE_FLAGS) unless `nodeArgs` says otherwise.
  */
-export async function startDaemon(stateDir, { env = {}, nodeArgs = [], timeoutMs = 120_000 } = {}) {
+export async function startDaemon(stateDir, { env = {}, nodeArgs = DAEMON_NODE_FLAGS, timeoutMs = 120_000 } = {}) {
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, [...nodeArgs, CLI, 'daemon', '--state-dir', stateDir, '--port', '0'], {
     env: { ...process.env, CODEX_HOME: join(stateDir, '..', 'no-codex-home'), ...env },

@@ -78,6 +78,8 @@ describe('the daemon starts when a command needs it and none answers', () => {
     expect(status.stderr).toMatch(/no daemon answered for .*; started one/);
     const [pid] = daemonsOf(dir);
     expect((status.json.data?.['daemon'] as { pid: number }).pid).toBe(pid);
+    // Started as the service unit starts it: with the daemon's V8 flags before the CLI (daemon/node-flags.ts).
+    expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1, 3)).toEqual(['--max-semi-space-size=1', CLI]);
     expect(readFileSync(join(dir, 'autostart.log'), 'utf8')).toMatch(
       /started by pid \d+ because no daemon answered\n.*handoff daemon listening on 127\.0\.0\.1:\d+ \(pid \d+/,
     );

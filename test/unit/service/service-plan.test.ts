@@ -50,9 +50,9 @@ const values = (unit: Record<string, [string, string][]>, section: string, key: 
 describe('the systemd user unit', () => {
   const unit = parseUnit(renderSystemdUnit(spec));
 
-  it('starts the absolute node and CLI of this install with the state dir, which is also in its environment', () => {
+  it("starts the absolute node (with the daemon's V8 flags) and CLI of this install with the state dir, which is also in its environment", () => {
     expect(values(unit, 'Service', 'ExecStart').map(unquoteWords)).toEqual([
-      [process.execPath, '/opt/handoff/dist/daemon/cli/main.js', 'daemon', '--state-dir', hostileDir],
+      [process.execPath, '--max-semi-space-size=1', '/opt/handoff/dist/daemon/cli/main.js', 'daemon', '--state-dir', hostileDir],
     ]);
     expect(values(unit, 'Service', 'Environment').map(unquoteWords)).toEqual([[`HANDOFF_STATE_DIR=${hostileDir}`], ['PATH=/usr/local/bin:/usr/bin:/bin']]);
   });
@@ -102,7 +102,7 @@ describe('the macOS LaunchAgent', () => {
     });
     expect(JSON.parse(read)).toEqual({
       Label: LAUNCH_AGENT_LABEL,
-      ProgramArguments: [process.execPath, '/opt/handoff/dist/daemon/cli/main.js', 'daemon', '--state-dir', hostileDir],
+      ProgramArguments: [process.execPath, '--max-semi-space-size=1', '/opt/handoff/dist/daemon/cli/main.js', 'daemon', '--state-dir', hostileDir],
       EnvironmentVariables: { HANDOFF_STATE_DIR: hostileDir, PATH: '/usr/local/bin:/usr/bin:/bin' },
       RunAtLoad: true,
       KeepAlive: { SuccessfulExit: false },
