@@ -14,6 +14,8 @@ import type { Config, StepProgress } from '../../schemas/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
+import { openVerdictCache } from './scan-verdicts.js';
+import { secretlintFingerprint } from './secret-scan.js';
 import { createStepStore } from './step-store.js';
 import { createSteps, remoteTracking, verifiedCheckpoint, type DrainTarget } from './steps.js';
 
@@ -45,7 +47,12 @@ export interface DrainDeps {
  */
 export function createDrainRunner(deps: DrainDeps) {
   const { clock, log } = deps;
-  const steps = createSteps({ config: deps.config, clock, store: createStepStore(deps.stateDir) });
+  const steps = createSteps({
+    config: deps.config,
+    clock,
+    store: createStepStore(deps.stateDir),
+    verdicts: () => openVerdictCache(deps.stateDir, secretlintFingerprint()),
+  });
   const running = new Map<string, Promise<void>>();
   const again = new Set<string>();
   const timers = new Map<string, NodeJS.Timeout>();
