@@ -221,15 +221,26 @@ const split = (output: string): string[] => output.split('\0').filter(Boolean);
 /**
  * What the snapshot would add or change: tracked files that differ from HEAD (staged or not) and
  * untracked files that are not ignored. Ignored files never reach the snapshot, so they are not read.
+ * One `git status` lists both (it was a `diff HEAD` and an `ls-files --others`: each git process
+ * costs the daemon a fork); a file staged and then changed back to HEAD's content is listed too,
+ * and scanned, which is only stricter.
  */
 export async function changedPaths(root: string, head: string | null): Promise<string[]> {
   const options = { cwd: root, timeoutMs: GIT_TIMEOUT_MS };
-  const tracked =
-    head === null
-      ? await git(['ls-files', '-z', '--cached'], options)
-      : await git(['diff', '--name-only', '-z', '--no-renames', '--ignore-submodules=all', '--end-of-options', head, '--'], options);
-  const untracked = await git(['ls-files', '-z', '--others', '--exclude-standard'], options);
-  return [...new Set([...split(tracked), ...split(untracked)])].sort();
+  if (head === null) {
+    const tracked = await git(['ls-files', '-z', '--cached'], options);
+    const untracked = await git(['ls-files', '-z', '--others', '--exclude-standard'], options);
+    return [...new Set([...split(tracked), ...split(untracked)])].sort();
+  }
+  const status = await git(['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all'], options);
+  const paths = new Set<string>();
+  for (const record of split(status)) {
+    // `1 XY sub mH mI mW hH hI path`, `u XY sub m1 m2 m3 mW h1 h2 h3 path`, `? path`; no `2` (no renames).
+    const fields = record.startsWith('1 ') ? 8 : record.startsWith('u ') ? 10 : record.startsWith('? ') ? 1 : -1;
+    if (fields === -1) continue;
+    paths.add(record.split(' ').slice(fields).join(' '));
+  }
+  return [...paths].sort();
 }
 
 type Read = { kind: 'text'; content: string; source: 'file' | 'link'; bytes: Uint8Array } | { kind: 'skip' } | { kind: 'unscanned'; why: Unscanned };
