@@ -1,4 +1,5 @@
-import { DRAIN_STEPS, type DrainProgress, type DrainStep, type StatusView } from '../../../protocol/index.js';
+import { DRAIN_STEPS, type DrainProgress, type DrainStep } from '../../../protocol/drain-plan.js';
+import type { StatusView } from '../../../protocol/status-view.js';
 import { STEP_WORDS } from '../../../protocol/status-words.js';
 import type { StepProgress } from '../../../schemas/index.js';
 import { formatDuration, shortSha } from './format.js';
