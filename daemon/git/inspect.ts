@@ -17,12 +17,13 @@ async function optional(args: readonly string[], cwd: string): Promise<string | 
 
 /** The remote a handoff branch goes to: the upstream's, else `origin`, else the only one. */
 export async function chooseRemote(root: string): Promise<string | null> {
-  return remoteFor(root, await optional(['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{u}'], root));
+  return pickRemote(await remoteNames(root), await optional(['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{u}'], root));
 }
 
-/** chooseRemote with the upstream (`origin/main`) already known, or null for none. */
-async function remoteFor(root: string, upstreamRemote: string | null): Promise<string | null> {
-  const remotes = (await optional(['remote'], root))?.split('\n').filter(Boolean) ?? [];
+const remoteNames = async (root: string): Promise<string[]> => (await optional(['remote'], root))?.split('\n').filter(Boolean) ?? [];
+
+/** chooseRemote's rule, given the remotes and the upstream (`origin/main`, or null for none). */
+function pickRemote(remotes: string[], upstreamRemote: string | null): string | null {
   const fromUpstream = upstreamRemote?.split('/')[0];
   if (fromUpstream && remotes.includes(fromUpstream)) return fromUpstream;
   if (remotes.includes('origin')) return 'origin';
@@ -115,22 +116,28 @@ const absoluteIfLocal = (url: string, root: string): string => (isLocalRemote(ur
 
 /** Everything the manifest says about the repository, observed, never assumed. Reads only. */
 export async function inspectRepository(root: string): Promise<RepositoryObservation> {
-  const gitDir = await git(['rev-parse', '--absolute-git-dir'], { cwd: root });
-  // One status says what five calls did (HEAD, its branch, the upstream, ahead and behind) with
-  // the changed paths: every git process costs the daemon a fork (docs/performance/evacuation.md).
-  const status = await git(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--ignore-submodules=none'], {
-    cwd: root,
-    timeoutMs: 120_000,
-  });
+  // Reads only, so they run at once: the small ones finish while status walks the work tree. One
+  // status says what five calls did (HEAD, its branch, the upstream, ahead and behind) with the
+  // changed paths: every git process costs the daemon a fork (docs/performance/evacuation.md).
+  const [gitDir, status, remotes, rootList, instructions] = await Promise.all([
+    git(['rev-parse', '--absolute-git-dir'], { cwd: root }),
+    git(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--ignore-submodules=none'], { cwd: root, timeoutMs: 120_000 }),
+    remoteNames(root),
+    // Fails, so null, on an unborn HEAD.
+    optional(['rev-list', '--max-parents=0', 'HEAD'], root),
+    instructionFiles(root),
+  ]);
   const headers = parseBranchHeaders(status);
   const { head } = headers;
   const upstream = head === null ? null : headers.upstream;
-  const remote = await remoteFor(root, headers.upstream);
-  // The URL as configured (before insteadOf rewriting): what a receiver elsewhere can use.
-  const remoteUrl = remote === null ? null : await optional(['config', '--get', `remote.${remote}.url`], root);
-  const roots = head === null ? null : await optional(['rev-list', '--max-parents=0', 'HEAD'], root);
-  // status prints `(detached)` for a detached HEAD and for a branch of that name alike.
-  const branch = headers.detachedWord ? await optional(['symbolic-ref', '--short', '-q', 'HEAD'], root) : headers.branch;
+  const remote = pickRemote(remotes, headers.upstream);
+  const roots = head === null ? null : rootList;
+  const [remoteUrl, branch] = await Promise.all([
+    // The URL as configured (before insteadOf rewriting): what a receiver elsewhere can use.
+    remote === null ? null : optional(['config', '--get', `remote.${remote}.url`], root),
+    // status prints `(detached)` for a detached HEAD and for a branch of that name alike.
+    headers.detachedWord ? optional(['symbolic-ref', '--short', '-q', 'HEAD'], root) : headers.branch,
+  ]);
   return {
     remote,
     remote_url: remoteUrl === null ? null : displayRemote(absoluteIfLocal(remoteUrl, root)),
@@ -143,6 +150,6 @@ export async function inspectRepository(root: string): Promise<RepositoryObserva
     behind: upstream === null ? null : headers.behind,
     dirty: parseStatus(status),
     operation_in_progress: await operationInProgress(gitDir),
-    instructions: await instructionFiles(root),
+    instructions,
   };
 }
