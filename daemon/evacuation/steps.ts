@@ -213,14 +213,19 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       const ref = handoffRef(cycle, drain.leg);
       // Before anything is written: a file holding a secret never reaches the snapshot (docs/security.md#secrets).
       const verdicts = await deps.verdicts();
-      const scan = await scanForSecrets(target.work, {
-        timeoutMs: config.secret_scan.timeout_ms,
-        maxFileBytes: config.secret_scan.max_file_bytes,
-        now: () => deps.clock.now(),
-        onProgress: (done, total) => target.report?.('secret scan', done, total),
-        verdicts,
-      });
-      await verdicts.save();
+      let scan: SecretScan;
+      try {
+        scan = await scanForSecrets(target.work, {
+          timeoutMs: config.secret_scan.timeout_ms,
+          maxFileBytes: config.secret_scan.max_file_bytes,
+          now: () => deps.clock.now(),
+          onProgress: (done, total) => target.report?.('secret scan', done, total),
+          verdicts,
+        });
+      } finally {
+        // Also after a scan past its budget: `handoff resume` then scans only the files it did not reach.
+        await verdicts.save();
+      }
       target.report?.('snapshot commit', null, null);
       const scanSha = await store.save(cycle.id, recordName(target, 'secrets'), scan);
       const result = await snapshotWorkTree(target.work, {

@@ -125,3 +125,26 @@ describe('the secret scan reuses the verdicts of earlier scans, exactly as stric
     expect(reopened.get(key(SECRET_VERDICTS_MAX))).toBeNull();
   });
 });
+
+describe('a scan past its budget', () => {
+  it('keeps the verdicts of the files it reached, so the next scan (handoff resume) scans only the rest', async () => {
+    const root = tempRepo();
+    const stateDir = tempDir('state');
+    for (let i = 0; i < 20; i += 1) writeFileSync(join(root, `f${String(i).padStart(2, '0')}.ts`), `export const v = ${i};\n`);
+    const { scanner, calls } = countingScanner(() => false);
+    let clock = 0;
+    const verdicts = await openVerdictCache(stateDir, 'fp');
+    // Each file scanned (not the one call over the names) moves the clock 10 ms; the budget ends after 12 of them.
+    const slow: SecretScanner = async (path, content) => {
+      if (path !== 'session-handoff-record.txt') clock += 10;
+      return scanner(path, content);
+    };
+    await expect(scanForSecrets(root, { ...options, timeoutMs: 115, now: () => clock, scanner: slow, verdicts })).rejects.toThrow(
+      /did not finish within 115 ms/,
+    );
+    await verdicts.save();
+    expect(calls).toHaveLength(12);
+    const resumed = await cachedScan(root, stateDir, 'fp', scanner);
+    expect(resumed).toMatchObject({ scanned: 8, cached: 12 });
+  });
+});
