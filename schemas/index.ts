@@ -7,3 +7,4 @@ export * from './capsule.schema.js';
 export * from './manifest.schema.js';
 export * from './agent-context.schema.js';
 export * from './step-progress.schema.js';
+export * from './secret-verdicts.schema.js';

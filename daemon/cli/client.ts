@@ -2,12 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { lstat } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { failure, fromError, isHandoffError, type Envelope } from '../../protocol/index.js';
-import { assertPrivate, isProcessAlive, readClientToken, readDaemonInfo, SOCKET_FILE } from '../store/index.js';
+import { failure, fromError, type Envelope } from '../../protocol/envelope.js';
+import { isHandoffError } from '../../protocol/errors.js';
+import { readDaemonInfo, SOCKET_FILE } from '../store/daemon-info.js';
+import { assertPrivate } from '../store/private-path.js';
+import { isProcessAlive } from '../store/process-liveness.js';
+import { readClientToken } from '../store/state-dir.js';
 import { isErrno } from '../store/errno.js';
 import { OPERATION_HEADER, type OperationView } from '../operations/index.js';
 import { socketAnswers, spawnDaemon, waitForDaemon } from './auto-start.js';
-import { autoStartRefusal } from './auto-start-policy.js';
 
 export interface CallOptions {
   readonly method: 'GET' | 'POST';
@@ -56,6 +59,8 @@ async function reachDaemon(stateDir: string, uid: number): Promise<{ socketPath:
  * instance guard and wait for the winner.
  */
 async function startOne(stateDir: string, uid: number, down: Envelope): Promise<Awaited<ReturnType<typeof reachDaemon>>> {
+  // Loaded only when no daemon answered: it reads config.json through the compiled validators.
+  const { autoStartRefusal } = await import('./auto-start-policy.js');
   const refusal = await autoStartRefusal(stateDir, process.env);
   if (refusal !== null) {
     return {

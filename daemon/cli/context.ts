@@ -1,8 +1,9 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { HandoffError, type Envelope } from '../../protocol/index.js';
-import { resolveStateDir } from '../store/index.js';
+import type { Envelope } from '../../protocol/envelope.js';
+import { HandoffError } from '../../protocol/errors.js';
+import { resolveStateDir } from '../store/state-dir.js';
 import { callDaemon, type CallOptions } from './client.js';
 import { emit, processOutput, type Output } from './output.js';
 import type { Renderer } from './render/index.js';

@@ -1,4 +1,7 @@
-import { failure, printable, runningDrain, success, type Envelope, type StatusView } from '../../protocol/index.js';
+import { failure, success, type Envelope } from '../../protocol/envelope.js';
+import { printable } from '../../protocol/printable.js';
+import type { StatusView } from '../../protocol/status-view.js';
+import { runningDrain } from '../../protocol/workspace-machine.js';
 import type { StepProgress } from '../../schemas/index.js';
 import type { CommandContext } from './context.js';
 import { liveLine, newLines, nothingSaid } from './render/drain-progress.js';

@@ -1,4 +1,5 @@
-import { exitCodeOf, type Envelope, type StatusView } from '../../protocol/index.js';
+import { exitCodeOf, type Envelope } from '../../protocol/envelope.js';
+import type { StatusView } from '../../protocol/status-view.js';
 import { printable, printableDeep, printableJson } from '../../protocol/printable.js';
 import { formatAge, formatDuration, plainStatus, type DrainReport } from '../../protocol/status-words.js';
 import { processView, relativeTime, wrapAll, type Renderer, type View } from './render/index.js';

@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { CommanderError, type Command } from 'commander';
-import { exitCodeOf, failure, fromError, isHandoffError, type Envelope } from '../../protocol/index.js';
+// The protocol's own files, not its index: the index loads the workspace machine (xstate) and every
+// schema, which a command that only talks to the daemon does not need (test/bench/evacuation.bench.mjs).
+import { exitCodeOf, failure, fromError, type Envelope } from '../../protocol/envelope.js';
+import { isHandoffError } from '../../protocol/errors.js';
 import { printable, printableJson } from '../../protocol/printable.js';
 import { buildProgram, commandName, groupOf } from './program.js';
 import { usageFailure, type Stray } from './usage-failure.js';

@@ -1,5 +1,5 @@
 import type { CommanderError } from 'commander';
-import { failure, type Envelope } from '../../protocol/index.js';
+import { failure, type Envelope } from '../../protocol/envelope.js';
 
 /**
  * commander's error, in the words every other error uses: what was wrong, then a hint that names

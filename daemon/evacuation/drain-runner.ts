@@ -14,6 +14,7 @@ import type { Config, StepProgress } from '../../schemas/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
+import { openVerdictCache } from './scan-verdicts.js';
 import { createStepStore } from './step-store.js';
 import { createSteps, remoteTracking, verifiedCheckpoint, type DrainTarget } from './steps.js';
 
@@ -45,7 +46,13 @@ export interface DrainDeps {
  */
 export function createDrainRunner(deps: DrainDeps) {
   const { clock, log } = deps;
-  const steps = createSteps({ config: deps.config, clock, store: createStepStore(deps.stateDir) });
+  const steps = createSteps({
+    config: deps.config,
+    clock,
+    store: createStepStore(deps.stateDir),
+    // The fingerprint names secretlint's versions: asked at the first scan, so an idle daemon never loads it.
+    verdicts: async () => openVerdictCache(deps.stateDir, (await import('./secret-scan.js')).secretlintFingerprint()),
+  });
   const running = new Map<string, Promise<void>>();
   const again = new Set<string>();
   const timers = new Map<string, NodeJS.Timeout>();

@@ -16,7 +16,7 @@ import {
   type RemoteLeaseRecord,
 } from '../../protocol/index.js';
 import { RemoteLeaseRecordSchema, type RemoteLeaseRecordData } from '../../schemas/index.js';
-import { commitFiles, currentRef, fetchRecordsRef, fetchRecordsRefs, filesAt, git, pushRecordsRef, runGit, type RefUpdate } from '../git/index.js';
+import { commitFiles, currentRef, dataArg, fetchRecordsRef, fetchRecordsRefs, filesAt, git, pushRecordsRef, runGit, type RefUpdate } from '../git/index.js';
 import { precompiled } from '../precompiled.js';
 import { describeErrors } from '../schema-check.js';
 import { cycleDir } from './package-writer.js';
@@ -296,7 +296,10 @@ export async function followRecords(work: string, remote: string, cycle: string,
 
 /** After the remote holds them: this repository's records refs follow, so the next record chains on them. */
 export async function adoptPublished(work: string, updates: readonly RefUpdate[]): Promise<void> {
-  for (const { ref, commit } of updates) await git(['update-ref', '--end-of-options', ref, commit], { cwd: work });
+  if (updates.length === 0) return;
+  // One transaction, one git process, however many refs.
+  const input = updates.map(({ ref, commit }) => `update ${dataArg(ref, 'ref')}\0${dataArg(commit, 'commit')}\0\0`).join('');
+  await git(['update-ref', '-z', '--stdin'], { cwd: work, input });
 }
 
 /** Fetches the packages ref and returns its files (`<cycle>/...` → text), or null when the remote has none. */

@@ -1,14 +1,16 @@
 import { constants } from 'node:fs';
 import { lstat, open, readlink } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { lintSource } from '@secretlint/core';
 import { secretLintProfiler } from '@secretlint/profiler';
 import { creator as pattern } from '@secretlint/secretlint-rule-pattern';
 import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
 import { HandoffError, redactHits } from '../../protocol/index.js';
-import type { AllowListSource, Unscanned, Withheld } from '../../schemas/index.js';
+import type { AllowListSource, SecretVerdict, Unscanned, Withheld } from '../../schemas/index.js';
 import { currentRef, git, runGit } from '../git/index.js';
 import { readAllowList } from './secret-allow.js';
+import { verdictKey, type VerdictCache } from './scan-verdicts.js';
 
 /** One finding of a scanner: the rule that matched, where, and its offsets; never the matched text. */
 export interface SecretHit {
@@ -51,6 +53,22 @@ const SECRETLINT_CONFIG = {
     { id: PATTERN_RULE, rule: pattern, options: { patterns: EXTRA_PATTERNS } },
   ],
 };
+
+/** Raised when what this file does with a text changes in a way the fingerprint below cannot see. */
+const SCAN_LOGIC_VERSION = 1;
+
+/**
+ * What the verdicts of secretlintScanner depend on besides the text and its path: the versions of
+ * secretlint and its rules, the rule configuration, and V8 (whose regular expressions run the rules).
+ * A cached verdict is keyed by it (daemon/evacuation/scan-verdicts.ts), so an upgrade scans again.
+ */
+export function secretlintFingerprint(): string {
+  const require = createRequire(import.meta.url);
+  const versions = ['@secretlint/core', '@secretlint/secretlint-rule-preset-recommend', PATTERN_RULE].map(
+    (name) => `${name}@${(require(`${name}/package.json`) as { version: string }).version}`,
+  );
+  return JSON.stringify({ logic: SCAN_LOGIC_VERSION, versions, v8: process.versions.v8, patterns: EXTRA_PATTERNS, mask: true });
+}
 
 /** The regular expressions of the patterns above, as the pattern rule reads its `/source/flags` strings. */
 const PATTERN_TESTS = EXTRA_PATTERNS.map(({ name, patterns }) => ({
@@ -130,6 +148,11 @@ export interface SecretScanOptions {
   readonly scanner?: SecretScanner;
   /** Told after each file, so a long scan can say how far it got (files done of the changed files). */
   readonly onProgress?: (done: number, total: number) => void;
+  /**
+   * Verdicts of earlier scans by the same scanner (its fingerprint is in every key): a file whose
+   * path and bytes were judged before is not scanned again. Without it every file is scanned.
+   */
+  readonly verdicts?: VerdictCache;
 }
 
 export interface SecretScan {
@@ -149,7 +172,10 @@ export interface SecretScan {
    * snapshot takes as they are; unreadable, which git cannot add either (it names them as refused).
    */
   readonly unscanned: readonly { readonly path: string; readonly why: Unscanned }[];
+  /** Files the scanner read this time. */
   readonly scanned: number;
+  /** Files judged by the verdict an earlier scan gave the same path and bytes (absent before the cache existed). */
+  readonly cached?: number;
 }
 
 const GIT_TIMEOUT_MS = 120_000;
@@ -195,18 +221,29 @@ const split = (output: string): string[] => output.split('\0').filter(Boolean);
 /**
  * What the snapshot would add or change: tracked files that differ from HEAD (staged or not) and
  * untracked files that are not ignored. Ignored files never reach the snapshot, so they are not read.
+ * One `git status` lists both (it was a `diff HEAD` and an `ls-files --others`: each git process
+ * costs the daemon a fork); a file staged and then changed back to HEAD's content is listed too,
+ * and scanned, which is only stricter.
  */
 export async function changedPaths(root: string, head: string | null): Promise<string[]> {
   const options = { cwd: root, timeoutMs: GIT_TIMEOUT_MS };
-  const tracked =
-    head === null
-      ? await git(['ls-files', '-z', '--cached'], options)
-      : await git(['diff', '--name-only', '-z', '--no-renames', '--ignore-submodules=all', '--end-of-options', head, '--'], options);
-  const untracked = await git(['ls-files', '-z', '--others', '--exclude-standard'], options);
-  return [...new Set([...split(tracked), ...split(untracked)])].sort();
+  if (head === null) {
+    const tracked = await git(['ls-files', '-z', '--cached'], options);
+    const untracked = await git(['ls-files', '-z', '--others', '--exclude-standard'], options);
+    return [...new Set([...split(tracked), ...split(untracked)])].sort();
+  }
+  const status = await git(['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all'], options);
+  const paths = new Set<string>();
+  for (const record of split(status)) {
+    // `1 XY sub mH mI mW hH hI path`, `u XY sub m1 m2 m3 mW h1 h2 h3 path`, `? path`; no `2` (no renames).
+    const fields = record.startsWith('1 ') ? 8 : record.startsWith('u ') ? 10 : record.startsWith('? ') ? 1 : -1;
+    if (fields === -1) continue;
+    paths.add(record.split(' ').slice(fields).join(' '));
+  }
+  return [...paths].sort();
 }
 
-type Read = { kind: 'text'; content: string } | { kind: 'skip' } | { kind: 'unscanned'; why: Unscanned };
+type Read = { kind: 'text'; content: string; source: 'file' | 'link'; bytes: Uint8Array } | { kind: 'skip' } | { kind: 'unscanned'; why: Unscanned };
 
 /**
  * A regular file's text, read without following a link; a link's target path, which is what git
@@ -219,7 +256,10 @@ async function readCandidate(root: string, path: string, maxBytes: number): Prom
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
     throw error;
   });
-  if (stats?.isSymbolicLink() === true) return { kind: 'text', content: await readlink(full) };
+  if (stats?.isSymbolicLink() === true) {
+    const target = await readlink(full, { encoding: 'buffer' });
+    return { kind: 'text', content: target.toString('utf8'), source: 'link', bytes: target };
+  }
   if (stats === null || !stats.isFile()) return { kind: 'skip' };
   if (stats.size > maxBytes) return { kind: 'unscanned', why: 'too_large' };
   // No link followed, and a FIFO swapped in after the lstat cannot make the open wait for a writer.
@@ -232,8 +272,9 @@ async function readCandidate(root: string, path: string, maxBytes: number): Prom
     const opened = await handle.stat();
     if (!opened.isFile()) return { kind: 'skip' };
     if (opened.size > maxBytes) return { kind: 'unscanned', why: 'too_large' };
-    const content = decodeText(await handle.readFile());
-    return content === null ? { kind: 'unscanned', why: 'binary' } : { kind: 'text', content };
+    const bytes = await handle.readFile();
+    const content = decodeText(bytes);
+    return content === null ? { kind: 'unscanned', why: 'binary' } : { kind: 'text', content, source: 'file', bytes };
   } finally {
     await handle.close();
   }
@@ -264,11 +305,19 @@ async function newDisableComment(root: string, head: string | null, path: string
   return index === -1 ? null : index + 1;
 }
 
-function reasonOf(hits: readonly SecretHit[]): string {
-  const first = hits[0];
-  const more = hits.length > 1 ? ` (+${hits.length - 1} more)` : '';
-  return `secretlint: ${first?.id ?? 'finding'} on line ${first?.line ?? 0}${more}`;
+function reasonOf(verdict: NonNullable<SecretVerdict>): string {
+  const more = verdict.count > 1 ? ` (+${verdict.count - 1} more)` : '';
+  return `secretlint: ${verdict.id} on line ${verdict.line}${more}`;
 }
+
+/** What a scan found in one file: its first finding and how many (what the withheld record says), or null. */
+function verdictOf(hits: readonly SecretHit[]): SecretVerdict {
+  const first = hits[0];
+  return first === undefined ? null : { rule: first.rule, id: first.id, line: first.line, count: hits.length };
+}
+
+/** Files read at once: the reads wait on the disk, the scan after them on the CPU. */
+const READ_AHEAD = 8;
 
 function scanFailed(error: unknown, what: string): HandoffError {
   return new HandoffError(
@@ -287,8 +336,8 @@ export async function scanForSecrets(root: string, options: SecretScanOptions): 
   const scanner = options.scanner ?? secretlintScanner;
   const deadline = options.now() + options.timeoutMs;
   const head = await currentRef(root, 'HEAD');
-  const paths = await changedPaths(root, head);
-  const allowList = await readAllowList(root);
+  // Both only read; the list is decided by the user's own file, whatever the paths turn out to be.
+  const [paths, allowList] = await Promise.all([changedPaths(root, head), readAllowList(root)]);
   const withheld: Withheld[] = [];
   const withhold: string[] = [];
   const allowed: string[] = [];
@@ -299,46 +348,61 @@ export async function scanForSecrets(root: string, options: SecretScanOptions): 
     throw scanFailed(error, 'the file names');
   });
   let scanned = 0;
-  for (const [index, path] of paths.entries()) {
-    options.onProgress?.(index, paths.length);
-    if (options.now() > deadline) {
-      throw new HandoffError(
-        'drain_blocked',
-        `the secret scan did not finish within ${options.timeoutMs} ms (${scanned} of ${paths.length} files scanned), so nothing was pushed; raise secret_scan.timeout_ms in config.json, then run \`handoff resume\``,
-        'raise secret_scan.timeout_ms in config.json, then run `handoff resume`',
-      );
-    }
-    const inName = names[index] ?? [];
-    if (inName.length > 0) {
-      const first = inName[0];
-      withheld.push({ path: redactHits(path, inName), rule: first?.rule ?? 'unknown', reason: `secretlint: ${first?.id ?? 'finding'} in the file name` });
-      withhold.push(path);
-      continue;
-    }
-    const read = await readCandidate(root, path, options.maxFileBytes);
-    if (read.kind === 'skip') continue;
-    if (read.kind === 'unscanned') {
-      unscanned.push({ path, why: read.why });
-      continue;
-    }
-    let hits: readonly SecretHit[];
-    try {
-      hits = await scanner(path, read.content);
-    } catch (error) {
-      throw scanFailed(error, 'a file');
-    }
-    scanned++;
-    const disabled = await newDisableComment(root, head, path, read.content);
-    if (hits.length === 0 && disabled === null) continue;
-    if (allowList.paths.has(path)) allowed.push(path);
-    else {
-      withheld.push(
-        hits.length > 0
-          ? { path, rule: hits[0]?.rule ?? 'unknown', reason: reasonOf(hits) }
-          : { path, rule: DISABLE_RULE, reason: `secretlint: a ${DISABLE} comment on line ${disabled ?? 0} that HEAD's version of the file does not have` },
-      );
-      withhold.push(path);
+  let cached = 0;
+  const cache = options.verdicts;
+  for (let from = 0; from < paths.length; from += READ_AHEAD) {
+    const batch = paths.slice(from, from + READ_AHEAD);
+    // A name that holds a secret withholds its file unread.
+    const reads = await Promise.all(batch.map((path, k) => ((names[from + k] ?? []).length > 0 ? null : readCandidate(root, path, options.maxFileBytes))));
+    for (const [k, path] of batch.entries()) {
+      const index = from + k;
+      options.onProgress?.(index, paths.length);
+      if (options.now() > deadline) {
+        throw new HandoffError(
+          'drain_blocked',
+          `the secret scan did not finish within ${options.timeoutMs} ms (${scanned + cached} of ${paths.length} files scanned), so nothing was pushed; raise secret_scan.timeout_ms in config.json, then run \`handoff resume\``,
+          'raise secret_scan.timeout_ms in config.json, then run `handoff resume`',
+        );
+      }
+      const read = reads[k] ?? null;
+      if (read === null) {
+        const inName = names[index] ?? [];
+        const first = inName[0];
+        withheld.push({ path: redactHits(path, inName), rule: first?.rule ?? 'unknown', reason: `secretlint: ${first?.id ?? 'finding'} in the file name` });
+        withhold.push(path);
+        continue;
+      }
+      if (read.kind === 'skip') continue;
+      if (read.kind === 'unscanned') {
+        unscanned.push({ path, why: read.why });
+        continue;
+      }
+      const key = cache === undefined ? undefined : verdictKey(cache.fingerprint, read.source, path, read.bytes);
+      let verdict = key === undefined ? undefined : cache?.get(key);
+      if (verdict === undefined) {
+        try {
+          verdict = verdictOf(await scanner(path, read.content));
+        } catch (error) {
+          throw scanFailed(error, 'a file');
+        }
+        scanned++;
+        if (key !== undefined) cache?.set(key, verdict);
+      } else {
+        cached++;
+      }
+      // Not cached: it depends on HEAD's version of the file as well.
+      const disabled = await newDisableComment(root, head, path, read.content);
+      if (verdict === null && disabled === null) continue;
+      if (allowList.paths.has(path)) allowed.push(path);
+      else {
+        withheld.push(
+          verdict !== null
+            ? { path, rule: verdict.rule, reason: reasonOf(verdict) }
+            : { path, rule: DISABLE_RULE, reason: `secretlint: a ${DISABLE} comment on line ${disabled ?? 0} that HEAD's version of the file does not have` },
+        );
+        withhold.push(path);
+      }
     }
   }
-  return { withheld, withhold, allowed, allow_list: allowList.source, unscanned, scanned };
+  return { withheld, withhold, allowed, allow_list: allowList.source, unscanned, scanned, ...(cache === undefined ? {} : { cached }) };
 }

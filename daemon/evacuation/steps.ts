@@ -37,6 +37,7 @@ import type { StepStore } from './step-store.js';
 import { redactRecord } from './record-secrets.js';
 import { runValidation } from './validation-command.js';
 import type { SecretScan } from './secret-scan.js';
+import type { VerdictCache } from './scan-verdicts.js';
 
 /** A step either finishes with a record for the journal or asks for a new revision (work tree moved). */
 export type StepOutcome =
@@ -46,6 +47,8 @@ export interface StepDeps {
   readonly config: Config;
   readonly clock: Clock;
   readonly store: StepStore;
+  /** The secret scan's verdicts of earlier drains, opened for one scan. */
+  readonly verdicts: () => Promise<VerdictCache>;
 }
 
 /** The agent kept editing after the snapshot this many times: stop chasing it and say so. */
@@ -211,12 +214,20 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       // Before anything is written: a file holding a secret never reaches the snapshot (docs/security.md#secrets).
       // Loaded here, at its first use: secretlint is the largest part of the daemon an idle one never runs.
       const { scanForSecrets } = await import('./secret-scan.js');
-      const scan = await scanForSecrets(target.work, {
-        timeoutMs: config.secret_scan.timeout_ms,
-        maxFileBytes: config.secret_scan.max_file_bytes,
-        now: () => deps.clock.now(),
-        onProgress: (done, total) => target.report?.('secret scan', done, total),
-      });
+      const verdicts = await deps.verdicts();
+      let scan: SecretScan;
+      try {
+        scan = await scanForSecrets(target.work, {
+          timeoutMs: config.secret_scan.timeout_ms,
+          maxFileBytes: config.secret_scan.max_file_bytes,
+          now: () => deps.clock.now(),
+          onProgress: (done, total) => target.report?.('secret scan', done, total),
+          verdicts,
+        });
+      } finally {
+        // Also after a scan past its budget: `handoff resume` then scans only the files it did not reach.
+        await verdicts.save();
+      }
       target.report?.('snapshot commit', null, null);
       const scanSha = await store.save(cycle.id, recordName(target, 'secrets'), scan);
       const result = await snapshotWorkTree(target.work, {
@@ -235,6 +246,7 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
         withheld: scan.withheld.length,
         allowed_secrets: scan.allowed.length,
         scanned: scan.scanned,
+        scan_cached: scan.cached ?? 0,
         unscanned: scan.unscanned.length,
         allow_list: scan.allow_list,
         ...named(

@@ -17,8 +17,13 @@ async function optional(args: readonly string[], cwd: string): Promise<string | 
 
 /** The remote a handoff branch goes to: the upstream's, else `origin`, else the only one. */
 export async function chooseRemote(root: string): Promise<string | null> {
-  const upstreamRemote = await optional(['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{u}'], root);
-  const remotes = (await optional(['remote'], root))?.split('\n').filter(Boolean) ?? [];
+  return pickRemote(await remoteNames(root), await optional(['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{u}'], root));
+}
+
+const remoteNames = async (root: string): Promise<string[]> => (await optional(['remote'], root))?.split('\n').filter(Boolean) ?? [];
+
+/** chooseRemote's rule, given the remotes and the upstream (`origin/main`, or null for none). */
+function pickRemote(remotes: string[], upstreamRemote: string | null): string | null {
   const fromUpstream = upstreamRemote?.split('/')[0];
   if (fromUpstream && remotes.includes(fromUpstream)) return fromUpstream;
   if (remotes.includes('origin')) return 'origin';
@@ -71,6 +76,38 @@ export function parseStatus(output: string): RepositoryObservation['dirty'] {
   return dirty;
 }
 
+interface BranchHeaders {
+  readonly head: string | null;
+  /** The branch HEAD names, null when detached; `(detached)` may also be a branch's own name. */
+  readonly branch: string | null;
+  readonly detachedWord: boolean;
+  /** Only an upstream that resolves to a commit (the `branch.ab` line comes with it). */
+  readonly upstream: string | null;
+  readonly ahead: number | null;
+  readonly behind: number | null;
+}
+
+/** The `# branch.*` headers of `git status --porcelain=v2 --branch -z`. */
+export function parseBranchHeaders(output: string): BranchHeaders {
+  const headers = new Map<string, string>();
+  for (const record of output.split('\0')) {
+    if (!record.startsWith('# branch.')) continue;
+    const space = record.indexOf(' ', 2);
+    if (space !== -1) headers.set(record.slice(2, space), record.slice(space + 1));
+  }
+  const oid = headers.get('branch.oid');
+  const name = headers.get('branch.head');
+  const ab = /^\+(\d+) -(\d+)$/.exec(headers.get('branch.ab') ?? '');
+  return {
+    head: oid === undefined || oid === '(initial)' ? null : oid,
+    branch: name === undefined || name === '(detached)' ? null : name,
+    detachedWord: name === '(detached)',
+    upstream: ab === null ? null : (headers.get('branch.upstream') ?? null),
+    ahead: ab === null ? null : Number(ab[1]),
+    behind: ab === null ? null : Number(ab[2]),
+  };
+}
+
 /**
  * A relative local remote (`git remote add origin ../remote.git`) made absolute: git reads it from
  * the work tree's root, but the pickup's `git clone` runs in another directory, where it would fail.
@@ -79,33 +116,40 @@ const absoluteIfLocal = (url: string, root: string): string => (isLocalRemote(ur
 
 /** Everything the manifest says about the repository, observed, never assumed. Reads only. */
 export async function inspectRepository(root: string): Promise<RepositoryObservation> {
-  const gitDir = await git(['rev-parse', '--absolute-git-dir'], { cwd: root });
-  const remote = await chooseRemote(root);
-  // The URL as configured (before insteadOf rewriting): what a receiver elsewhere can use.
-  const remoteUrl = remote === null ? null : await optional(['config', '--get', `remote.${remote}.url`], root);
-  const head = await optional(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], root);
-  const roots = head === null ? null : await optional(['rev-list', '--max-parents=0', 'HEAD'], root);
-  const upstream = head === null ? null : await optional(['rev-parse', '--abbrev-ref', '@{u}'], root);
-  let ahead: number | null = null;
-  let behind: number | null = null;
-  if (upstream !== null) {
-    const counts = await optional(['rev-list', '--left-right', '--count', 'HEAD...@{u}'], root);
-    const [a, b] = (counts ?? '').split(/\s+/).map(Number);
-    if (Number.isInteger(a) && Number.isInteger(b)) [ahead, behind] = [a ?? null, b ?? null];
-  }
-  const status = await git(['status', '--porcelain=v2', '-z', '--untracked-files=all', '--ignore-submodules=none'], { cwd: root, timeoutMs: 120_000 });
+  // Reads only, so they run at once: the small ones finish while status walks the work tree. One
+  // status says what five calls did (HEAD, its branch, the upstream, ahead and behind) with the
+  // changed paths: every git process costs the daemon a fork (docs/performance/evacuation.md).
+  const [gitDir, status, remotes, rootList, instructions] = await Promise.all([
+    git(['rev-parse', '--absolute-git-dir'], { cwd: root }),
+    git(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--ignore-submodules=none'], { cwd: root, timeoutMs: 120_000 }),
+    remoteNames(root),
+    // Fails, so null, on an unborn HEAD.
+    optional(['rev-list', '--max-parents=0', 'HEAD'], root),
+    instructionFiles(root),
+  ]);
+  const headers = parseBranchHeaders(status);
+  const { head } = headers;
+  const upstream = head === null ? null : headers.upstream;
+  const remote = pickRemote(remotes, headers.upstream);
+  const roots = head === null ? null : rootList;
+  const [remoteUrl, branch] = await Promise.all([
+    // The URL as configured (before insteadOf rewriting): what a receiver elsewhere can use.
+    remote === null ? null : optional(['config', '--get', `remote.${remote}.url`], root),
+    // status prints `(detached)` for a detached HEAD and for a branch of that name alike.
+    headers.detachedWord ? optional(['symbolic-ref', '--short', '-q', 'HEAD'], root) : headers.branch,
+  ]);
   return {
     remote,
     remote_url: remoteUrl === null ? null : displayRemote(absoluteIfLocal(remoteUrl, root)),
     // Several roots happen (merged histories): the smallest sha is a choice every clone agrees on.
     root_commit: roots === null ? null : (roots.split('\n').filter(Boolean).sort()[0] ?? null),
-    branch: await optional(['symbolic-ref', '--short', '-q', 'HEAD'], root),
+    branch,
     head,
     upstream,
-    ahead,
-    behind,
+    ahead: upstream === null ? null : headers.ahead,
+    behind: upstream === null ? null : headers.behind,
     dirty: parseStatus(status),
     operation_in_progress: await operationInProgress(gitDir),
-    instructions: await instructionFiles(root),
+    instructions,
   };
 }

@@ -25,6 +25,8 @@ async function onPath(name: string, path: string | undefined): Promise<boolean> 
   return false;
 }
 
+const launchers = new Map<string, Promise<Launcher>>();
+
 /**
  * simple-git spawns git in the daemon's process group and passes on no `detached` option, so on a
  * timeout it can only signal git itself, and a filter, credential helper or ssh git started would
@@ -33,10 +35,18 @@ async function onPath(name: string, path: string | undefined): Promise<boolean> 
  * old runner's `detached: true`; killGroup then kills that whole group. Without setsid (macOS)
  * only git itself is killed.
  */
-export async function groupLauncher(path: string | undefined): Promise<Launcher> {
-  return (await onPath('setsid', path))
-    ? { binary: ['setsid', 'git'], argv0: ['setsid', 'git'], grouped: true }
-    : { binary: 'git', argv0: ['git'], grouped: false };
+export function groupLauncher(path: string | undefined): Promise<Launcher> {
+  // Looked up once per PATH: a drain makes dozens of git calls, and each one walked the PATH
+  // directories again (an access() per directory; docs/performance/evacuation.md).
+  const key = path ?? '';
+  let found = launchers.get(key);
+  if (found === undefined) {
+    found = onPath('setsid', path).then((grouped): Launcher =>
+      grouped ? { binary: ['setsid', 'git'], argv0: ['setsid', 'git'], grouped: true } : { binary: 'git', argv0: ['git'], grouped: false },
+    );
+    launchers.set(key, found);
+  }
+  return found;
 }
 
 export function killGroup(child: ChildProcess, grouped: boolean, signal: 'SIGTERM' | 'SIGKILL'): void {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { redactCredentials } from '../../protocol/index.js';
@@ -11,10 +11,6 @@ const IDENTITY = {
   GIT_COMMITTER_NAME: 'session-handoff',
   GIT_COMMITTER_EMAIL: 'session-handoff@localhost',
 };
-
-function hashObject(root: string, content: string): Promise<string> {
-  return git(['hash-object', '-w', '--stdin'], { cwd: root, input: content });
-}
 
 /**
  * A commit holding exactly `files` (path → text), made with a temporary index: records travel on
@@ -30,9 +26,19 @@ export async function commitFiles(
   const scratch = await mkdtemp(join(tmpdir(), 'handoff-records-'));
   try {
     const env = { GIT_INDEX_FILE: join(scratch, 'index') };
-    for (const [path, content] of Object.entries(files).sort(([a], [b]) => a.localeCompare(b))) {
-      const blob = await hashObject(root, content);
-      await git(['update-index', '--add', '--cacheinfo', `100644,${blob},${path}`], { cwd: root, env });
+    const entries = Object.entries(files).sort(([a], [b]) => a.localeCompare(b));
+    // One git for all the blobs and one for the index, whatever the number of files: each git process
+    // costs the daemon a fork (docs/performance/evacuation.md). The scratch files are named by number.
+    const sources = entries.map((_, index) => join(scratch, `blob-${index}`));
+    await Promise.all(entries.map(([, content], index) => writeFile(sources[index] ?? '', content, { mode: 0o600 })));
+    const blobs =
+      entries.length === 0
+        ? []
+        : (await git(['hash-object', '-w', '--no-filters', '--stdin-paths'], { cwd: root, input: `${sources.join('\n')}\n` })).split('\n');
+    if (blobs.length !== entries.length) throw new Error(`hash-object gave ${blobs.length} ids for ${entries.length} files`);
+    if (entries.length > 0) {
+      const info = entries.map(([path], index) => `100644 ${blobs[index] ?? ''}\t${path}\0`).join('');
+      await git(['update-index', '--add', '-z', '--index-info'], { cwd: root, env, input: info });
     }
     const tree = await git(['write-tree'], { cwd: root, env });
     return await git(['commit-tree', '--no-gpg-sign', ...(parent ? ['-p', parent] : []), '-m', message, '--end-of-options', tree], {

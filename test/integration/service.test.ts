@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DAEMON_NODE_FLAGS } from '../../daemon/node-flags.js';
 import { CLI, startDaemon, type CliResult } from '../support/daemon.js';
 import { tempDir } from '../support/git.js';
 
@@ -43,7 +44,9 @@ describe.runIf(onLinux)('handoff service on Linux', () => {
       `run systemctl --user restart ${UNIT}`,
     ]);
     const unit = String(dry.json.data?.['content']);
-    expect(unit).toContain(`ExecStart="${process.execPath}" "${CLI}" "daemon" "--state-dir" "${stateDir}"\n`);
+    expect(unit).toContain(
+      `ExecStart="${process.execPath}" ${DAEMON_NODE_FLAGS.map((flag) => `"${flag}"`).join(' ')} "${CLI}" "daemon" "--state-dir" "${stateDir}"\n`,
+    );
     expect(unit).toContain(`Environment="HANDOFF_STATE_DIR=${stateDir}"\n`);
     expect(unit).toContain(`StandardOutput=append:${stateDir}/autostart.log\n`);
     // The words a person reads: the same steps, then the file.

@@ -1,4 +1,5 @@
-import { DRAIN_STEPS, type DrainProgress, type DrainStep, type StatusView } from '../../../protocol/index.js';
+import { DRAIN_STEPS, type DrainProgress, type DrainStep } from '../../../protocol/drain-plan.js';
+import type { StatusView } from '../../../protocol/status-view.js';
 import { STEP_WORDS } from '../../../protocol/status-words.js';
 import type { StepProgress } from '../../../schemas/index.js';
 import { formatDuration, shortSha } from './format.js';
@@ -22,7 +23,8 @@ export function legDrain(view: StatusView): DrainProgress | null {
   return null;
 }
 
-const count = (n: number): string => n.toLocaleString('en-US');
+// Grouped by hand: the first toLocaleString of a process loads ICU's number data, 17 ms of `handoff now`'s start.
+const count = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 const plural = (n: number, word: string): string => `${count(n)} ${word}${n === 1 ? '' : 's'}`;
 const seconds = (ms: number): string => (ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : formatDuration(ms / 1000));
 const WIDTH = Math.max(...DRAIN_STEPS.map((s) => s.length));
@@ -50,7 +52,7 @@ function doneWords(step: DrainStep, summary: Readonly<Record<string, unknown>>):
     case 'snapshot': {
       const withheld = n('withheld');
       return {
-        words: `${plural(n('scanned'), 'file')} scanned for secrets${withheld > 0 ? `, ${count(withheld)} withheld (not pushed)` : ''}; commit ${shortSha(summary['commit'] as string)}`,
+        words: `${plural(n('scanned'), 'file')} scanned for secrets${n('scan_cached') > 0 ? ` (${count(n('scan_cached'))} more judged by an earlier scan of the same bytes)` : ''}${withheld > 0 ? `, ${count(withheld)} withheld (not pushed)` : ''}; commit ${shortSha(summary['commit'] as string)}`,
         skipped: false,
       };
     }
