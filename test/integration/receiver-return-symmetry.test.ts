@@ -49,9 +49,9 @@ describe('one machine: the receiver checkout answers for the return it offered',
     expect((seen['next'] as { repo: string | null }[])[1]?.repo).toBe(b);
 
     const release = await run(['lease', 'release', '--token', String(token)], b);
-    expect(release.json.code, JSON.stringify(release.json)).toBe('wrong_state');
+    expect(release.json.code, JSON.stringify(release.json)).toBe('lease_travels');
     expect(release.json.error?.message).toContain('RETURN_HANDOFF_READY');
-    expect((await run(['lease', 'acquire', '--as', 'second'], b)).json.code).toBe('wrong_state');
+    expect((await run(['lease', 'acquire', '--as', 'second'], b)).json.code).toBe('lease_travels');
     expect((await run(['lease', 'show'], b)).json.data).toMatchObject({ workspace: a, checkout: b, cycle, state: 'RETURN_HANDOFF_READY' });
     expect((await run(['return', '--no-wait', '--token', String(token)], b)).json.code).toBe('wrong_state');
     expect(record()).toMatchObject({ state: 'return_offered', holder: { executor: 'first', token } });
