@@ -79,12 +79,20 @@ describe('one machine: the receiver checkout answers for the return it offered',
     expect((await status(a))['state']).toBe('CLOSED');
   });
 
-  it("the primary's own cancel withdraws nothing: only the holder's checkout withdraws its return", async () => {
-    const { a, record, token } = await returned();
+  it("the primary's own cancel withdraws nothing: only the holder's checkout withdraws its return, also after a restart", async () => {
+    const { a, b, cycle, record, token } = await returned();
     expect(verbs(await status(a))).toEqual(['accept --return', 'cancel']);
     expect((await run(['cancel'], a)).json.code).toBe('wrong_state');
     expect(record()).toMatchObject({ state: 'return_offered', holder: { executor: 'first', token } });
     expect((await status(a))['state']).toBe('RETURN_HANDOFF_READY');
+
+    // The journal says which checkout took the cycle over: a restarted daemon still answers for it in b.
+    const dir = daemon.stateDir;
+    await daemon.stop();
+    daemon = await startDaemon(dir);
+    expect(await status(b)).toMatchObject({ workspace: a, state: 'RETURN_HANDOFF_READY', receiving: { cycle, home: a, checkout: b } });
+    expect((await run(['cancel'], b)).json).toMatchObject({ code: 'cancelled', data: { state: 'TAKEOVER', leg: 'return' } });
+    expect(record()).toMatchObject({ state: 'taken', holder: { executor: 'first', token } });
   });
 
   it('cancel in b racing accept --return in a: the remote takes exactly one, the loser is told lease_held', { timeout: 120_000 }, async () => {
