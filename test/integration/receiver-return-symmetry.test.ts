@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { git } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
+import { piped } from './ingest-support.js';
 import type { LeaseRecord } from './travelling-scenes.js';
 
 // Follow-up to issue 25: once the receiver's checkout handed the work back on one machine
@@ -19,6 +20,18 @@ afterAll(async () => {
 });
 const run = (args: string[], cwd: string) => cli(daemon.stateDir, [...args, '--json'], cwd);
 const status = async (repo: string) => (await run(['status'], repo)).json.data ?? {};
+/** The edit guard's verdict on an edit in `repo` by the holder's session. */
+const guard = async (repo: string, session: string) => {
+  const hook = {
+    session_id: session,
+    cwd: repo,
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Edit',
+    tool_input: { file_path: join(repo, 'f.txt'), content: 'x' },
+  };
+  const out = await piped(['hook', 'claude-guard', '--state-dir', daemon.stateDir], JSON.stringify(hook));
+  return (JSON.parse(out.stdout) as { hookSpecificOutput?: { permissionDecision: string } }).hookSpecificOutput?.permissionDecision ?? 'allow';
+};
 const verbs = (view: Record<string, unknown>) => (view['next'] as { verb: string; repo: string | null }[]).map((step) => step.verb);
 
 /** A cycle offered by a, taken by b with `--checkout` on the same machine, and handed back by b through `origin`. */
@@ -47,6 +60,8 @@ describe('one machine: the receiver checkout answers for the return it offered',
     // The primary takes it back in its checkout; this checkout may withdraw it, as on two machines.
     expect(verbs(seen)).toEqual(['accept --return', 'cancel']);
     expect((seen['next'] as { repo: string | null }[])[1]?.repo).toBe(b);
+    // The work was handed back: nobody edits it in b while it waits for the primary.
+    expect(await guard(b, 'first')).toBe('deny');
 
     const release = await run(['lease', 'release', '--token', String(token)], b);
     expect(release.json.code, JSON.stringify(release.json)).toBe('lease_travels');
@@ -75,6 +90,7 @@ describe('one machine: the receiver checkout answers for the return it offered',
     const taken = await run(['accept', cycle, '--return', '--as', 'primary'], a);
     expect(taken.json, JSON.stringify(taken.json)).toMatchObject({ code: 'accepted', data: { state: 'CLOSED' } });
     expect(await status(b)).toMatchObject({ workspace: b, state: 'NORMAL', receiving: null });
+    expect(await guard(b, 'anyone')).toBe('allow');
     expect((await run(['cancel'], b)).json.code).toBe('wrong_state');
     expect((await status(a))['state']).toBe('CLOSED');
   });
