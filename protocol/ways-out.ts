@@ -243,6 +243,17 @@ export function nextSteps(view: WaysOutInput): NextStep[] {
       }
       return [
         step('accept --return', `handoff accept ${id} --return --as NAME`, `the primary takes the work back: \`handoff accept ${id} --return --as NAME\``),
+        // Taken over on this machine and handed back through the remote: its holder withdraws it as on two machines.
+        ...(cycle !== null && offerTravels(cycle) && receiverRoot !== null
+          ? [
+              step(
+                'cancel',
+                'handoff cancel',
+                "or, if the primary will not come, `handoff cancel` in the receiver's checkout withdraws the return (on the remote first, refused with lease_held when the primary took it back first)",
+                receiverRoot,
+              ),
+            ]
+          : []),
       ];
     case 'CLOSED':
       return [step('now', 'handoff now', 'review the returned work; the next reading or `handoff now` starts a new cycle')];

@@ -44,11 +44,16 @@ export function travellingHome(where: Where): LeaseHome {
     return envelope;
   }
 
-  /** The holder's `handoff cancel` of its return on offer through the remote: the chain is given back to it first (a `taken` record, its token kept). */
+  /**
+   * The holder's `handoff cancel` of its return on offer through the remote: the chain is given back to it
+   * first (a `taken` record, its token kept). Only from the checkout that took the cycle over: in the
+   * primary's (one machine) there is nothing to withdraw, the machine says so.
+   */
   async function withdrawReturn(): Promise<{ head: string | null } | Envelope> {
     const { state, cycle, lease } = now();
     const token = lease.holder?.token ?? cycle?.receiver?.token;
-    if (state !== 'RETURN_HANDOFF_READY' || cycle === null || cycle.remote === null || !offerTravels(cycle) || token === undefined) return { head: null };
+    if (!where.taken || state !== 'RETURN_HANDOFF_READY' || cycle === null || cycle.remote === null || !offerTravels(cycle) || token === undefined)
+      return { head: null };
     const moved = await chain.withdrawReturn(root, cycle.remote.name, cycle.id, cycle.remote.lease_head, token);
     if (moved.ok) return { head: moved.head };
     // A primary that took the work back first wins (`lease_held`): this machine follows it to CLOSED.

@@ -84,7 +84,7 @@ interface Real {
 
 type Op =
   // `from`: the checkout the lease verb runs in (default the source's, a); from the receiver's (b) it acts
-  // on the cycle b took over while it holds one, else on b's own idle workspace.
+  // on the cycle b took over while it holds one (or its return waits for the primary), else on b's own idle workspace.
   | { kind: 'acquire'; who: string; from?: 'a' | 'b' }
   | { kind: 'renew' | 'release'; pick: Pick; from?: 'a' | 'b' }
   | { kind: 'return'; pick: Pick; wait: boolean }
@@ -207,6 +207,11 @@ function receiving(m: Model): boolean {
   return m.state === 'TAKEOVER' && m.cycle?.receiverToken != null;
 }
 
+/** b's checkout answers from the cycle it took over: while it holds it, and while the return it offered waits for the primary. */
+function answersForCycle(m: Model): boolean {
+  return receiving(m) || (m.state === 'RETURN_HANDOFF_READY' && m.cycle?.receiverToken != null);
+}
+
 function grant(m: Model, who: string): number {
   const token = m.lastToken + 1;
   m.lastToken = token;
@@ -250,7 +255,7 @@ function ownLeaseOf(m: Model, op: Extract<Op, { kind: 'acquire' | 'renew' | 'rel
 function expectOf(m: Model, op: Op, now: number): Expect {
   const startable = m.state === 'NORMAL' || m.state === 'PREPARE' || m.state === 'CLOSED';
   // From the receiver's checkout every lease verb acts on the cycle it took over (the same lease as in a).
-  if ((op.kind === 'acquire' || op.kind === 'renew' || op.kind === 'release' || op.kind === 'break') && op.from === 'b' && !receiving(m)) {
+  if ((op.kind === 'acquire' || op.kind === 'renew' || op.kind === 'release' || op.kind === 'break') && op.from === 'b' && !answersForCycle(m)) {
     return ownLeaseOf(m, op);
   }
   switch (op.kind) {
@@ -340,13 +345,13 @@ function expectOf(m: Model, op: Op, now: number): Expect {
       };
     case 'drained': {
       // From the receiver's checkout the drain at home is meant; otherwise the receiver's own workspace (never in a cycle).
-      if (op.from === 'b' && !receiving(m)) return wrongState;
+      if (op.from === 'b' && !answersForCycle(m)) return wrongState;
       const drain = activeDrain(m);
       if (drain === null) return wrongState;
       return { status: 200, code: 'ok', write: !drain.drained, apply: () => (drain.drained = true) };
     }
     case 'resume': {
-      if (op.from === 'b' && !receiving(m)) return wrongState;
+      if (op.from === 'b' && !answersForCycle(m)) return wrongState;
       if (activeDrain(m) === null) return wrongState;
       if (m.paused) return refuse(423, 'paused_denied');
       return { status: 200, code: 'ok', write: m.blocked, apply: (mm) => (mm.blocked = false) };
@@ -424,7 +429,7 @@ function expectOf(m: Model, op: Op, now: number): Expect {
       return { status: 200, code: 'capsule_saved', write: true };
     case 'cancel': {
       // From the receiver's checkout the cycle at home is meant; otherwise its own workspace (never in a cycle).
-      if (op.from === 'b' && !receiving(m)) return wrongState;
+      if (op.from === 'b' && !answersForCycle(m)) return wrongState;
       const returning = m.state === 'TAKEOVER' && m.cycle?.ret != null;
       if (!['PREPARE', 'EVACUATE', 'HANDOFF_READY'].includes(m.state) && !returning) return wrongState;
       // A way out: allowed while paused. An out leg or a stage goes back to NORMAL, a return leg to TAKEOVER.

@@ -86,4 +86,23 @@ describe('the ways out of a receiver waiting for its return to be taken back', (
     expect(next(cycle({ offer: done({ lease_head: 'd'.repeat(40) }) }))).toEqual(['wait', 'cancel']);
     expect(next(cycle({ package: done({ manifest: 'return/manifest.json' }) }))).toEqual(['wait']);
   });
+
+  it("one machine (the out leg drained here): the primary takes it back here; the holder withdraws it in the receiver's checkout", () => {
+    const here = (returnSteps: DrainProgress['steps']): Cycle => ({ ...cycle(returnSteps), drain: drain('out', { inspect: done({}) }) });
+    const ways = (c: Cycle) =>
+      nextSteps({
+        state: 'RETURN_HANDOFF_READY',
+        paused: null,
+        blocked: null,
+        cycle: c,
+        lease: { holder: null, last_token: 4, offered: true, last_break: null },
+        pressure: null,
+      });
+    expect(ways(here({ offer: done({ lease_head: 'd'.repeat(40) }) })).map((step) => [step.verb, step.repo])).toEqual([
+      ['accept --return', null],
+      ['cancel', '/b'],
+    ]);
+    // A return that went out through no remote is taken back here only: there is nothing to withdraw.
+    expect(next(here({ package: done({ manifest: 'return/manifest.json' }) }))).toEqual(['accept --return']);
+  });
 });
