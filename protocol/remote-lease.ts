@@ -117,7 +117,8 @@ export const TRAVELLING_STATES: ReadonlySet<WorkspaceState> = new Set(['HANDOFF_
  * One truth for a travelling lease: every local acquire, release or break moves the remote chain first
  * (daemon/takeover/remote-lease-moves.ts). Two places have nothing such a move could mean, and are
  * refused naming what works there: an offer (nobody holds it: a receiver accepts it, or the source
- * withdraws it with `handoff cancel`) and a return on offer (the primary accepts it back).
+ * withdraws it with `handoff cancel`) and a return on offer (the primary accepts it back, or the
+ * checkout that returned it withdraws it with `handoff cancel`).
  */
 export function travellingLeaseRefusal(cycle: Cycle | null, state: WorkspaceState, verb: 'acquire' | 'release' | 'break'): Envelope | null {
   if (cycle === null || cycle.remote === null || (state !== 'HANDOFF_READY' && state !== 'RETURN_HANDOFF_READY')) return null;
@@ -125,7 +126,7 @@ export function travellingLeaseRefusal(cycle: Cycle | null, state: WorkspaceStat
   const works =
     state === 'HANDOFF_READY'
       ? `a receiver takes it with \`handoff accept ${cycle.id} --from ${cycle.remote.name} --as NAME\`; the source withdraws it with \`handoff cancel\``
-      : `the primary takes the work back with \`handoff accept ${cycle.id} --return --as NAME\` in the source checkout`;
+      : `the primary takes the work back with \`handoff accept ${cycle.id} --return --as NAME\` in the source checkout; the checkout that returned it withdraws the return with \`handoff cancel\``;
   return failure(
     'lease_travels',
     `the lease of cycle ${cycle.id} is on offer on the remote '${cycle.remote.name}' (${ref}, ${state}): while it is on offer a \`handoff lease ${verb}\` has nothing to move`,
