@@ -10,6 +10,7 @@ export * from './workspace-machine.js';
 export * from './workspace-step.js';
 export * from './workspace-delta.js';
 export * from './reading-retention.js';
+export * from './reading-precheck.js';
 export const PROTOCOL_VERSION = 1;
 export * from './status-view.js';
 export * from './ways-out.js';

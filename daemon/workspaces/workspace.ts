@@ -2,6 +2,7 @@ import {
   deltaOf,
   movesMachine,
   persist,
+  refusedReading,
   stateOf,
   step,
   type Outcome,
@@ -134,6 +135,9 @@ export class Workspace {
 
   private async apply(event: WorkspaceEvent): Promise<Handled> {
     const before = this.current;
+    // A reading the machine would refuse is answered without its transition: the same refusal, nothing applied.
+    const refused = event.type === 'READING' ? refusedReading(before.context, event.reading, event.at) : null;
+    if (refused !== null) return { outcome: refused, snapshot: before };
     const { next, outcome, effects } = step(before, event);
     if (!outcome.changed) return { outcome, snapshot: before };
     const delta = deltaOf(persist(before), persist(next));
