@@ -76,6 +76,17 @@ describe('a file written between the secret scan and the snapshot add', () => {
     expect(() => git(bare, 'grep', '-q', secrets.awsSecret, REF)).toThrow();
   });
 
+  it('a secret a clean filter puts into the stored bytes is found there, where the work tree has none', async () => {
+    const root = repo();
+    const { githubToken } = plantedSecrets();
+    git(root, 'config', 'filter.inject.clean', `sed s/PLACEHOLDER/${githubToken}/`);
+    writeFileSync(join(root, '.gitattributes'), 'notes.md filter=inject\n');
+    writeFileSync(join(root, 'notes.md'), 'token = "PLACEHOLDER"\n');
+    const { summary, bare } = await snapshotWith(root, async () => undefined);
+    expect(summary['withheld_paths']).toContain('notes.md (@secretlint/secretlint-rule-github)');
+    expect(git(bare, 'cat-file', 'blob', `${REF}:notes.md`)).toBe('plain notes');
+  });
+
   it('a clean file changed after the scan is scanned from the staged bytes and pushed', async () => {
     const root = repo();
     const { summary, bare } = await snapshotWith(root, async () => {
