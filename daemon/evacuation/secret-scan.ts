@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, open, readlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -153,6 +154,12 @@ export interface SecretScanOptions {
    * path and bytes were judged before is not scanned again. Without it every file is scanned.
    */
   readonly verdicts?: VerdictCache;
+  /**
+   * Filled with git's blob ids of the bytes read of each file the snapshot may take as they are
+   * (clean, allowed or binary), so the staged entries can be proven to be those bytes. Never a
+   * withheld file's: its content is not hashed.
+   */
+  readonly seen?: Map<string, readonly string[]>;
 }
 
 export interface SecretScan {
@@ -243,7 +250,14 @@ export async function changedPaths(root: string, head: string | null): Promise<s
   return [...paths].sort();
 }
 
-type Read = { kind: 'text'; content: string; source: 'file' | 'link'; bytes: Uint8Array } | { kind: 'skip' } | { kind: 'unscanned'; why: Unscanned };
+type Read =
+  { kind: 'text'; content: string; source: 'file' | 'link'; bytes: Uint8Array } | { kind: 'skip' } | { kind: 'unscanned'; why: Unscanned; bytes?: Uint8Array };
+
+/** git's object ids of a blob of these bytes, SHA-1 and SHA-256 (whichever the repository uses). */
+export function blobIds(bytes: Uint8Array): string[] {
+  const header = `blob ${bytes.length}\0`;
+  return ['sha1', 'sha256'].map((algorithm) => createHash(algorithm).update(header).update(bytes).digest('hex'));
+}
 
 /**
  * A regular file's text, read without following a link; a link's target path, which is what git
@@ -274,7 +288,7 @@ async function readCandidate(root: string, path: string, maxBytes: number): Prom
     if (opened.size > maxBytes) return { kind: 'unscanned', why: 'too_large' };
     const bytes = await handle.readFile();
     const content = decodeText(bytes);
-    return content === null ? { kind: 'unscanned', why: 'binary' } : { kind: 'text', content, source: 'file', bytes };
+    return content === null ? { kind: 'unscanned', why: 'binary', bytes } : { kind: 'text', content, source: 'file', bytes };
   } finally {
     await handle.close();
   }
@@ -288,7 +302,7 @@ const DISABLE = 'secretlint-disable';
  * Such a comment exempts what follows from the scan, and an agent can write one: one that was not
  * already committed is reported as a finding of its own rather than obeyed.
  */
-async function newDisableComment(root: string, head: string | null, path: string, content: string): Promise<number | null> {
+export async function newDisableComment(root: string, head: string | null, path: string, content: string): Promise<number | null> {
   if (!content.includes(DISABLE)) return null;
   const committed =
     head === null
@@ -305,13 +319,13 @@ async function newDisableComment(root: string, head: string | null, path: string
   return index === -1 ? null : index + 1;
 }
 
-function reasonOf(verdict: NonNullable<SecretVerdict>): string {
+export function reasonOf(verdict: NonNullable<SecretVerdict>): string {
   const more = verdict.count > 1 ? ` (+${verdict.count - 1} more)` : '';
   return `secretlint: ${verdict.id} on line ${verdict.line}${more}`;
 }
 
 /** What a scan found in one file: its first finding and how many (what the withheld record says), or null. */
-function verdictOf(hits: readonly SecretHit[]): SecretVerdict {
+export function verdictOf(hits: readonly SecretHit[]): SecretVerdict {
   const first = hits[0];
   return first === undefined ? null : { rule: first.rule, id: first.id, line: first.line, count: hits.length };
 }
@@ -319,7 +333,7 @@ function verdictOf(hits: readonly SecretHit[]): SecretVerdict {
 /** Files read at once: the reads wait on the disk, the scan after them on the CPU. */
 const READ_AHEAD = 8;
 
-function scanFailed(error: unknown, what: string): HandoffError {
+export function scanFailed(error: unknown, what: string): HandoffError {
   return new HandoffError(
     'drain_blocked',
     `the secret scan failed on ${what} (${(error as Error).message}), so nothing was pushed; run \`handoff resume\` once the scanner works`,
@@ -374,6 +388,7 @@ export async function scanForSecrets(root: string, options: SecretScanOptions): 
       }
       if (read.kind === 'skip') continue;
       if (read.kind === 'unscanned') {
+        if (read.bytes !== undefined) options.seen?.set(path, blobIds(read.bytes));
         unscanned.push({ path, why: read.why });
         continue;
       }
@@ -392,9 +407,14 @@ export async function scanForSecrets(root: string, options: SecretScanOptions): 
       }
       // Not cached: it depends on HEAD's version of the file as well.
       const disabled = await newDisableComment(root, head, path, read.content);
-      if (verdict === null && disabled === null) continue;
-      if (allowList.paths.has(path)) allowed.push(path);
-      else {
+      if (verdict === null && disabled === null) {
+        options.seen?.set(path, blobIds(read.bytes));
+        continue;
+      }
+      if (allowList.paths.has(path)) {
+        options.seen?.set(path, blobIds(read.bytes));
+        allowed.push(path);
+      } else {
         withheld.push(
           verdict !== null
             ? { path, rule: verdict.rule, reason: reasonOf(verdict) }

@@ -49,6 +49,8 @@ export interface StepDeps {
   readonly store: StepStore;
   /** The secret scan's verdicts of earlier drains, opened for one scan. */
   readonly verdicts: () => Promise<VerdictCache>;
+  /** Test-only: runs between the secret scan and the snapshot's `add`, where an agent's write races the drain. */
+  readonly afterScan?: () => Promise<void>;
 }
 
 /** The agent kept editing after the snapshot this many times: stop chasing it and say so. */
@@ -214,7 +216,9 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       // Before anything is written: a file holding a secret never reaches the snapshot (docs/security.md#secrets).
       // Loaded here, at its first use: secretlint is the largest part of the daemon an idle one never runs.
       const { scanForSecrets } = await import('./secret-scan.js');
+      const { auditStaged } = await import('./staged-audit.js');
       const verdicts = await deps.verdicts();
+      const seen = new Map<string, readonly string[]>();
       let scan: SecretScan;
       try {
         scan = await scanForSecrets(target.work, {
@@ -223,20 +227,29 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
           now: () => deps.clock.now(),
           onProgress: (done, total) => target.report?.('secret scan', done, total),
           verdicts,
+          seen,
         });
       } finally {
         // Also after a scan past its budget: `handoff resume` then scans only the files it did not reach.
         await verdicts.save();
       }
+      await deps.afterScan?.();
       target.report?.('snapshot commit', null, null);
-      const scanSha = await store.save(cycle.id, recordName(target, 'secrets'), scan);
       const result = await snapshotWorkTree(target.work, {
         ref,
         message: `handoff ${cycle.id}: snapshot of the work tree (${drain.leg} leg, revision ${drain.revision})`,
         createdAt: required(drain.revision_at, 'the revision time'),
         expectedOld: drain.previous_commit,
         withhold: scan.withhold,
+        // A file written after the scan is in the index as git read it: proven to be the scanned bytes, or scanned now.
+        audit: async (entries, head) => {
+          const first = scan;
+          scan = await auditStaged(target.work, entries, first, { head, maxFileBytes: config.secret_scan.max_file_bytes, seen });
+          return scan.withhold.slice(first.withhold.length);
+        },
       });
+      // Saved after the audit, so the journal (and the offer's re-check) know every file withheld.
+      const scanSha = await store.save(cycle.id, recordName(target, 'secrets'), scan);
       // Files git would not add (a failing required filter, an unreadable file) are named, not fatal.
       const refused: Record<string, number | string> =
         result.refused.length === 0 ? {} : { refused: result.refused.length, refused_paths: result.refused.join('\n').slice(0, 2000) };

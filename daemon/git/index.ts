@@ -5,8 +5,17 @@ export { publishRefs, type PublishResult, type RefUpdate } from './publish.js';
 export { gitPath, resolveRepoRoot } from './repo-root.js';
 export { smudgePins } from './lfs.js';
 export { git, GitError, runGit, type GitOptions, type GitResult } from './run-git.js';
-export { currentRef, snapshotWorkTree, workTreeSnapshot, treeOfWorkTree, type SnapshotResult, type WorkTreeSnapshot } from './snapshot.js';
-export { fetchObjectsOf, isObjectId, readBlobsAt, type BlobRead } from './object-batch.js';
+export {
+  currentRef,
+  snapshotWorkTree,
+  workTreeSnapshot,
+  treeOfWorkTree,
+  type SnapshotResult,
+  type StagedAudit,
+  type StagedEntry,
+  type WorkTreeSnapshot,
+} from './snapshot.js';
+export { fetchObjectsOf, isObjectId, readBlobBytes, readBlobsAt, type BlobBytes, type BlobRead } from './object-batch.js';
 export { commitFiles, fetchRecordsRef, fetchRecordsRefs, filesAt, pushRecordsRef, type RefFetch, type RefPush } from './records-ref.js';
 export {
   checkedOutBranches,

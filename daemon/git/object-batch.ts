@@ -72,3 +72,42 @@ export async function readBlobsAt(root: string, objects: readonly string[], path
   }
   return reads.map((read) => ('blob' in read ? { ok: true, text: texts.get(read.blob) ?? '' } : read));
 }
+
+/** A blob's bytes, or why they were not read. */
+export type BlobBytes = { readonly ok: true; readonly bytes: Buffer } | { readonly ok: false; readonly why: 'too_large' | 'missing' };
+
+/**
+ * The bytes of each blob in `ids`, with two gits whatever their number: `cat-file --batch-check` for
+ * the sizes, then `cat-file --batch` for those within `maxBytes` (a larger one is never read whole).
+ */
+export async function readBlobBytes(root: string, ids: readonly string[], maxBytes: number): Promise<Map<string, BlobBytes>> {
+  const result = new Map<string, BlobBytes>();
+  const unique = [...new Set(ids)];
+  for (const id of unique) if (!OBJECT_ID.test(id)) throw new Error(`'${id.slice(0, 80)}' is not an object id`);
+  if (unique.length === 0) return result;
+  const checked = await runGit(['cat-file', '--batch-check'], { cwd: root, input: `${unique.join('\n')}\n`, timeoutMs: 120_000 });
+  if (checked.code !== 0) throw new Error(`git cat-file --batch-check exited ${checked.code}: ${checked.stderr.trim()}`);
+  const wanted: string[] = [];
+  checked.stdout.split('\n').forEach((line, i) => {
+    const asked = unique[i];
+    if (asked === undefined) return;
+    const [, type = '', size = ''] = line.split(' ');
+    if (type !== 'blob') result.set(asked, { ok: false, why: 'missing' });
+    else if (Number(size) > maxBytes) result.set(asked, { ok: false, why: 'too_large' });
+    else wanted.push(asked);
+  });
+  if (wanted.length === 0) return result;
+  // latin1 keeps one character per byte, so the sizes in the headers index the output exactly.
+  const batch = await runGit(['cat-file', '--batch'], { cwd: root, input: `${wanted.join('\n')}\n`, stdoutEncoding: 'latin1', timeoutMs: 120_000 });
+  if (batch.code !== 0) throw new Error(`git cat-file --batch exited ${batch.code}: ${batch.stderr.trim()}`);
+  for (let at = 0; at < batch.stdout.length;) {
+    const end = batch.stdout.indexOf('\n', at);
+    if (end < 0) break;
+    const [id = '', , size = '0'] = batch.stdout.slice(at, end).split(' ');
+    const bytes = Number(size);
+    result.set(id, { ok: true, bytes: Buffer.from(batch.stdout.slice(end + 1, end + 1 + bytes), 'latin1') });
+    at = end + 1 + bytes + 1;
+  }
+  for (const id of wanted) if (!result.has(id)) result.set(id, { ok: false, why: 'missing' });
+  return result;
+}

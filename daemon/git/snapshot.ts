@@ -37,6 +37,41 @@ async function addAll(root: string, env: Readonly<Record<string, string>>, withh
   }
 }
 
+/** An entry of the scratch index that differs from HEAD (every entry when there is no HEAD). */
+export interface StagedEntry {
+  readonly path: string;
+  readonly mode: string;
+  readonly blob: string;
+}
+
+/**
+ * Looks at what `add` actually staged, before anything is written from it, and names the paths to
+ * keep off the snapshot after all (a secret in bytes the scan never saw: the file changed after it).
+ */
+export type StagedAudit = (entries: readonly StagedEntry[], head: string | null) => Promise<readonly string[]>;
+
+/** The scratch index's entries that differ from HEAD, with their blob ids: one git process. */
+async function stagedEntries(root: string, env: Readonly<Record<string, string>>, head: string | null): Promise<StagedEntry[]> {
+  const options = { cwd: root, env, timeoutMs: 120_000 };
+  const entries: StagedEntry[] = [];
+  if (head === null) {
+    // `mode blob stage\tpath`
+    for (const record of (await git(['ls-files', '-s', '-z'], options)).split('\0')) {
+      const tab = record.indexOf('\t');
+      const [mode = '', blob = ''] = record.slice(0, tab).split(' ');
+      if (tab > 0) entries.push({ path: record.slice(tab + 1), mode, blob });
+    }
+    return entries;
+  }
+  // `:oldmode newmode oldblob newblob status\0path\0`; a deletion stages no bytes.
+  const fields = (await git(['diff-index', '--cached', '-z', '--no-renames', '--end-of-options', head], options)).split('\0');
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const [, mode = '', , blob = '', status = ''] = (fields[i] ?? '').split(' ');
+    if (status !== 'D') entries.push({ path: fields[i + 1] ?? '', mode, blob });
+  }
+  return entries;
+}
+
 export interface WorkTreeSnapshot {
   readonly tree: string;
   /** Files git would not add, relative to the root: left out of the tree, reported. */
@@ -47,7 +82,11 @@ export interface WorkTreeSnapshot {
  * The tree of the whole work tree (tracked and untracked, ignored excluded), built in a temporary
  * index: the user's index is only read (copied, so git reuses its stat cache), never written.
  */
-export async function workTreeSnapshot(root: string, withhold: readonly string[] = []): Promise<WorkTreeSnapshot> {
+export async function workTreeSnapshot(
+  root: string,
+  withhold: readonly string[] = [],
+  audit?: { readonly head: string | null; readonly check: StagedAudit },
+): Promise<WorkTreeSnapshot> {
   const scratch = await mkdtemp(join(tmpdir(), 'handoff-index-'));
   try {
     const index = join(scratch, 'index');
@@ -66,6 +105,11 @@ export async function workTreeSnapshot(root: string, withhold: readonly string[]
     const refused = await addAll(root, env, withhold);
     // Files holding a secret (daemon/evacuation/secret-scan.ts) stay as committed, or absent.
     await keepCommitted(root, env, withhold);
+    if (audit !== undefined) {
+      // What `add` staged is what is pushed, whatever the work tree held when it was scanned.
+      const late = await audit.check(await stagedEntries(root, env, audit.head), audit.head);
+      await keepCommitted(root, env, late);
+    }
     return { tree: await git(['write-tree'], { cwd: root, env, timeoutMs: 120_000 }), refused };
   } finally {
     await rm(scratch, { recursive: true, force: true });
@@ -85,6 +129,8 @@ export interface SnapshotRequest {
   readonly expectedOld: string | null;
   /** Paths kept off the snapshot (a secret was found in them): committed content, or left out. */
   readonly withhold?: readonly string[];
+  /** Checks the staged entries before the tree is written (daemon/evacuation/staged-audit.ts). */
+  readonly audit?: StagedAudit;
 }
 
 export interface SnapshotResult {
@@ -105,8 +151,8 @@ export async function currentRef(root: string, ref: string): Promise<string | nu
  * `update-ref` against the expected old value. HEAD, the index, branches and files stay untouched.
  */
 export async function snapshotWorkTree(root: string, request: SnapshotRequest): Promise<SnapshotResult> {
-  const { tree, refused } = await workTreeSnapshot(root, request.withhold ?? []);
   const head = await currentRef(root, 'HEAD');
+  const { tree, refused } = await workTreeSnapshot(root, request.withhold ?? [], request.audit === undefined ? undefined : { head, check: request.audit });
   const parent = request.expectedOld ?? head;
   const date = request.createdAt;
   const env = {
