@@ -56,21 +56,31 @@ export async function readBlobsAt(root: string, objects: readonly string[], path
     return { blob: id };
   });
   const wanted = reads.flatMap((read) => ('blob' in read ? [read.blob] : []));
-  const texts = new Map<string, string>();
-  if (wanted.length > 0) {
-    // latin1 keeps one character per byte, so the sizes in the headers index the output exactly.
-    const batch = await runGit(['cat-file', '--batch'], { cwd: root, input: `${[...new Set(wanted)].join('\n')}\n`, stdoutEncoding: 'latin1' });
-    if (batch.code !== 0) throw new Error(`git cat-file --batch exited ${batch.code}: ${batch.stderr.trim()}`);
-    for (let at = 0; at < batch.stdout.length;) {
-      const end = batch.stdout.indexOf('\n', at);
-      if (end < 0) break;
-      const [id = '', , size = '0'] = batch.stdout.slice(at, end).split(' ');
-      const bytes = Number(size);
-      texts.set(id, Buffer.from(batch.stdout.slice(end + 1, end + 1 + bytes), 'latin1').toString('utf8'));
-      at = end + 1 + bytes + 1;
-    }
+  const blobs = await catFileBatch(root, [...new Set(wanted)]);
+  return reads.map((read) => ('blob' in read ? { ok: true, text: blobs.get(read.blob)?.toString('utf8') ?? '' } : read));
+}
+
+/** The bytes of each object in `ids` (checked ones: sizes already known to be within bounds), by one `cat-file --batch`. */
+async function catFileBatch(root: string, ids: readonly string[], timeoutMs?: number): Promise<Map<string, Buffer>> {
+  const found = new Map<string, Buffer>();
+  if (ids.length === 0) return found;
+  // latin1 keeps one character per byte, so the sizes in the headers index the output exactly.
+  const batch = await runGit(['cat-file', '--batch'], {
+    cwd: root,
+    input: `${ids.join('\n')}\n`,
+    stdoutEncoding: 'latin1',
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  });
+  if (batch.code !== 0) throw new Error(`git cat-file --batch exited ${batch.code}: ${batch.stderr.trim()}`);
+  for (let at = 0; at < batch.stdout.length;) {
+    const end = batch.stdout.indexOf('\n', at);
+    if (end < 0) break;
+    const [id = '', , size = '0'] = batch.stdout.slice(at, end).split(' ');
+    const bytes = Number(size);
+    found.set(id, Buffer.from(batch.stdout.slice(end + 1, end + 1 + bytes), 'latin1'));
+    at = end + 1 + bytes + 1;
   }
-  return reads.map((read) => ('blob' in read ? { ok: true, text: texts.get(read.blob) ?? '' } : read));
+  return found;
 }
 
 /** A blob's bytes, or why they were not read. */
@@ -96,18 +106,10 @@ export async function readBlobBytes(root: string, ids: readonly string[], maxByt
     else if (Number(size) > maxBytes) result.set(asked, { ok: false, why: 'too_large' });
     else wanted.push(asked);
   });
-  if (wanted.length === 0) return result;
-  // latin1 keeps one character per byte, so the sizes in the headers index the output exactly.
-  const batch = await runGit(['cat-file', '--batch'], { cwd: root, input: `${wanted.join('\n')}\n`, stdoutEncoding: 'latin1', timeoutMs: 120_000 });
-  if (batch.code !== 0) throw new Error(`git cat-file --batch exited ${batch.code}: ${batch.stderr.trim()}`);
-  for (let at = 0; at < batch.stdout.length;) {
-    const end = batch.stdout.indexOf('\n', at);
-    if (end < 0) break;
-    const [id = '', , size = '0'] = batch.stdout.slice(at, end).split(' ');
-    const bytes = Number(size);
-    result.set(id, { ok: true, bytes: Buffer.from(batch.stdout.slice(end + 1, end + 1 + bytes), 'latin1') });
-    at = end + 1 + bytes + 1;
+  const blobs = await catFileBatch(root, wanted, 120_000);
+  for (const id of wanted) {
+    const bytes = blobs.get(id);
+    result.set(id, bytes === undefined ? { ok: false, why: 'missing' } : { ok: true, bytes });
   }
-  for (const id of wanted) if (!result.has(id)) result.set(id, { ok: false, why: 'missing' });
   return result;
 }
