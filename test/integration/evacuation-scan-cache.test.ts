@@ -1,22 +1,13 @@
-import { chmodSync, statSync, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verdictsFile } from '../../daemon/evacuation/scan-verdicts.js';
-import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
-import { git, tempDir } from '../support/git.js';
+import { cli, sharedDaemon } from '../support/daemon.js';
+import { git } from '../support/git.js';
 import { busyRepo } from '../support/scenario.js';
 import { plantedSecrets } from '../support/secrets.js';
 
-let daemon: DaemonProcess;
-
-beforeAll(async () => {
-  const stateDir = tempDir('state');
-  chmodSync(stateDir, 0o700);
-  daemon = await startDaemon(stateDir);
-});
-afterAll(async () => {
-  await daemon.stop();
-});
+const shared = sharedDaemon();
 
 interface SnapshotSummary {
   scanned: number;
@@ -28,7 +19,7 @@ interface SnapshotSummary {
 
 /** `handoff now` to HANDOFF_READY; the snapshot step's journal record, as `handoff status` shows it. */
 async function evacuate(root: string): Promise<SnapshotSummary> {
-  const now = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], root);
+  const now = await cli(shared.daemon.stateDir, ['now', '--no-wait', '--json'], root);
   expect(now.json.code).toBe('handoff_ready');
   const cycle = now.json.data?.['cycle'] as { drain: { steps: { snapshot: { summary: SnapshotSummary } } } };
   return cycle.drain.steps.snapshot.summary;
@@ -43,15 +34,15 @@ describe('a second evacuation of the same tree scans nothing new for secrets', (
     expect(first.scanned).toBeGreaterThan(1);
     expect(first).toMatchObject({ scan_cached: 0, withheld: 1 });
     expect(first.withheld_paths).toMatch(/^\.env /);
-    expect(statSync(verdictsFile(daemon.stateDir)).mode & 0o777).toBe(0o600);
-    expect((await cli(daemon.stateDir, ['cancel', '--json'], root)).json.code).toBe('cancelled');
+    expect(statSync(verdictsFile(shared.daemon.stateDir)).mode & 0o777).toBe(0o600);
+    expect((await cli(shared.daemon.stateDir, ['cancel', '--json'], root)).json.code).toBe('cancelled');
 
     const second = await evacuate(root);
     expect(second).toMatchObject({ scanned: 0, scan_cached: first.scanned, withheld: 1, withheld_paths: first.withheld_paths });
     // The same tree: the checkpoint holds what the first one held, the .env left out both times.
     expect(git(root, 'rev-parse', `${second.commit}^{tree}`)).toBe(git(root, 'rev-parse', `${first.commit}^{tree}`));
     expect(git(root, 'ls-tree', '--name-only', second.commit)).not.toContain('.env');
-    expect((await cli(daemon.stateDir, ['cancel', '--json'], root)).json.code).toBe('cancelled');
+    expect((await cli(shared.daemon.stateDir, ['cancel', '--json'], root)).json.code).toBe('cancelled');
 
     // A file the cache judged clean gets a secret: its new bytes are scanned, and it stays home.
     writeFileSync(join(root, 'src', 'app.ts'), `export const a = 3;\nexport const token = "${secrets.githubToken}";\n`);

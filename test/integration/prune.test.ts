@@ -1,19 +1,12 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { cli, sharedDaemon } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
 import { twoClones, userState } from '../support/scenario.js';
 
-let daemon: DaemonProcess;
-beforeAll(async () => {
-  daemon = await startDaemon();
-});
-afterAll(async () => {
-  await daemon.stop();
-});
-
-const run = (args: string[], cwd: string) => cli(daemon.stateDir, [...args, '--json'], cwd);
+const shared = sharedDaemon();
+const run = shared.run;
 
 async function evacuate(a: string, text: string): Promise<string> {
   writeFileSync(join(a, 'f.txt'), text);
@@ -83,7 +76,7 @@ describe('handoff prune: the finished cycles leave no refs behind, the unfinishe
     expect((await run(['status'], a)).json.data?.['state']).toBe('HANDOFF_READY');
 
     // The words a person reads: a table, and the kept branch said so.
-    const text = await cli(daemon.stateDir, ['prune', '--dry-run'], a);
+    const text = await cli(shared.daemon.stateDir, ['prune', '--dry-run'], a);
     expect(text.stdout).toMatch(/^CYCLE +STARTED +WHERE +REF +WHAT$/m);
     expect(text.stdout).toContain('kept: checked out');
     expect(text.stdout).toContain(`kept ${offered}: not finished`);

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
+import { startDaemon, type DaemonProcess, sharedDaemon } from '../support/daemon.js';
 import { git } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
 import { on, stateDir, status, takenBy, type LeaseRecord } from './travelling-scenes.js';
@@ -13,14 +13,8 @@ import { on, stateDir, status, takenBy, type LeaseRecord } from './travelling-sc
 const record = (remote: string, cycle: string) => JSON.parse(git(remote, 'show', `refs/handoff/lease/${cycle}:lease.json`)) as LeaseRecord;
 
 describe('one machine: the receiver checkout is where the cycle lives for every lease verb', () => {
-  let daemon: DaemonProcess;
-  beforeAll(async () => {
-    daemon = await startDaemon();
-  });
-  afterAll(async () => {
-    await daemon.stop();
-  });
-  const run = (args: string[], cwd: string) => cli(daemon.stateDir, [...args, '--json'], cwd);
+  const shared = sharedDaemon();
+  const run = shared.run;
 
   it('accept --checkout → release → acquire --as second → return --token T2 starts the return leg', async () => {
     const { a, b, remote } = twoClones();
@@ -45,7 +39,7 @@ describe('one machine: the receiver checkout is where the cycle lives for every 
     expect((await run(['return', '--no-wait', '--token', String(t1)], b)).json.code).toBe('stale_token');
     const returned = await run(['return', '--no-wait', '--token', String(t2)], b);
     expect(returned.json.error, JSON.stringify(returned.json)).toBeUndefined();
-    expect((await status(daemon, a)).cycle).toMatchObject({ id: cycle, receiver: { executor: 'second', token: t2 }, return_drain: { leg: 'return' } });
+    expect((await status(shared.daemon, a)).cycle).toMatchObject({ id: cycle, receiver: { executor: 'second', token: t2 }, return_drain: { leg: 'return' } });
 
     // A break from B breaks the cycle's lease too, never B's own idle workspace.
     const other = twoClones();

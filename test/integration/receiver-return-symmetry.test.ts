@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { startDaemon, sharedDaemon } from '../support/daemon.js';
 import { git } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
 import { piped } from './ingest-support.js';
@@ -11,14 +11,8 @@ import type { LeaseRecord } from './travelling-scenes.js';
 // (RETURN_HANDOFF_READY), it stopped counting as receiving, so `status` and `cancel` there acted on its
 // own idle workspace. The return on offer is still that checkout's cycle until the primary takes it back.
 
-let daemon: DaemonProcess;
-beforeAll(async () => {
-  daemon = await startDaemon();
-});
-afterAll(async () => {
-  await daemon.stop();
-});
-const run = (args: string[], cwd: string) => cli(daemon.stateDir, [...args, '--json'], cwd);
+const shared = sharedDaemon();
+const run = shared.run;
 const status = async (repo: string) => (await run(['status'], repo)).json.data ?? {};
 /** The edit guard's verdict on an edit in `repo` by the holder's session. */
 const guard = async (repo: string, session: string) => {
@@ -29,7 +23,7 @@ const guard = async (repo: string, session: string) => {
     tool_name: 'Edit',
     tool_input: { file_path: join(repo, 'f.txt'), content: 'x' },
   };
-  const out = await piped(['hook', 'claude-guard', '--state-dir', daemon.stateDir], JSON.stringify(hook));
+  const out = await piped(['hook', 'claude-guard', '--state-dir', shared.daemon.stateDir], JSON.stringify(hook));
   return (JSON.parse(out.stdout) as { hookSpecificOutput?: { permissionDecision: string } }).hookSpecificOutput?.permissionDecision ?? 'allow';
 };
 const verbs = (view: Record<string, unknown>) => (view['next'] as { verb: string; repo: string | null }[]).map((step) => step.verb);
@@ -103,9 +97,9 @@ describe('one machine: the receiver checkout answers for the return it offered',
     expect((await status(a))['state']).toBe('RETURN_HANDOFF_READY');
 
     // The journal says which checkout took the cycle over: a restarted daemon still answers for it in b.
-    const dir = daemon.stateDir;
-    await daemon.stop();
-    daemon = await startDaemon(dir);
+    const dir = shared.daemon.stateDir;
+    await shared.daemon.stop();
+    shared.daemon = await startDaemon(dir);
     expect(await status(b)).toMatchObject({ workspace: a, state: 'RETURN_HANDOFF_READY', receiving: { cycle, home: a, checkout: b } });
     expect((await run(['cancel'], b)).json).toMatchObject({ code: 'cancelled', data: { state: 'TAKEOVER', leg: 'return' } });
     expect(record()).toMatchObject({ state: 'taken', holder: { executor: 'first', token } });

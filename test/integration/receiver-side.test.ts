@@ -1,24 +1,17 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { cli, startDaemon, sharedDaemon } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
 import { piped } from './ingest-support.js';
 
-let daemon: DaemonProcess;
-beforeAll(async () => {
-  daemon = await startDaemon();
-});
-afterAll(async () => {
-  await daemon.stop();
-});
-
-const run = (args: string[], cwd: string) => cli(daemon.stateDir, [...args, '--json'], cwd);
+const shared = sharedDaemon();
+const run = shared.run;
 const guard = (repo: string, session: string) =>
   piped(
-    ['hook', 'claude-guard', '--state-dir', daemon.stateDir],
+    ['hook', 'claude-guard', '--state-dir', shared.daemon.stateDir],
     JSON.stringify({
       session_id: session,
       cwd: repo,
@@ -54,13 +47,13 @@ describe('the receiver is a first-class side (same machine, checkout B)', () => 
     });
     const next = (status.json.data?.['next'] as { command: string | null }[]).map((n) => n.command);
     expect(next[0]).toMatch(/^handoff (return|close --one-way)/);
-    const human = await cli(daemon.stateDir, ['status'], b);
+    const human = await cli(shared.daemon.stateDir, ['status'], b);
     expect(human.stdout).toMatch(/TAKEOVER/);
     expect(human.stdout).toMatch(/receiving cycle .* from /);
     expect(human.stdout).toMatch(/handoff return/);
 
     // The lease, from B: shown in words, renewed with the accept's token, a stale token fenced out.
-    const shown = await cli(daemon.stateDir, ['lease', 'show'], b);
+    const shown = await cli(shared.daemon.stateDir, ['lease', 'show'], b);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(new RegExp(`held by receiver-session, token ${token}`));
     expect(shown.stdout).toMatch(/TAKEOVER, cycle /);

@@ -1,19 +1,12 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { sharedDaemon } from '../support/daemon.js';
 import { git } from '../support/git.js';
 import { hook, twoClones } from '../support/scenario.js';
 
-let daemon: DaemonProcess;
-beforeAll(async () => {
-  daemon = await startDaemon();
-});
-afterAll(async () => {
-  await daemon.stop();
-});
-
-const run = (args: string[], cwd: string) => cli(daemon.stateDir, [...args, '--json'], cwd);
+const shared = sharedDaemon();
+const run = shared.run;
 const status = async (repo: string) =>
   (await run(['status'], repo)).json.data as { state: string; situation: string; next: { verb: string; command: string | null }[] };
 

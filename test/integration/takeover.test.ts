@@ -1,20 +1,13 @@
 import { chmodSync, readFileSync, writeFileSync, appendFileSync, existsSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { cli, startDaemon, until, sharedDaemon } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
 import { commitBlobs, twoClones, userState, workTreeBlobs } from '../support/scenario.js';
 
-let daemon: DaemonProcess;
-beforeAll(async () => {
-  daemon = await startDaemon();
-});
-afterAll(async () => {
-  await daemon.stop();
-});
-
-const run = (args: string[], cwd: string) => cli(daemon.stateDir, [...args, '--json'], cwd);
+const shared = sharedDaemon();
+const run = shared.run;
 const stateOf = async (repo: string) => String((await run(['status'], repo)).json.data?.['state']);
 
 async function evacuate(a: string): Promise<string> {

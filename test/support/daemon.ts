@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { tempDir } from './git.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/daemon/cli/main.js', import.meta.url));
@@ -152,4 +153,22 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(25);
   }
+}
+
+/**
+ * One daemon for the tests of a file (or a describe block): started before them in a fresh 0700 state
+ * dir, stopped after them. `daemon` may be replaced (a restart); `run` is the CLI with `--json` against it.
+ */
+export function sharedDaemon(): { daemon: DaemonProcess; run(args: readonly string[], cwd?: string): Promise<CliResult> } {
+  const shared = {
+    daemon: undefined as unknown as DaemonProcess,
+    run: (args: readonly string[], cwd?: string) => cli(shared.daemon.stateDir, [...args, '--json'], cwd),
+  };
+  beforeAll(async () => {
+    shared.daemon = await startDaemon();
+  });
+  afterAll(async () => {
+    await shared.daemon.stop();
+  });
+  return shared;
 }
