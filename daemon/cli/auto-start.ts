@@ -3,8 +3,8 @@ import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, realpa
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { DAEMON_NODE_FLAGS } from '../node-flags.js';
+import { ownPackage } from '../package-root.js';
 import { privateProblem } from '../store/private-rule.js';
 
 /**
@@ -30,7 +30,7 @@ export function autoStartOffByEnv(env: NodeJS.ProcessEnv): boolean {
 
 /** The CLI entry that runs this very code — the installed `handoff`, links resolved — so the daemon is the same version. */
 export function cliEntry(): string {
-  return realpathSync(fileURLToPath(new URL('./main.js', import.meta.url)));
+  return realpathSync(ownPackage().cli);
 }
 
 export interface StartedDaemon {

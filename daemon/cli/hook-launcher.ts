@@ -1,10 +1,7 @@
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { shellQuote } from '../../protocol/shell-quote.js';
-
-/** This install's CLI entry: the file `handoff` must lead to for the hooks to run this very code. */
-export const OWN_ENTRY = fileURLToPath(new URL('./main.js', import.meta.url));
+import { ownPackage } from '../package-root.js';
 
 const realOrNull = (path: string): string | null => {
   try {
@@ -86,7 +83,7 @@ export interface Launcher {
  * install; otherwise this node and this entry by absolute path (quoted), because an agent that runs
  * a hook it cannot start reports nothing: the guard would fail open without a word.
  */
-export function hookLauncher(explicit: string | undefined, env: NodeJS.ProcessEnv, entry = OWN_ENTRY): Launcher {
+export function hookLauncher(explicit: string | undefined, env: NodeJS.ProcessEnv, entry = ownPackage().cli): Launcher {
   if (explicit !== undefined) {
     const problem = launcherProblem(`${explicit} hook`, env);
     return { command: explicit, note: problem === null ? null : `--command ${explicit}: ${problem}; the agent's hooks will fail until it is` };

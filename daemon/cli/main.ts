@@ -8,9 +8,8 @@ if (first === 'hook') {
   const { runHookArgs } = await import('./hook-entry.js');
   process.exitCode = await runHookArgs(process.argv.slice(3));
 } else if ((first === '--version' || first === '-V') && process.argv.length === 3) {
-  const { readFileSync } = await import('node:fs');
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-  process.stdout.write(`${pkg.version}\n`);
+  const { ownPackage } = await import('../package-root.js');
+  process.stdout.write(`${ownPackage().version}\n`);
 } else {
   const { runProgram } = await import('./run-program.js');
   await runProgram();

@@ -1,14 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { CommanderError, type Command } from 'commander';
 // The protocol's own files, not its index: the index loads the workspace machine (xstate) and every
 // schema, which a command that only talks to the daemon does not need (test/bench/evacuation.bench.mjs).
 import { exitCodeOf, failure, fromError, type Envelope } from '../../protocol/envelope.js';
 import { isHandoffError } from '../../protocol/errors.js';
 import { printable, printableJson } from '../../protocol/printable.js';
+import { ownPackage } from '../package-root.js';
 import { buildProgram, commandName, groupOf } from './program.js';
 import { usageFailure, type Stray } from './usage-failure.js';
 
-const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 const wantsJson = process.argv.includes('--json');
 
 /** The one place that turns failures into an exit code: commands return Envelopes or throw. */
@@ -48,7 +47,7 @@ function shortHelp(program: Command): string {
   // The first clause of each description: one line each, the full words are in `--help`.
   const lines = core.map((c) => `  ${c.name().padEnd(width)}  ${c.description().split(/[;(]/)[0]?.trim() ?? ''}`);
   return [
-    `handoff ${pkg.version}: hand a dying coding-agent session over with a verified checkpoint and one lease`,
+    `handoff ${ownPackage().version}: hand a dying coding-agent session over with a verified checkpoint and one lease`,
     '',
     'Usage: handoff <command> [options]',
     '',
@@ -66,7 +65,7 @@ export async function runProgram(): Promise<void> {
   const args = process.argv.slice(2);
   let program: Command | null = null;
   try {
-    program = await buildProgram(pkg.version, process.argv);
+    program = await buildProgram(ownPackage().version, process.argv);
     // No command is a usage error (64, docs/codes.md): exit 1 belongs to `handoff check`, and a
     // script that ran `handoff` by mistake must not read success. gh answers 0 here; git and npm do not.
     if (commandName(program, args) === undefined && !args.some((a) => HELP_OR_VERSION.has(a))) {

@@ -1,8 +1,11 @@
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { failure, success } from '../../../protocol/index.js';
 import { DashboardCycleQuerySchema, DashboardLoginQuerySchema } from '../../../schemas/dashboard.schema.js';
+import { ownPackage } from '../../package-root.js';
 import { sendEnvelope } from '../reply.js';
 import type { DashboardService } from './dashboard-service.js';
 import type { LiveStreams } from './live.js';
@@ -36,15 +39,17 @@ const ASSETS: Readonly<Record<string, string>> = {
   'app.css': 'text/css; charset=utf-8',
 };
 
-/** The page ships in the package next to this module (copied into dist/ by the build). */
-const ASSET_DIR = new URL('./assets/', import.meta.url);
+/** The page's files are tsc's output in the install (the bundle that runs this code holds no files). */
+const inDist = (path: string): URL => pathToFileURL(join(ownPackage().root, 'dist', path));
+/** Copied into dist/ by the build (scripts/copy-assets.mjs). */
+const ASSET_DIR = inDist('daemon/http/dashboard/assets/');
 /**
  * The compiled core modules the page imports, so it words times and orders workspaces as the CLI
  * does. Each has only type imports (test/unit/dashboard/page-modules.test.ts checks it).
  */
 export const PAGE_MODULES: Readonly<Record<string, URL>> = {
-  'time-words.js': new URL('../../../protocol/time-words.js', import.meta.url),
-  'urgency.js': new URL('../../../protocol/urgency.js', import.meta.url),
+  'time-words.js': inDist('protocol/time-words.js'),
+  'urgency.js': inDist('protocol/urgency.js'),
 };
 
 export interface DashboardRouteDeps {
