@@ -1,12 +1,16 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, open, readlink } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { lintSource } from '@secretlint/core';
 import { secretLintProfiler } from '@secretlint/profiler';
 import { creator as pattern } from '@secretlint/secretlint-rule-pattern';
 import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
+// Imported, not read from node_modules at run time: the bundle holds the code that runs, and the
+// versions a verdict is keyed by must be that code's.
+import corePackage from '@secretlint/core/package.json' with { type: 'json' };
+import patternPackage from '@secretlint/secretlint-rule-pattern/package.json' with { type: 'json' };
+import recommendedPackage from '@secretlint/secretlint-rule-preset-recommend/package.json' with { type: 'json' };
 import { HandoffError, redactHits } from '../../protocol/index.js';
 import type { AllowListSource, SecretVerdict, Unscanned, Withheld } from '../../schemas/index.js';
 import { currentRef, git, runGit } from '../git/index.js';
@@ -64,10 +68,7 @@ const SCAN_LOGIC_VERSION = 1;
  * A cached verdict is keyed by it (daemon/evacuation/scan-verdicts.ts), so an upgrade scans again.
  */
 export function secretlintFingerprint(): string {
-  const require = createRequire(import.meta.url);
-  const versions = ['@secretlint/core', '@secretlint/secretlint-rule-preset-recommend', PATTERN_RULE].map(
-    (name) => `${name}@${(require(`${name}/package.json`) as { version: string }).version}`,
-  );
+  const versions = [corePackage, recommendedPackage, patternPackage].map(({ name, version }) => `${name}@${version}`);
   return JSON.stringify({ logic: SCAN_LOGIC_VERSION, versions, v8: process.versions.v8, patterns: EXTRA_PATTERNS, mask: true });
 }
 
