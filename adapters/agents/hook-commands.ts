@@ -12,7 +12,7 @@ export type HookName =
   | 'gemini-context';
 
 export interface HookInvocation {
-  /** How the hook starts handoff: `handoff` on PATH, or e.g. `node /opt/handoff/dist/daemon/cli/main.js`. */
+  /** How the hook starts handoff: `handoff` on PATH, or e.g. `node /opt/handoff/dist/bin/handoff.js`. */
   readonly handoff: string;
   /** Baked into each command when the daemon's state dir is not the one the hook would find by itself. */
   readonly stateDir: string | null;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What the hooks and the Codex tail do, done by hand against a throw-away daemon and repository.
-# Needs git and GNU date. From a clone: npm ci && npm run build && HANDOFF="node dist/daemon/cli/main.js" examples/by-hand/try-it.sh
+# Needs git and GNU date. From a clone: npm ci && npm run build && HANDOFF="node dist/bin/handoff.js" examples/by-hand/try-it.sh
 set -euo pipefail
 read -r -a handoff <<< "${HANDOFF:-handoff}"
 work=$(mktemp -d)

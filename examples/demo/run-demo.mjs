@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
-const CLI = fileURLToPath(new URL('../../dist/daemon/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/bin/handoff.js', import.meta.url));
 const PAYLOADS = new URL('./payloads/', import.meta.url);
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(name);
@@ -241,7 +241,7 @@ try {
   note(`the checkpoints on the remote: git -C ${remote} log --oneline --all`);
   note(`every change, in order:        ${join(stateDir, 'journal.jsonl')}`);
   note(`the dashboard:                 HANDOFF_STATE_DIR=${stateDir} handoff daemon &  then  handoff open`);
-  note(`                               (from a clone: node dist/daemon/cli/main.js instead of handoff)`);
+  note(`                               (from a clone: node dist/bin/handoff.js instead of handoff)`);
 } catch (error) {
   console.error(`\n${paint('1;31', 'demo failed:')} ${error.message}`);
   process.exitCode = 1;

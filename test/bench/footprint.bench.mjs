@@ -7,7 +7,8 @@
 // Targets (issues 16, 24): idle RSS with 1 workspace ≤ 60 MB and ≤ 64 MB after 200 readings; RSS under
 // load and watching 10,000 Codex rollouts ≤ 80 MB, ready in ≤ 5 s; idle CPU ≈ 0, read as ≤ 0.5 % of one
 // core (≤ 50 ms of CPU in 10 s). The floors are measured in the same run: a bare node and a bare fastify
-// hello server (test/bench/fixtures/hello-fastify.mjs) after 200 POSTs, with the daemon's V8 flags.
+// hello server (test/bench/fixtures/hello-fastify.mjs) after 200 POSTs, as it is and bundled the way the
+// CLI is (scripts/bundle-options.mjs), with the daemon's V8 flags.
 //
 // Usage: node test/bench/footprint.bench.mjs [--short] [--minutes N]
 //   default 10 minutes of load; --short or BENCH_SHORT=1: 30 s; BENCH_FOOTPRINT_MINUTES=N overrides.
@@ -16,6 +17,8 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { BUNDLE_OPTIONS } from '../../scripts/bundle-options.mjs';
 import {
   api,
   BENCH_SHORT,
@@ -65,6 +68,13 @@ async function idleCpu(pid, seconds = IDLE_SECONDS) {
   const wall = Number(process.hrtime.bigint() - start) / 1e6;
   const cpuMs = ((cpuTicks(pid) - before) * 1000) / clockTicks();
   return { cpuMs, percent: (100 * cpuMs) / wall };
+}
+
+/** The hello server bundled the way the CLI is (scripts/bundle-options.mjs): the floor of a bundled program. */
+async function bundledHello(dir) {
+  const outfile = join(dir, 'hello-bundled.mjs');
+  await build({ ...BUNDLE_OPTIONS, entryPoints: [HELLO], outfile });
+  return outfile;
 }
 
 /** A process that prints its port and serves POST /hello; `null` script: a bare node that only waits. */
@@ -122,9 +132,9 @@ try {
     }
     await sleep(1000);
     const rssReadings = rssKb(daemon.pid);
-    const [bareNode, bareFastify] = [await floorRss(null), await floorRss(HELLO)];
+    const [bareNode, bareFastify, bundledFastify] = [await floorRss(null), await floorRss(HELLO), await floorRss(await bundledHello(base))];
     report.figure(
-      `footprint RSS after ${READINGS} readings: ${mb(rssReadings)} MB (target ≤ ${READINGS_RSS_TARGET_MB} MB) ${report.verdict(rssReadings / 1024 <= READINGS_RSS_TARGET_MB, `RSS after ${READINGS} readings ${mb(rssReadings)} MB`)} · floors in this run, same V8 flags (${DAEMON_NODE_FLAGS.join(' ') || 'none'}): bare node ${mb(bareNode)} MB, bare fastify hello after ${READINGS} POSTs ${mb(bareFastify)} MB (the daemon is ${mb(rssReadings - bareFastify)} MB above it)`,
+      `footprint RSS after ${READINGS} readings: ${mb(rssReadings)} MB (target ≤ ${READINGS_RSS_TARGET_MB} MB) ${report.verdict(rssReadings / 1024 <= READINGS_RSS_TARGET_MB, `RSS after ${READINGS} readings ${mb(rssReadings)} MB`)} · floors in this run, same V8 flags (${DAEMON_NODE_FLAGS.join(' ') || 'none'}): bare node ${mb(bareNode)} MB, bare fastify hello after ${READINGS} POSTs ${mb(bareFastify)} MB, bundled as the CLI is ${mb(bundledFastify)} MB (the daemon is ${mb(rssReadings - bundledFastify)} MB above that)`,
     );
 
     // N minutes of 5 readings a second, on a fixed schedule (no drift), RSS sampled every 10 s.

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
-export const CLI = fileURLToPath(new URL('../../dist/daemon/cli/main.js', import.meta.url));
+// What `handoff` runs: package.json's `bin`, the bundle `npm run build` writes (scripts/bundle.mjs).
+const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+export const CLI = fileURLToPath(new URL(`../../${PACKAGE.bin.handoff}`, import.meta.url));
 
 // A bench measures what it starts itself: a hook or a command that met no daemon must not start one
 // (daemon/cli/auto-start.ts), which would outlive the bench's temp dir and skew the "down" figures.

@@ -73,7 +73,7 @@ beforeAll(
 
 describe('the npm package, installed into a fresh prefix', () => {
   it('`handoff --version` runs the installed copy and prints the package version', async () => {
-    expect(realpathSync(handoff)).toBe(join(installed, 'dist', 'daemon', 'cli', 'main.js'));
+    expect(realpathSync(handoff)).toBe(join(installed, 'dist', 'bin', 'handoff.js'));
     const version = await run(handoff, ['--version']);
     expect([version.code, version.stdout]).toEqual([0, `${pkg.version}\n`]);
     // Only the built code, the JSON schemas (the published contract) and the docs: no sources or tests travel.

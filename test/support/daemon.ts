@@ -4,11 +4,12 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
+import { ownPackage } from '../../daemon/package-root.js';
 import { tempDir } from './git.js';
 
-export const CLI = fileURLToPath(new URL('../../dist/daemon/cli/main.js', import.meta.url));
+/** What `handoff` runs: package.json's `bin`, the bundle `npm run build` writes (scripts/bundle.mjs). */
+export const CLI = ownPackage().cli;
 
 export interface CliResult {
   readonly code: number;

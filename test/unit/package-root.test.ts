@@ -10,5 +10,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { ve
 describe('ownPackage: the install this code runs from', () => {
   it('is found from the sources as from the bundle: the root, its version and the bin `handoff` leads to', () => {
     expect(ownPackage()).toEqual({ root: ROOT, version: pkg.version, cli: join(ROOT, pkg.bin.handoff) });
+    // The bundle scripts/bundle.mjs writes, not tsc's dist/daemon/cli/main.js.
+    expect(pkg.bin.handoff).toBe('dist/bin/handoff.js');
   });
 });

@@ -24,7 +24,7 @@ const script = (at: string) => {
 };
 
 describe('hookLauncher: the hooks start a handoff that exists', () => {
-  /** Stands for this install's dist/daemon/cli/main.js. */
+  /** Stands for this install's dist/bin/handoff.js. */
   const entry = (): string => {
     const dir = tempDir('entry');
     dirs.push(dir);
