@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { hash, timingSafeEqual } from 'node:crypto';
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 import { HandoffError } from '../../protocol/index.js';
 
 export interface SecurityOptions {
@@ -11,7 +11,7 @@ export interface SecurityOptions {
    * cookie, an Origin of exactly its own page; daemon/http/dashboard/session.ts), throws to refuse it,
    * false for every other route. Runs after the Host check, which holds for every route.
    */
-  readonly browserGate?: ((request: FastifyRequest) => boolean) | undefined;
+  readonly browserGate?: ((request: FastifyRequest, config: FastifyContextConfig) => boolean) | undefined;
   /** Whether the request came over the Unix socket in the 0700 state dir (daemon/http/listeners.ts). */
   readonly isLocal?: ((request: FastifyRequest) => boolean) | undefined;
 }
@@ -23,7 +23,8 @@ declare module 'fastify' {
   }
 }
 
-const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+// One-shot: a Hash object per request (create, update, digest) took twice as long (docs/performance/daemon.md).
+const digest = (value: string): Buffer => hash('sha256', value, 'buffer');
 const digestMatches = (presented: string, expected: Buffer): boolean => timingSafeEqual(digest(presented), expected);
 
 /** Constant time over equal-length digests, so neither length nor prefix of the token leaks. */
@@ -66,7 +67,9 @@ export function registerSecurity(app: FastifyInstance, options: SecurityOptions)
         `call http://127.0.0.1:${options.port()}/ directly`,
       );
     }
-    if (options.browserGate?.(request) === true) return;
+    // fastify builds `routeOptions` afresh on every read: read once, for the gate and the flag below.
+    const { config } = request.routeOptions;
+    if (options.browserGate?.(request, config) === true) return;
     if (request.headers.origin !== undefined) {
       throw new HandoffError(
         'forbidden_origin',
@@ -75,7 +78,7 @@ export function registerSecurity(app: FastifyInstance, options: SecurityOptions)
       );
     }
     // A route a client calls before it shows the token (`POST /v1/hello`); Host and Origin still held.
-    if (request.routeOptions.config.unauthenticated === true) return;
+    if (config.unauthenticated === true) return;
     const presented = bearer(request);
     if (presented === null || !digestMatches(presented, expected)) {
       throw new HandoffError(
