@@ -35,9 +35,10 @@ export function randomEntropy(): string {
     pool = randomBytes(1536);
     used = 0;
   }
-  const bytes = pool.subarray(used, used + 6);
-  used += 6;
-  return Array.from(bytes, (byte) => BASE32[byte & 31]).join('');
+  // Six characters by hand: a view, an array and a join per event were ~2 % of a reading's CPU.
+  let text = '';
+  for (let end = used + 6; used < end; used += 1) text += BASE32[(pool[used] ?? 0) & 31];
+  return text;
 }
 
 export function eventMeta(clock: Clock, entropy: () => string = randomEntropy): EventMeta {

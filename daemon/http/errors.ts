@@ -70,7 +70,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const envelope = toEnvelope(error);
     const status = CODES[envelope.code].status;
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    if (status >= 500) request.log.error({ err: error, reqId: request.id }, 'request failed');
     return reply.code(status).send(envelope);
   });
   app.setNotFoundHandler((request, reply) => {

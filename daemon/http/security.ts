@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { hash, timingSafeEqual } from 'node:crypto';
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 import { HandoffError } from '../../protocol/index.js';
 
 export interface SecurityOptions {
@@ -11,7 +11,7 @@ export interface SecurityOptions {
    * cookie, an Origin of exactly its own page; daemon/http/dashboard/session.ts), throws to refuse it,
    * false for every other route. Runs after the Host check, which holds for every route.
    */
-  readonly browserGate?: ((request: FastifyRequest) => boolean) | undefined;
+  readonly browserGate?: ((request: FastifyRequest, config: FastifyContextConfig) => boolean) | undefined;
   /** Whether the request came over the Unix socket in the 0700 state dir (daemon/http/listeners.ts). */
   readonly isLocal?: ((request: FastifyRequest) => boolean) | undefined;
 }
@@ -23,7 +23,8 @@ declare module 'fastify' {
   }
 }
 
-const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+// One-shot: a Hash object per request (create, update, digest) took twice as long (docs/performance/daemon.md).
+const digest = (value: string): Buffer => hash('sha256', value, 'buffer');
 const digestMatches = (presented: string, expected: Buffer): boolean => timingSafeEqual(digest(presented), expected);
 
 /** Constant time over equal-length digests, so neither length nor prefix of the token leaks. */
@@ -57,7 +58,8 @@ export function registerSecurity(app: FastifyInstance, options: SecurityOptions)
     if (hosts.port !== port) hosts = { port, names: new Set(allowedHosts(port)) };
     return hosts.names;
   };
-  app.addHook('onRequest', async (request) => {
+  /** Throws the refusal; returns when the request may go on. */
+  const check = (request: FastifyRequest): void => {
     const host = (request.headers.host ?? '').toLowerCase();
     if (options.isLocal?.(request) !== true && !hostsOf(options.port()).has(host)) {
       throw new HandoffError(
@@ -66,7 +68,9 @@ export function registerSecurity(app: FastifyInstance, options: SecurityOptions)
         `call http://127.0.0.1:${options.port()}/ directly`,
       );
     }
-    if (options.browserGate?.(request) === true) return;
+    // fastify builds `routeOptions` afresh on every read: read once, for the gate and the flag below.
+    const { config } = request.routeOptions;
+    if (options.browserGate?.(request, config) === true) return;
     if (request.headers.origin !== undefined) {
       throw new HandoffError(
         'forbidden_origin',
@@ -75,7 +79,7 @@ export function registerSecurity(app: FastifyInstance, options: SecurityOptions)
       );
     }
     // A route a client calls before it shows the token (`POST /v1/hello`); Host and Origin still held.
-    if (request.routeOptions.config.unauthenticated === true) return;
+    if (config.unauthenticated === true) return;
     const presented = bearer(request);
     if (presented === null || !digestMatches(presented, expected)) {
       throw new HandoffError(
@@ -84,5 +88,11 @@ export function registerSecurity(app: FastifyInstance, options: SecurityOptions)
         'send `Authorization: Bearer <token>` with the token file of the state dir',
       );
     }
+  };
+  // Synchronous, with `done`: an async hook cost a promise and a microtask per request. A refusal
+  // thrown here reaches the error handler as before (fastify's hook runner catches it).
+  app.addHook('onRequest', (request, _reply, done) => {
+    check(request);
+    done();
   });
 }

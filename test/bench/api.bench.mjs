@@ -1,6 +1,8 @@
 // Requests per second of `POST /v1/signals` (bearer token, schema validation, a real repository)
 // against a bare fastify hello-world POST route, each in its own process, loaded with autocannon in
-// the same run, alternating, beside the daemon's cheapest route (`POST /v1/hello`, its floor). Two kinds of readings:
+// the same run, alternating, beside the daemon's cheapest route (`POST /v1/hello`, its floor). Beside
+// requests/s each row prints the serving process's CPU per request (utime + stime from /proc, all its
+// threads): on a shared machine it moves far less with the load of others than requests/s does. Two kinds of readings:
 //   credible     — recorded: a reading that moves no stage is telemetry, kept in memory and written
 //                  coalesced (journal.readings_flush_seconds), not fsync'd per request;
 //   not credible — `used_percent: null`: validated and answered, changes nothing, no journal write.
@@ -13,7 +15,7 @@ import { closeSync, fsyncSync, openSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { api, BENCH_SHORT, createReport, git, machine, ms, removeDir, requireBuild, startDaemon, stats, tempBase } from './lib.mjs';
+import { api, BENCH_SHORT, clockTicks, cpuTicks, createReport, git, machine, ms, removeDir, requireBuild, startDaemon, stats, tempBase } from './lib.mjs';
 
 requireBuild();
 
@@ -35,6 +37,7 @@ async function startHello() {
   });
   return {
     port,
+    pid: child.pid,
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
@@ -55,9 +58,11 @@ function load(port, path, body, headers = {}) {
   });
 }
 
-/** One autocannon run, checked: every answer a 2xx, no socket errors. */
-async function measure(what, port, path, body, headers) {
+/** One autocannon run, checked: every answer a 2xx, no socket errors; with the server's CPU per request. */
+async function measure(what, pid, port, path, body, headers) {
+  const cpuBefore = cpuTicks(pid);
   const result = await load(port, path, body, headers);
+  const cpuUs = ((cpuTicks(pid) - cpuBefore) * 1e6) / clockTicks();
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
     throw new Error(`${what}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts`);
   }
@@ -68,6 +73,7 @@ async function measure(what, port, path, body, headers) {
     p97_5: result.latency.p97_5,
     p99: result.latency.p99,
     max: result.latency.max,
+    cpuUsPerRequest: cpuUs / Math.max(1, result.requests.total),
   };
 }
 
@@ -116,12 +122,13 @@ try {
   }
 
   const cases = [
-    { key: 'hello', what: 'bare fastify POST /hello (same JSON body)', port: hello.port, path: '/hello', body: helloBody, headers: {} },
+    { key: 'hello', what: 'bare fastify POST /hello (same JSON body)', pid: hello.pid, port: hello.port, path: '/hello', body: helloBody, headers: {} },
     // The daemon's own floor: the same server, listeners, hooks and schema compiler, the cheapest route
     // (no token, no workspace, no machine). What is above it is the signals path itself.
     {
       key: 'floor',
       what: 'POST /v1/hello on the daemon (its cheapest route: the floor of its server)',
+      pid: daemon.pid,
       port: daemon.port,
       path: '/v1/hello',
       body: { nonce: 'api-bench-floor-nonce' },
@@ -130,6 +137,7 @@ try {
     {
       key: 'credible',
       what: 'POST /v1/signals, credible reading (recorded in memory, written coalesced)',
+      pid: daemon.pid,
       port: daemon.port,
       path: '/v1/signals',
       body: credible,
@@ -138,6 +146,7 @@ try {
     {
       key: 'notCredible',
       what: 'POST /v1/signals, not credible (used_percent null: no journal write)',
+      pid: daemon.pid,
       port: daemon.port,
       path: '/v1/signals',
       body: notCredible,
@@ -159,10 +168,10 @@ try {
   const journalBefore = statSync(journal).size;
   for (let round = 0; round < ROUNDS; round += 1) {
     for (const c of cases) {
-      const run = await measure(c.what, c.port, c.path, c.body, c.headers);
+      const run = await measure(c.what, c.pid, c.port, c.path, c.body, c.headers);
       results[c.key].push(run);
       console.log(
-        `  round ${round + 1}: ${c.key.padEnd(11)} ${run.rps.toFixed(0).padStart(6)} req/s · latency p50 ${run.p50} ms, p97.5 ${run.p97_5} ms, p99 ${run.p99} ms, max ${run.max} ms`,
+        `  round ${round + 1}: ${c.key.padEnd(11)} ${run.rps.toFixed(0).padStart(6)} req/s · ${run.cpuUsPerRequest.toFixed(0)} µs CPU/request · latency p50 ${run.p50} ms, p97.5 ${run.p97_5} ms, p99 ${run.p99} ms, max ${run.max} ms`,
       );
     }
   }
@@ -174,6 +183,7 @@ try {
     return `${s.median.toFixed(0)} req/s median (min ${s.min.toFixed(0)}, max ${s.max.toFixed(0)}, ${s.n} × ${SECONDS} s)`;
   };
   const lat = (key) => `latency p50 ${median(key, 'p50')} ms, p97.5 ${median(key, 'p97_5')} ms, p99 ${median(key, 'p99')} ms`;
+  const cpu = (key) => `${median(key, 'cpuUsPerRequest').toFixed(0)} µs CPU/request`;
   const helloRps = median('hello', 'rps');
   for (const c of cases) {
     const rps = median(c.key, 'rps');
@@ -184,7 +194,7 @@ try {
         : c.key === 'floor'
           ? `ratio ${ratio.toFixed(2)}× (no target: what no route of this server can beat)`
           : `ratio ${ratio.toFixed(2)}× (target ≥ ${TARGET}×) ${report.verdict(ratio >= TARGET, `api ${c.key} ${ratio.toFixed(2)}× < ${TARGET}×`)}`;
-    report.figure(`api ${c.what}: ${range(c.key)} · ${lat(c.key)} · ${tail}`);
+    report.figure(`api ${c.what}: ${range(c.key)} · ${cpu(c.key)} · ${lat(c.key)} · ${tail}`);
   }
   const fsync = fsyncMs(stateDir);
   const records = results.credible.reduce((sum, r) => sum + r.total, 0);

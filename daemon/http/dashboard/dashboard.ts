@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import type { DaemonInfo } from '../../service.js';
@@ -31,7 +31,7 @@ export interface Dashboard {
   /** A one-time link to the page (`POST /v1/dashboard/link`, served by the /v1 table). */
   issueLink(): { url: string; expires_at: string };
   /** For security.ts: true when the route is the dashboard's and the browser rule let it through (throws otherwise). */
-  gate(request: FastifyRequest): boolean;
+  gate(request: FastifyRequest, config: FastifyContextConfig): boolean;
   register(app: FastifyInstance): void;
 }
 
@@ -80,8 +80,8 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
   return {
     service,
     issueLink: () => sessions.issueLink(),
-    gate(request) {
-      const access = request.routeOptions.config.dashboard;
+    gate(request, config) {
+      const access = config.dashboard;
       if (access === undefined) return false;
       sessions.gate(request, access === 'session');
       return true;
