@@ -40,18 +40,15 @@ export function persist(snapshot: WorkspaceSnapshot): PersistedWorkspace {
 export type WorkspaceEffect = 'startDrain';
 
 type WorkspaceScope = ActorScope<WorkspaceSnapshot, WorkspaceEvent>;
-let inert: WorkspaceScope | null = null;
-/** The effects of the step under way: `transition()` is synchronous, so one list serves every step in turn. */
-let effects: WorkspaceEffect[] = [];
+let inert: Omit<WorkspaceScope, 'actionExecutor'> | null = null;
 
 /**
  * What xstate's `transition()` builds for every call — an actor that computes the machine's initial
  * snapshot, then is thrown away — was ~9 % of a reading's CPU (docs/performance/daemon.md). This
  * machine spawns, invokes, sends and emits nothing, so one inert scope, made on first use, serves
- * every step; `transition()` itself does no more than this with it. Its action executor keeps the
- * named effects of the step under way (assign() actions are already folded into the next snapshot).
+ * every step; `transition()` itself does no more than this with it.
  */
-function inertScope({ context }: WorkspaceSnapshot): WorkspaceScope {
+function inertScope({ context }: WorkspaceSnapshot): Omit<WorkspaceScope, 'actionExecutor'> {
   if (inert === null) {
     const self = createActor(workspaceMachine, { input: { root: context.root, policy: context.policy, profile: context.profile, at: context.now } });
     inert = {
@@ -63,9 +60,6 @@ function inertScope({ context }: WorkspaceSnapshot): WorkspaceScope {
       defer: () => undefined,
       emit: () => undefined,
       stopChild: () => undefined,
-      actionExecutor: (action: ExecutableActionObject) => {
-        if (action.type === 'startDrain') effects.push(action.type);
-      },
     };
   }
   return inert;
@@ -76,9 +70,9 @@ function inertScope({ context }: WorkspaceSnapshot): WorkspaceScope {
  * without running any. The daemon journals the result when `outcome.changed`, then runs the effects.
  */
 export function step(snapshot: WorkspaceSnapshot, event: WorkspaceEvent): { next: WorkspaceSnapshot; outcome: Outcome; effects: WorkspaceEffect[] } {
-  const scope = inertScope(snapshot);
-  const mine: WorkspaceEffect[] = [];
-  effects = mine;
-  const next = workspaceMachine.transition(snapshot, event, scope);
-  return { next, outcome: next.context.outcome, effects: mine };
+  const actions: ExecutableActionObject[] = [];
+  const next = workspaceMachine.transition(snapshot, event, { ...inertScope(snapshot), actionExecutor: (action) => void actions.push(action) });
+  // assign() actions are already folded into `next`; what is left are the named effects.
+  const effects = actions.map((action) => action.type).filter((type): type is WorkspaceEffect => type === 'startDrain');
+  return { next, outcome: next.context.outcome, effects };
 }
