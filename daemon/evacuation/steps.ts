@@ -219,6 +219,8 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       const { auditStaged } = await import('./staged-audit.js');
       const verdicts = await deps.verdicts();
       const seen = new Map<string, readonly string[]>();
+      // Read once: the scan lists the changes against it and the snapshot commits on it (one git process less).
+      const head = await currentRef(target.work, 'HEAD');
       let scan: SecretScan;
       try {
         scan = await scanForSecrets(target.work, {
@@ -228,6 +230,7 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
           onProgress: (done, total) => target.report?.('secret scan', done, total),
           verdicts,
           seen,
+          head,
         });
       } finally {
         // Also after a scan past its budget: `handoff resume` then scans only the files it did not reach.
@@ -241,6 +244,7 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
         createdAt: required(drain.revision_at, 'the revision time'),
         expectedOld: drain.previous_commit,
         withhold: scan.withhold,
+        head,
         // A file written after the scan is in the index as git read it: proven to be the scanned bytes, or scanned now.
         audit: async (entries, head) => {
           const first = scan;

@@ -131,6 +131,8 @@ export interface SnapshotRequest {
   readonly withhold?: readonly string[];
   /** Checks the staged entries before the tree is written (daemon/evacuation/staged-audit.ts). */
   readonly audit?: StagedAudit;
+  /** HEAD's commit (null: unborn) as the caller read it, e.g. for the secret scan; looked up when absent. */
+  readonly head?: string | null;
 }
 
 export interface SnapshotResult {
@@ -151,7 +153,7 @@ export async function currentRef(root: string, ref: string): Promise<string | nu
  * `update-ref` against the expected old value. HEAD, the index, branches and files stay untouched.
  */
 export async function snapshotWorkTree(root: string, request: SnapshotRequest): Promise<SnapshotResult> {
-  const head = await currentRef(root, 'HEAD');
+  const head = request.head === undefined ? await currentRef(root, 'HEAD') : request.head;
   const { tree, refused } = await workTreeSnapshot(root, request.withhold ?? [], request.audit === undefined ? undefined : { head, check: request.audit });
   const parent = request.expectedOld ?? head;
   const date = request.createdAt;
@@ -168,6 +170,11 @@ export async function snapshotWorkTree(root: string, request: SnapshotRequest): 
     cwd: root,
     env,
   });
+  // update-ref checks the expected old value itself (an empty one: the ref must not exist), so the
+  // ref is read only when it refuses: a resumed drain finds its own commit there, anything else is not ours.
+  const args = ['update-ref', '-m', request.message, '--end-of-options', request.ref, commit, request.expectedOld ?? ''];
+  const update = await runGit(args, { cwd: root });
+  if (update.code === 0 && !update.timedOut && update.startError === undefined) return { ref: request.ref, commit, tree, parent, refused };
   const existing = await currentRef(root, request.ref);
   if (existing === commit) return { ref: request.ref, commit, tree, parent, refused };
   if (existing !== request.expectedOld) {
@@ -177,6 +184,5 @@ export async function snapshotWorkTree(root: string, request: SnapshotRequest): 
       `inspect it with \`git log ${request.ref}\`; the daemon never moves a ref it did not expect`,
     );
   }
-  await git(['update-ref', '-m', request.message, '--end-of-options', request.ref, commit, request.expectedOld ?? ''], { cwd: root });
-  return { ref: request.ref, commit, tree, parent, refused };
+  throw new GitError(args, update);
 }
