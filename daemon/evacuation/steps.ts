@@ -28,7 +28,7 @@ import type { Config, StepProgress } from '../../schemas/index.js';
 import { readCapsule } from '../capsule/capsule-file.js';
 import { capsuleQuality } from '../capsule/quality.js';
 import type { Clock } from '../clock.js';
-import { currentRef, inspectRepository, publishRefs, snapshotWorkTree, treeOfWorkTree } from '../git/index.js';
+import { currentRef, headAndIndex, inspectRepository, publishRefs, snapshotWorkTree, treeOfWorkTree } from '../git/index.js';
 import { precompiled } from '../precompiled.js';
 import { describeErrors } from '../schema-check.js';
 import { sha256, writePackage } from './package-writer.js';
@@ -219,8 +219,9 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       const { auditStaged } = await import('./staged-audit.js');
       const verdicts = await deps.verdicts();
       const seen = new Map<string, readonly string[]>();
-      // Read once: the scan lists the changes against it and the snapshot commits on it (one git process less).
-      const head = await currentRef(target.work, 'HEAD');
+      // Read once, with the index's path: the scan lists the changes against this HEAD, the snapshot
+      // commits on it (one git process where there were three).
+      const repository = await headAndIndex(target.work);
       let scan: SecretScan;
       try {
         scan = await scanForSecrets(target.work, {
@@ -230,7 +231,7 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
           onProgress: (done, total) => target.report?.('secret scan', done, total),
           verdicts,
           seen,
-          head,
+          head: repository.head,
         });
       } finally {
         // Also after a scan past its budget: `handoff resume` then scans only the files it did not reach.
@@ -244,7 +245,7 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
         createdAt: required(drain.revision_at, 'the revision time'),
         expectedOld: drain.previous_commit,
         withhold: scan.withhold,
-        head,
+        repository,
         // A file written after the scan is in the index as git read it: proven to be the scanned bytes, or scanned now.
         audit: async (entries, head) => {
           const first = scan;

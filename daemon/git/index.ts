@@ -7,9 +7,11 @@ export { smudgePins } from './lfs.js';
 export { git, GitError, runGit, type GitOptions, type GitResult } from './run-git.js';
 export {
   currentRef,
+  headAndIndex,
   snapshotWorkTree,
   workTreeSnapshot,
   treeOfWorkTree,
+  type HeadAndIndex,
   type SnapshotResult,
   type StagedAudit,
   type StagedEntry,

@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { snapshotWorkTree } from '../../../daemon/git/index.js';
-import { git, tempRepo } from '../../support/git.js';
+import { headAndIndex, snapshotWorkTree } from '../../../daemon/git/index.js';
+import { git, tempDir, tempRepo } from '../../support/git.js';
 
 const REF = 'refs/heads/handoff/20261129T081500Z-k3f9qa';
 const request = { ref: REF, message: 'handoff test: snapshot', createdAt: '2026-11-29T08:15:00Z', expectedOld: null };
@@ -50,8 +50,20 @@ describe('the snapshot commit and its ref', () => {
     writeFileSync(join(root, 'later.txt'), 'committed after the scan\n');
     git(root, 'add', 'later.txt');
     git(root, 'commit', '-q', '-m', 'later');
-    const result = await snapshotWorkTree(root, { ...request, head: scanned });
+    const result = await snapshotWorkTree(root, { ...request, repository: { head: scanned, index: join(root, '.git', 'index') } });
     expect(result.parent).toBe(scanned);
     expect(git(root, 'ls-tree', '--name-only', result.tree).split('\n')).toEqual(['README.md', 'later.txt']);
+  });
+
+  it('reads HEAD and the index path in one git process: unborn HEAD, a linked worktree, no repository', async () => {
+    const root = tempRepo();
+    expect(await headAndIndex(root)).toEqual({ head: git(root, 'rev-parse', 'HEAD'), index: join(root, '.git', 'index') });
+    const linked = join(tempDir('linked'), 'wt');
+    git(root, 'worktree', 'add', '-q', '-b', 'side', linked);
+    expect(await headAndIndex(linked)).toEqual({ head: git(root, 'rev-parse', 'HEAD'), index: join(root, '.git', 'worktrees', 'wt', 'index') });
+    const unborn = tempDir('unborn');
+    git(unborn, 'init', '-q', '-b', 'main');
+    expect(await headAndIndex(unborn)).toEqual({ head: null, index: join(unborn, '.git', 'index') });
+    await expect(headAndIndex(tempDir('plain'))).rejects.toThrow(/exited 128: fatal: not a git repository/);
   });
 });
