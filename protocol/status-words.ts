@@ -1,7 +1,7 @@
 import { DRAIN_STEPS, type DrainProgress, type DrainStep } from './drain-plan.js';
 import type { StatusView } from './status-view.js';
 import { formatDuration } from './time-words.js';
-import { runningDrain } from './workspace-machine.js';
+import { runningDrain } from './running-drain.js';
 
 // The CLI's words for times: one module with no imports, so the dashboard page loads the same one.
 export { formatAge, formatDuration } from './time-words.js';

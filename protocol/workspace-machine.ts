@@ -8,6 +8,10 @@ import { assess, credibility, describeReading, readingKey, type PressurePolicy }
 import { retainReadings } from './reading-retention.js';
 import { DRAIN_STEPS, newDrain, REVISION_STEPS, type DrainProgress } from './drain-plan.js';
 import type { CapsuleState, PauseInfo, RemoteTracking, VerifiedCheckpoint, WorkspaceEvent } from './workspace-events.js';
+import { runningDrain } from './running-drain.js';
+
+// Re-exported so the machine's other readers keep one import; the CLI imports running-drain.js itself.
+export { runningDrain };
 
 export const STATES = ['NORMAL', 'PREPARE', 'EVACUATE', 'HANDOFF_READY', 'TAKEOVER', 'RETURN_HANDOFF_READY', 'CLOSED'] as const;
 export type WorkspaceState = (typeof STATES)[number];
@@ -182,18 +186,6 @@ export function offerTravels(cycle: Cycle): boolean {
 /** A drain's identity for the runner's reports: the cycle, the leg and when that drain began. */
 export function drainKey(cycle: Cycle, drain: DrainProgress): string {
   return `${cycle.id}/${drain.leg}/${drain.started_at}`;
-}
-
-/**
- * Is a drain running, and which: the out leg's in EVACUATE, the return leg's in TAKEOVER once
- * `handoff return` started it; null anywhere else. The one answer to that question for the machine,
- * the drain runner, status, `handoff check` and the ways out.
- */
-export function runningDrain(state: WorkspaceState, cycle: Cycle | null): DrainProgress | null {
-  if (cycle === null) return null;
-  if (state === 'EVACUATE') return cycle.drain;
-  if (state === 'TAKEOVER') return cycle.return_drain;
-  return null;
 }
 
 /** Applies `change` to the running drain; the machine only calls it where one runs (EVACUATE, TAKEOVER.returning). */

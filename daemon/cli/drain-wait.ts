@@ -1,7 +1,7 @@
 import { failure, success, type Envelope } from '../../protocol/envelope.js';
 import { printable } from '../../protocol/printable.js';
 import type { StatusView } from '../../protocol/status-view.js';
-import { runningDrain } from '../../protocol/workspace-machine.js';
+import { runningDrain } from '../../protocol/running-drain.js';
 import type { StepProgress } from '../../schemas/index.js';
 import type { CommandContext } from './context.js';
 import { liveLine, newLines, nothingSaid } from './render/drain-progress.js';

@@ -161,6 +161,8 @@ export interface SecretScanOptions {
    * withheld file's: its content is not hashed.
    */
   readonly seen?: Map<string, readonly string[]>;
+  /** HEAD's commit (null: unborn) when the caller already read it: the snapshot commits on the HEAD it scanned against. */
+  readonly head?: string | null;
 }
 
 export interface SecretScan {
@@ -350,7 +352,7 @@ export function scanFailed(error: unknown, what: string): HandoffError {
 export async function scanForSecrets(root: string, options: SecretScanOptions): Promise<SecretScan> {
   const scanner = options.scanner ?? secretlintScanner;
   const deadline = options.now() + options.timeoutMs;
-  const head = await currentRef(root, 'HEAD');
+  const head = options.head === undefined ? await currentRef(root, 'HEAD') : options.head;
   // Both only read; the list is decided by the user's own file, whatever the paths turn out to be.
   const [paths, allowList] = await Promise.all([changedPaths(root, head), readAllowList(root)]);
   const withheld: Withheld[] = [];

@@ -28,7 +28,7 @@ import type { Config, StepProgress } from '../../schemas/index.js';
 import { readCapsule } from '../capsule/capsule-file.js';
 import { capsuleQuality } from '../capsule/quality.js';
 import type { Clock } from '../clock.js';
-import { currentRef, inspectRepository, publishRefs, snapshotWorkTree, treeOfWorkTree } from '../git/index.js';
+import { currentRef, headAndIndex, inspectRepository, publishRefs, publishRoute, snapshotWorkTree, treeOfWorkTree } from '../git/index.js';
 import { precompiled } from '../precompiled.js';
 import { describeErrors } from '../schema-check.js';
 import { sha256, writePackage } from './package-writer.js';
@@ -219,6 +219,9 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       const { auditStaged } = await import('./staged-audit.js');
       const verdicts = await deps.verdicts();
       const seen = new Map<string, readonly string[]>();
+      // Read once, with the index's path: the scan lists the changes against this HEAD, the snapshot
+      // commits on it (one git process where there were three).
+      const repository = await headAndIndex(target.work);
       let scan: SecretScan;
       try {
         scan = await scanForSecrets(target.work, {
@@ -228,6 +231,7 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
           onProgress: (done, total) => target.report?.('secret scan', done, total),
           verdicts,
           seen,
+          head: repository.head,
         });
       } finally {
         // Also after a scan past its budget: `handoff resume` then scans only the files it did not reach.
@@ -241,6 +245,7 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
         createdAt: required(drain.revision_at, 'the revision time'),
         expectedOld: drain.previous_commit,
         withhold: scan.withhold,
+        repository,
         // A file written after the scan is in the index as git read it: proven to be the scanned bytes, or scanned now.
         audit: async (entries, head) => {
           const first = scan;
@@ -363,21 +368,30 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
         path: required(stringField(packaged.summary['manifest']), 'the manifest path'),
         sha256: required(packaged.sha256, 'the manifest sha256'),
       };
-      const leaseHead = await leaseOfferRecord(work, {
-        leg: drain.leg,
-        cycle: cycle.id,
-        manifest,
-        lastToken: lease.last_token,
-        holder: lease.holder === null ? null : { executor: lease.holder.executor, token: lease.holder.token },
-        token: cycle.receiver?.token ?? null,
-        // The package's time: a resumed drain makes the same record, and the push finds it there.
-        at: required(drain.steps.package, 'the package').at,
-      });
+      // The offer's record is made while the remote's URL is read and the LFS content goes out: neither
+      // needs the other. Both settle before the step goes on or fails, so nothing of it outlives the step.
+      const [offerMade, routeFound] = await Promise.allSettled([
+        leaseOfferRecord(work, {
+          leg: drain.leg,
+          cycle: cycle.id,
+          manifest,
+          lastToken: lease.last_token,
+          holder: lease.holder === null ? null : { executor: lease.holder.executor, token: lease.holder.token },
+          token: cycle.receiver?.token ?? null,
+          // The package's time: a resumed drain makes the same record, and the push finds it there.
+          at: required(drain.steps.package, 'the package').at,
+        }),
+        publishRoute(work, remote, checkpoint.commit, gitTimeout),
+      ]);
+      if (offerMade.status === 'rejected') throw offerMade.reason;
+      if (routeFound.status === 'rejected') throw routeFound.reason;
+      const leaseHead = offerMade.value;
       const records = [
         { ref: packagesRef(cycle.id), commit: required(stringField(packaged.summary['records']), 'the package record') },
         { ref: leaseRef(cycle.id), commit: leaseHead },
       ];
-      const result = await publishRefs(work, { remote, checkpoint: { ref: checkpoint.ref, commit: checkpoint.commit }, records, timeoutMs: gitTimeout });
+      const checkpointRef = { ref: checkpoint.ref, commit: checkpoint.commit };
+      const result = await publishRefs(work, { route: routeFound.value, checkpoint: checkpointRef, records, timeoutMs: gitTimeout });
       await adoptPublished(work, records);
       return recordOf(deps, null, {
         mechanism: checkpoint.mechanism,

@@ -1,15 +1,17 @@
 export { dataArg } from './data-arg.js';
 export { CONFIG_OVERRIDES, gitEnv, SSH_COMMAND } from './git-env.js';
 export { chooseRemote, inspectRepository, instructionFiles, parseStatus } from './inspect.js';
-export { publishRefs, type PublishResult, type RefUpdate } from './publish.js';
+export { publishRefs, publishRoute, type PublishResult, type PublishRoute, type RefUpdate } from './publish.js';
 export { gitPath, resolveRepoRoot } from './repo-root.js';
 export { smudgePins } from './lfs.js';
 export { git, GitError, runGit, type GitOptions, type GitResult } from './run-git.js';
 export {
   currentRef,
+  headAndIndex,
   snapshotWorkTree,
   workTreeSnapshot,
   treeOfWorkTree,
+  type HeadAndIndex,
   type SnapshotResult,
   type StagedAudit,
   type StagedEntry,

@@ -57,6 +57,21 @@ export async function instructionFiles(root: string): Promise<RepositoryObservat
   return found;
 }
 
+/**
+ * `git config -z --get-regexp` of the `remote.<name>.url` keys (`key\nvalue\0` each): name → URL. A
+ * remote with several URLs gets its last, as `git config --get` answers.
+ */
+export function configuredUrls(output: string | null): Map<string, string> {
+  const urls = new Map<string, string>();
+  for (const record of (output ?? '').split('\0')) {
+    const newline = record.indexOf('\n');
+    const key = newline === -1 ? record : record.slice(0, newline);
+    if (key.startsWith('remote.') && key.endsWith('.url') && key.length > 'remote..url'.length && newline !== -1)
+      urls.set(key.slice('remote.'.length, -'.url'.length), record.slice(newline + 1));
+  }
+  return urls;
+}
+
 /** `git status --porcelain=v2 -z`: staged, unstaged and untracked paths (ignored excluded). */
 export function parseStatus(output: string): RepositoryObservation['dirty'] {
   const dirty = { staged: [] as string[], unstaged: [] as string[], untracked: [] as string[] };
@@ -119,12 +134,14 @@ export async function inspectRepository(root: string): Promise<RepositoryObserva
   // Reads only, so they run at once: the small ones finish while status walks the work tree. One
   // status says what five calls did (HEAD, its branch, the upstream, ahead and behind) with the
   // changed paths: every git process costs the daemon a fork (docs/performance/evacuation.md).
-  const [gitDir, status, remotes, rootList, instructions] = await Promise.all([
+  const [gitDir, status, remotes, rootList, urls, instructions] = await Promise.all([
     git(['rev-parse', '--absolute-git-dir'], { cwd: root }),
     git(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--ignore-submodules=none'], { cwd: root, timeoutMs: 120_000 }),
     remoteNames(root),
     // Fails, so null, on an unborn HEAD.
     optional(['rev-list', '--max-parents=0', 'HEAD'], root),
+    // Every remote's URL now, though the one wanted is known only after status: no second round of git.
+    optional(['config', '-z', '--get-regexp', String.raw`^remote\..*\.url$`], root),
     instructionFiles(root),
   ]);
   const headers = parseBranchHeaders(status);
@@ -132,12 +149,10 @@ export async function inspectRepository(root: string): Promise<RepositoryObserva
   const upstream = head === null ? null : headers.upstream;
   const remote = pickRemote(remotes, headers.upstream);
   const roots = head === null ? null : rootList;
-  const [remoteUrl, branch] = await Promise.all([
-    // The URL as configured (before insteadOf rewriting): what a receiver elsewhere can use.
-    remote === null ? null : optional(['config', '--get', `remote.${remote}.url`], root),
-    // status prints `(detached)` for a detached HEAD and for a branch of that name alike.
-    headers.detachedWord ? optional(['symbolic-ref', '--short', '-q', 'HEAD'], root) : headers.branch,
-  ]);
+  // The URL as configured (before insteadOf rewriting): what a receiver elsewhere can use.
+  const remoteUrl = remote === null ? null : (configuredUrls(urls).get(remote) ?? null);
+  // status prints `(detached)` for a detached HEAD and for a branch of that name alike.
+  const branch = headers.detachedWord ? await optional(['symbolic-ref', '--short', '-q', 'HEAD'], root) : headers.branch;
   return {
     remote,
     remote_url: remoteUrl === null ? null : displayRemote(absoluteIfLocal(remoteUrl, root)),

@@ -9,9 +9,17 @@ export interface RefUpdate {
   readonly commit: string;
 }
 
+/** Where the push goes, with the checkpoint's LFS content already there. */
+export interface PublishRoute {
+  /** The remote's push URL (pushurl and pushInsteadOf applied). */
+  readonly url: string;
+  /** Git LFS objects the checkpoint points at, uploaded and proven on the remote before the ref. */
+  readonly lfsObjects: number;
+}
+
 export interface PublishRequest {
-  readonly remote: string;
-  /** The checkpoint: its LFS objects go first, and it is the first ref of the push. */
+  readonly route: PublishRoute;
+  /** The checkpoint: the first ref of the push. */
   readonly checkpoint: RefUpdate;
   /** The records that travel with it (the package, the lease offer): the same push, all or nothing. */
   readonly records: readonly RefUpdate[];
@@ -63,10 +71,25 @@ function blocked(step: string, result: GitResult, timeoutMs: number, remote: str
 }
 
 /**
+ * Before the refs go: the remote's push URL, and the checkpoint's LFS content uploaded (once the ref is
+ * there, a receiver may fetch it and needs every object). It needs nothing of the records, so the
+ * drain makes them meanwhile.
+ */
+export async function publishRoute(root: string, remoteName: string, checkpoint: string, timeoutMs: number): Promise<PublishRoute> {
+  // Pushing to the URL, not the remote name, keeps git from creating a remote-tracking ref for the
+  // handoff branch in the user's repository; `--push` honours pushurl and pushInsteadOf.
+  const url = await runGit(['remote', 'get-url', '--push', '--end-of-options', dataArg(remoteName, 'remote name')], { cwd: root, timeoutMs });
+  if (url.code !== 0) throw blocked('failed', url, timeoutMs, remoteName);
+  const remote = dataArg(url.stdout.trim(), 'remote URL');
+  const lfs = await publishLfs(root, checkpoint, remote, timeoutMs);
+  return { url: remote, lfsObjects: lfs.objects };
+}
+
+/**
  * One network round trip to publish and one to prove it: the checkpoint branch and its records go in
  * a single `push --atomic` (the remote takes all of them or none; never forced, only these refs), then
  * one `ls-remote` reads every ref back. A resumed drain pushes the same commits again, which the remote
- * answers as up to date: nothing is pushed twice. LFS content goes first, through the same layer.
+ * answers as up to date: nothing is pushed twice. LFS content went first (publishRoute), through the same layer.
  */
 export async function publishRefs(root: string, request: PublishRequest): Promise<PublishResult> {
   const { timeoutMs } = request;
@@ -74,13 +97,7 @@ export async function publishRefs(root: string, request: PublishRequest): Promis
     ref: dataArg(update.ref, 'ref to publish'),
     commit: dataArg(update.commit, 'commit to publish'),
   }));
-  // Pushing to the URL, not the remote name, keeps git from creating a remote-tracking ref for the
-  // handoff branch in the user's repository; `--push` honours pushurl and pushInsteadOf.
-  const url = await runGit(['remote', 'get-url', '--push', '--end-of-options', dataArg(request.remote, 'remote name')], { cwd: root, timeoutMs });
-  if (url.code !== 0) throw blocked('failed', url, timeoutMs, request.remote);
-  const remote = dataArg(url.stdout.trim(), 'remote URL');
-  // Content first: once the ref is there, a receiver may fetch it and needs every object.
-  const lfs = await publishLfs(root, request.checkpoint.commit, remote, timeoutMs);
+  const remote = dataArg(request.route.url, 'remote URL');
   const push = await runGit(
     ['push', '--atomic', '--porcelain', '--no-verify', '--end-of-options', remote, ...updates.map(({ commit, ref }) => `${commit}:${ref}`)],
     {
@@ -106,5 +123,5 @@ export async function publishRefs(root: string, request: PublishRequest): Promis
   }
   // `push --porcelain` marks a ref the remote already had with '='.
   const pushed = updates.some(({ ref }) => push.stdout.split('\n').some((line) => line.includes(`:${ref}\t`) && !line.startsWith('=')));
-  return { pushed, verified: true, lfsObjects: lfs.objects };
+  return { pushed, verified: true, lfsObjects: request.route.lfsObjects };
 }

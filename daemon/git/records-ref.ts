@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,9 +13,77 @@ const IDENTITY = {
   GIT_COMMITTER_EMAIL: 'session-handoff@localhost',
 };
 
+interface Dir {
+  readonly blobs: Map<string, string>;
+  readonly dirs: Map<string, Dir>;
+}
+
+interface TreeEntry {
+  readonly name: string;
+  readonly mode: '100644' | '40000';
+  readonly type: 'blob' | 'tree';
+  readonly id: string;
+}
+
+/** A record's path, one directory level per part; the parts a checkout would refuse are refused here. */
+function partsOf(path: string): string[] {
+  const parts = path.split('/');
+  if (parts.some((part) => part === '' || part === '.' || part === '..' || part.toLowerCase() === '.git'))
+    throw new Error(`not a record path: ${JSON.stringify(path)}`);
+  return parts;
+}
+
+/** git's order of a tree's entries: by the bytes of the name, a subtree's as if it ended in '/'. */
+const sortKey = (entry: TreeEntry) => Buffer.from(entry.type === 'tree' ? `${entry.name}/` : entry.name);
+
 /**
- * A commit holding exactly `files` (path → text), made with a temporary index: records travel on
- * their own refs and never touch the user's index, HEAD or branches.
+ * The tree of `blobs` (path → blob id), every level written by one `git mktree --batch`. A parent
+ * names its subtrees in the same input, so their ids are computed here, the way git hashes a tree;
+ * git's answer for each tree must be that id.
+ */
+async function writeTree(root: string, blobs: readonly (readonly [string, string])[]): Promise<string> {
+  // No files: the empty tree, from an empty stdin (closed at once), in the repository's own format.
+  if (blobs.length === 0) return git(['mktree', '-z'], { cwd: root });
+  const top: Dir = { blobs: new Map(), dirs: new Map() };
+  for (const [path, blob] of blobs) {
+    const parts = partsOf(path);
+    let dir = top;
+    for (const part of parts.slice(0, -1)) {
+      if (dir.blobs.has(part)) throw new Error(`not a record path: ${JSON.stringify(path)} is under a file`);
+      const next = dir.dirs.get(part) ?? { blobs: new Map(), dirs: new Map() };
+      dir.dirs.set(part, next);
+      dir = next;
+    }
+    const name = parts.at(-1) ?? '';
+    if (dir.dirs.has(name)) throw new Error(`not a record path: ${JSON.stringify(path)} is a directory`);
+    dir.blobs.set(name, blob);
+  }
+  // The repository's object format, from the length of the ids git gave the blobs.
+  const algorithm = blobs[0]?.[1].length === 64 ? 'sha256' : 'sha1';
+  const inputs: string[] = [];
+  const ids: string[] = [];
+  const visit = (dir: Dir): string => {
+    const entries: TreeEntry[] = [
+      ...[...dir.dirs].map(([name, sub]): TreeEntry => ({ name, mode: '40000', type: 'tree', id: visit(sub) })),
+      ...[...dir.blobs].map(([name, id]): TreeEntry => ({ name, mode: '100644', type: 'blob', id })),
+    ].sort((a, b) => Buffer.compare(sortKey(a), sortKey(b)));
+    const body = Buffer.concat(entries.flatMap((entry) => [Buffer.from(`${entry.mode} ${entry.name}\0`), Buffer.from(entry.id, 'hex')]));
+    const id = createHash(algorithm).update(`tree ${body.length}\0`).update(body).digest('hex');
+    inputs.push(entries.map((entry) => `${entry.mode} ${entry.type} ${entry.id}\t${entry.name}\0`).join(''));
+    ids.push(id);
+    return id;
+  };
+  const tree = visit(top);
+  // Subtrees first, each ended by an empty record.
+  const written = (await git(['mktree', '-z', '--batch'], { cwd: root, input: inputs.join('\0') })).split('\n');
+  if (written.length !== ids.length || written.some((id, index) => id !== ids[index]))
+    throw new Error(`git mktree wrote ${written.join(' ')}, not the trees ${ids.join(' ')} of the record's files`);
+  return tree;
+}
+
+/**
+ * A commit holding exactly `files` (path → text), made from objects alone (blobs, trees, the commit):
+ * records travel on their own refs and never touch the user's index, HEAD or branches.
  */
 export async function commitFiles(
   root: string,
@@ -25,10 +94,9 @@ export async function commitFiles(
 ): Promise<string> {
   const scratch = await mkdtemp(join(tmpdir(), 'handoff-records-'));
   try {
-    const env = { GIT_INDEX_FILE: join(scratch, 'index') };
     const entries = Object.entries(files).sort(([a], [b]) => a.localeCompare(b));
-    // One git for all the blobs and one for the index, whatever the number of files: each git process
-    // costs the daemon a fork (docs/performance/evacuation.md). The scratch files are named by number.
+    // One git for all the blobs and one for all the trees, whatever the number of files: each git
+    // process costs the daemon a fork (docs/performance/evacuation.md). The scratch files are named by number.
     const sources = entries.map((_, index) => join(scratch, `blob-${index}`));
     await Promise.all(entries.map(([, content], index) => writeFile(sources[index] ?? '', content, { mode: 0o600 })));
     const blobs =
@@ -36,11 +104,10 @@ export async function commitFiles(
         ? []
         : (await git(['hash-object', '-w', '--no-filters', '--stdin-paths'], { cwd: root, input: `${sources.join('\n')}\n` })).split('\n');
     if (blobs.length !== entries.length) throw new Error(`hash-object gave ${blobs.length} ids for ${entries.length} files`);
-    if (entries.length > 0) {
-      const info = entries.map(([path], index) => `100644 ${blobs[index] ?? ''}\t${path}\0`).join('');
-      await git(['update-index', '--add', '-z', '--index-info'], { cwd: root, env, input: info });
-    }
-    const tree = await git(['write-tree'], { cwd: root, env });
+    const tree = await writeTree(
+      root,
+      entries.map(([path], index) => [path, blobs[index] ?? ''] as const),
+    );
     return await git(['commit-tree', '--no-gpg-sign', ...(parent ? ['-p', parent] : []), '-m', message, '--end-of-options', tree], {
       cwd: root,
       env: { ...IDENTITY, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },

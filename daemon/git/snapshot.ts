@@ -86,11 +86,12 @@ export async function workTreeSnapshot(
   root: string,
   withhold: readonly string[] = [],
   audit?: { readonly head: string | null; readonly check: StagedAudit },
+  knownIndex?: string,
 ): Promise<WorkTreeSnapshot> {
   const scratch = await mkdtemp(join(tmpdir(), 'handoff-index-'));
   try {
     const index = join(scratch, 'index');
-    const userIndex = await gitPath(root, 'index');
+    const userIndex = knownIndex ?? (await gitPath(root, 'index'));
     const stats = await stat(userIndex).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return null;
       throw error;
@@ -131,6 +132,8 @@ export interface SnapshotRequest {
   readonly withhold?: readonly string[];
   /** Checks the staged entries before the tree is written (daemon/evacuation/staged-audit.ts). */
   readonly audit?: StagedAudit;
+  /** HEAD and the user's index as the caller read them (for the secret scan); looked up when absent. */
+  readonly repository?: HeadAndIndex;
 }
 
 export interface SnapshotResult {
@@ -139,6 +142,29 @@ export interface SnapshotResult {
   readonly tree: string;
   readonly parent: string | null;
   readonly refused: readonly string[];
+}
+
+export interface HeadAndIndex {
+  /** HEAD's commit; null when HEAD is unborn. */
+  readonly head: string | null;
+  /** The user's index file, absolute (the linked worktree's own for a linked worktree). */
+  readonly index: string;
+}
+
+const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+/** HEAD's commit and the path of the user's index from one git process (each costs the daemon a fork). */
+export async function headAndIndex(root: string): Promise<HeadAndIndex> {
+  // rev-parse answers in order: the index path always, then HEAD's commit, which `-q --verify` leaves
+  // out (exit 1) when HEAD is unborn; any other exit is a failure.
+  const args = ['rev-parse', '--path-format=absolute', '--git-path', 'index', '-q', '--verify', '--end-of-options', 'HEAD^{commit}'];
+  const result = await runGit(args, { cwd: root, timeoutMs: 10_000 });
+  const out = result.stdout.replace(/\n$/, '');
+  if (result.code === 1 && !result.timedOut && out !== '' && !out.includes('\n')) return { head: null, index: out };
+  const cut = out.lastIndexOf('\n');
+  const head = out.slice(cut + 1);
+  if (result.code !== 0 || result.timedOut || cut <= 0 || !OBJECT_ID.test(head)) throw new GitError(args, result, 10_000);
+  return { head, index: out.slice(0, cut) };
 }
 
 export async function currentRef(root: string, ref: string): Promise<string | null> {
@@ -151,8 +177,13 @@ export async function currentRef(root: string, ref: string): Promise<string | nu
  * `update-ref` against the expected old value. HEAD, the index, branches and files stay untouched.
  */
 export async function snapshotWorkTree(root: string, request: SnapshotRequest): Promise<SnapshotResult> {
-  const head = await currentRef(root, 'HEAD');
-  const { tree, refused } = await workTreeSnapshot(root, request.withhold ?? [], request.audit === undefined ? undefined : { head, check: request.audit });
+  const { head, index } = request.repository ?? (await headAndIndex(root));
+  const { tree, refused } = await workTreeSnapshot(
+    root,
+    request.withhold ?? [],
+    request.audit === undefined ? undefined : { head, check: request.audit },
+    index,
+  );
   const parent = request.expectedOld ?? head;
   const date = request.createdAt;
   const env = {
@@ -168,6 +199,11 @@ export async function snapshotWorkTree(root: string, request: SnapshotRequest): 
     cwd: root,
     env,
   });
+  // update-ref checks the expected old value itself (an empty one: the ref must not exist), so the
+  // ref is read only when it refuses: a resumed drain finds its own commit there, anything else is not ours.
+  const args = ['update-ref', '-m', request.message, '--end-of-options', request.ref, commit, request.expectedOld ?? ''];
+  const update = await runGit(args, { cwd: root });
+  if (update.code === 0 && !update.timedOut && update.startError === undefined) return { ref: request.ref, commit, tree, parent, refused };
   const existing = await currentRef(root, request.ref);
   if (existing === commit) return { ref: request.ref, commit, tree, parent, refused };
   if (existing !== request.expectedOld) {
@@ -177,6 +213,5 @@ export async function snapshotWorkTree(root: string, request: SnapshotRequest): 
       `inspect it with \`git log ${request.ref}\`; the daemon never moves a ref it did not expect`,
     );
   }
-  await git(['update-ref', '-m', request.message, '--end-of-options', request.ref, commit, request.expectedOld ?? ''], { cwd: root });
-  return { ref: request.ref, commit, tree, parent, refused };
+  throw new GitError(args, update);
 }

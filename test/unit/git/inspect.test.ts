@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inspectRepository } from '../../../daemon/git/index.js';
+import { configuredUrls } from '../../../daemon/git/inspect.js';
 import { git, tempDir, tempRepo } from '../../support/git.js';
 
 /** What git itself says, one question per call (what inspectRepository asked before one status answered them all). */
@@ -79,5 +80,32 @@ describe('inspectRepository reads HEAD, branch, upstream and ahead/behind from o
   it('chooses the upstream remote, and the counts match', async () => {
     const root = diverged();
     expect(await inspectRepository(root)).toMatchObject({ remote: 'origin', branch: 'main', upstream: 'origin/main', ahead: 1, behind: 1 });
+  });
+});
+
+describe("the remote's URL as configured, from one git config of every remote's URLs", () => {
+  it('is the one `git config --get remote.<name>.url` gives: the last of several, before insteadOf, for a dotted name', async () => {
+    const root = tempRepo();
+    git(root, 'remote', 'add', 'up.stream', 'https://example.invalid/first.git');
+    git(root, 'config', '--add', 'remote.up.stream.url', 'https://example.invalid/second.git');
+    git(root, 'config', 'url.https://rewritten.invalid/.insteadOf', 'https://example.invalid/');
+    git(root, 'remote', 'add', 'other', 'https://example.invalid/other.git');
+    expect(git(root, 'config', '--get', 'remote.up.stream.url')).toBe('https://example.invalid/second.git');
+    git(root, 'checkout', '-q', '-b', 'topic');
+    git(root, 'config', 'branch.topic.remote', 'up.stream');
+    git(root, 'config', 'branch.topic.merge', 'refs/heads/main');
+    git(root, 'update-ref', 'refs/remotes/up.stream/main', 'HEAD');
+    expect(await inspectRepository(root)).toMatchObject({ remote: 'up.stream', remote_url: 'https://example.invalid/second.git' });
+  });
+
+  it('parses names and values git prints with -z (a newline in a value stays in it), and nothing from other keys', () => {
+    const output = 'remote.origin.url\nhttps://a.invalid/x.git\0remote.origin.url\nhttps://b.invalid/x.git\0remote.a.b.url\n/srv/line\nbreak\0remote..url\nx\0';
+    expect(configuredUrls(output)).toEqual(
+      new Map([
+        ['origin', 'https://b.invalid/x.git'],
+        ['a.b', '/srv/line\nbreak'],
+      ]),
+    );
+    expect(configuredUrls(null)).toEqual(new Map());
   });
 });
