@@ -54,6 +54,19 @@ export default tseslint.config(
     },
   },
   {
+    // A process's first ICU collation costs it 2–3 MB of resident memory for good (docs/performance/daemon.md).
+    files: ['protocol/**/*.ts', 'adapters/**/*.ts', 'daemon/**/*.ts', 'schemas/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='localeCompare']",
+          message: 'order names, ids and paths with byCodeUnits (protocol/code-unit-order.ts): the same in every locale, no ICU collator',
+        },
+      ],
+    },
+  },
+  {
     // Adapters parse what they are handed: reading files, watching and spawning are the daemon's.
     files: ['adapters/**/*.ts'],
     rules: {

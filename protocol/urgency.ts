@@ -24,7 +24,11 @@ export function urgencyRank(view: Pick<StatusView, 'state' | 'blocked'>): number
   return view.blocked !== null ? 0 : STAGE_RANK[view.state];
 }
 
-/** Most urgent first; within a rank the higher pressure first (unknown last), then by path. */
+/**
+ * Most urgent first; within a rank the higher pressure first (unknown last), then by path in code-unit
+ * order (as protocol/code-unit-order.ts, written out: the dashboard page loads this file alone).
+ */
 export function compareUrgency(a: UrgencyInput, b: UrgencyInput): number {
-  return urgencyRank(a) - urgencyRank(b) || (b.pressure?.percent ?? -1) - (a.pressure?.percent ?? -1) || a.workspace.localeCompare(b.workspace);
+  const byPath = a.workspace < b.workspace ? -1 : a.workspace > b.workspace ? 1 : 0;
+  return urgencyRank(a) - urgencyRank(b) || (b.pressure?.percent ?? -1) - (a.pressure?.percent ?? -1) || byPath;
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { byCodeUnits } from '../../protocol/code-unit-order.js';
 import { redactCredentials } from '../../protocol/index.js';
 import { dataArg } from './data-arg.js';
 import { git, runGit, type GitResult } from './run-git.js';
@@ -94,7 +95,7 @@ export async function commitFiles(
 ): Promise<string> {
   const scratch = await mkdtemp(join(tmpdir(), 'handoff-records-'));
   try {
-    const entries = Object.entries(files).sort(([a], [b]) => a.localeCompare(b));
+    const entries = Object.entries(files).sort(([a], [b]) => byCodeUnits(a, b));
     // One git for all the blobs and one for all the trees, whatever the number of files: each git
     // process costs the daemon a fork (docs/performance/evacuation.md). The scratch files are named by number.
     const sources = entries.map((_, index) => join(scratch, `blob-${index}`));

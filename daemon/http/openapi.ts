@@ -1,5 +1,6 @@
 import type { RouteOptions } from 'fastify';
 import pino from 'pino';
+import { byCodeUnits } from '../../protocol/code-unit-order.js';
 import { CODES, PROTOCOL_VERSION, type Code } from '../../protocol/index.js';
 import { systemClock } from '../clock.js';
 import { buildServer } from './build-server.js';
@@ -245,8 +246,8 @@ export function openApiDocument(routes: readonly RouteOptions[]): Json {
     .sort(
       (a, b) =>
         Number(!a.route.url.startsWith('/v1/')) - Number(!b.route.url.startsWith('/v1/')) ||
-        a.route.url.localeCompare(b.route.url) ||
-        a.method.localeCompare(b.method),
+        byCodeUnits(a.route.url, b.route.url) ||
+        byCodeUnits(a.method, b.method),
     );
   for (const { method, route } of seen) {
     const path = route.url.replace(/:([A-Za-z_]+)/g, '{$1}');

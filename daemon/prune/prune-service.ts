@@ -1,3 +1,4 @@
+import { byCodeUnits } from '../../protocol/code-unit-order.js';
 import { fromError, HandoffError, stateOf, success, type Envelope } from '../../protocol/index.js';
 import type { PruneBody } from '../../schemas/index.js';
 import { checkedOutBranches, deleteLocalRefs, deleteRemoteRefs, localHandoffRefs, remoteHandoffRefs, type HandoffRef } from '../git/index.js';
@@ -54,7 +55,7 @@ export function createPruneService(deps: PruneDeps) {
     if (current !== null && stateOf(snapshot) !== 'CLOSED') unfinished.add(current.id);
     const received = deps.takeover.receiving(root);
     if (received !== null) unfinished.add(received.cycle);
-    const finished = [...byCycle(refs)].filter(([cycle]) => !unfinished.has(cycle)).sort(([a], [b]) => a.localeCompare(b));
+    const finished = [...byCycle(refs)].filter(([cycle]) => !unfinished.has(cycle)).sort(([a], [b]) => byCodeUnits(a, b));
     return { finished, checkedOut, unfinished: [...unfinished].filter((cycle) => refs.some((ref) => ref.cycle === cycle)).sort() };
   }
 

@@ -1,3 +1,4 @@
+import { byCodeUnits } from '../../../protocol/code-unit-order.js';
 import type { StatusView } from '../../../protocol/index.js';
 import { cycleTime, relativeTime, shortSha, table, type Renderer } from './format.js';
 
@@ -14,7 +15,7 @@ interface CycleRow {
 export const renderCycles: Renderer<{ readonly cycles: readonly CycleRow[]; readonly total: number; readonly note?: string }> = (data, _code, view) => {
   if (data.cycles.length === 0) return 'no cycles on record yet\nnext: `handoff now` evacuates by hand; telemetry at the evacuate line does it by itself';
   const rows = [...data.cycles]
-    .sort((a, b) => b.cycle.localeCompare(a.cycle))
+    .sort((a, b) => byCodeUnits(b.cycle, a.cycle))
     .map((c) => [
       c.cycle,
       c.abandoned ? 'abandoned' : (c.state ?? 'ended'),

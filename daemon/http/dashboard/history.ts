@@ -1,3 +1,4 @@
+import { byCodeUnits } from '../../../protocol/code-unit-order.js';
 import { readingKey } from '../../../protocol/index.js';
 import type { Reading } from '../../../schemas/index.js';
 
@@ -109,6 +110,6 @@ export class ReadingHistory {
         ...(s.reading.limit === undefined ? {} : { limit: s.reading.limit.name ?? s.reading.limit.id }),
         points: [...s.points],
       }))
-      .sort((a, b) => a.key.localeCompare(b.key));
+      .sort((a, b) => byCodeUnits(a.key, b.key));
   }
 }
