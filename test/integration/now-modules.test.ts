@@ -1,29 +1,27 @@
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { ownPackage } from '../../daemon/package-root.js';
+import { loadedFiles, sourcesOf, tracingArgs } from '../support/bundle-modules.js';
+import { tempDir } from '../support/git.js';
 
-const STAGES = fileURLToPath(new URL('../../dist/daemon/cli/commands/stages.js', import.meta.url));
-
-// Module hooks run on their own thread in Node 20: each loaded URL is written straight to stdout.
-const HOOKS = `import { writeSync } from 'node:fs';
-export async function load(url, context, next) { writeSync(1, url + '\\n'); return next(url, context); }`;
-const REGISTER = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});`;
-
-/** The ES modules `handoff now` loads for its command (the module that registers it, its output and its drain wait). */
-function modulesOfNow(): string[] {
-  const out = execFileSync(
-    process.execPath,
-    ['--import', `data:text/javascript,${encodeURIComponent(REGISTER)}`, '--input-type=module', '-e', `await import(${JSON.stringify(STAGES)})`],
-    { encoding: 'utf8' },
-  );
-  return out.split('\n').filter((line) => line.startsWith('file:'));
+/** The sources `handoff now` loads for its command (the module that registers it, its output and its drain wait), from the bundle. */
+function sourcesOfNow(): string[] {
+  const base = tempDir('now-modules');
+  try {
+    // `--help` registers and describes the command the way a run does, and ends there.
+    const out = execFileSync(process.execPath, [...tracingArgs(base), ownPackage().cli, 'now', '--help'], { encoding: 'utf8' });
+    return sourcesOf(loadedFiles(out).modules);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
 }
 
 describe('what `handoff now` loads (docs/performance/evacuation.md)', () => {
   it('follows the drain without the workspace machine: no xstate in the CLI', () => {
-    const modules = modulesOfNow();
-    expect(modules.some((url) => url.endsWith('/dist/daemon/cli/drain-wait.js'))).toBe(true);
-    expect(modules.some((url) => url.endsWith('/dist/protocol/status-words.js'))).toBe(true);
-    expect(modules.filter((url) => url.includes('/node_modules/xstate/') || url.endsWith('/dist/protocol/workspace-machine.js'))).toEqual([]);
+    const sources = sourcesOfNow();
+    expect(sources).toContain('dist/daemon/cli/drain-wait.js');
+    expect(sources).toContain('dist/protocol/status-words.js');
+    expect(sources.filter((source) => source.includes('node_modules/xstate/') || source === 'dist/protocol/workspace-machine.js')).toEqual([]);
   });
 });
