@@ -672,6 +672,13 @@ describe('HTTP fuzzing of the real daemon', () => {
       if (journalSize() !== size) expect(requestRecordsSince(size), name).toEqual([]);
       expect(watchedFiles(), name).toEqual(files);
     }
+    // A GET without framing whose body node reads as a second, pipelined request (seed 1033027439):
+    // refused by a synchronous onRequest hook, both answers reached the client on one connection.
+    const { request } = build({ ...base, route: capsuleRoute, body: { repo: 'R', capsule: {} }, spoil: 'drop', method: 'GET', framing: 'none' });
+    const answer = await sendRaw(daemon.port, encodeRequest(request));
+    figures.requests += 1;
+    expect(answer.status, answer.body.slice(0, 300)).toBe(400);
+    expect(JSON.parse(answer.body), answer.body.slice(0, 600)).toMatchObject({ authority: 'none', error: { hint: expect.any(String) } });
   });
 
   it('the exhaustive Host × Origin × token × content-type matrix: only a loopback Host, no Origin and the right token pass', { timeout: 600_000 }, async () => {
