@@ -1,5 +1,5 @@
 // Bundles the CLI and the daemon it runs into dist/bin/ (`npm run build`, last step): the file
-// package.json's `bin` leads to. A few minified files instead of ~900 modules keep ~6 MB less in every
+// package.json's `bin` leads to. A few minified files instead of ~900 modules keep ~8 MB less in every
 // daemon (source text, module records, node's CommonJS loader) and start each command sooner
 // (docs/performance/daemon.md). The libraries are the same, bundled from node_modules at their pinned
 // versions; tsc's output stays in dist/ beside it, for the dashboard's files and for reading stacks.
