@@ -1,11 +1,14 @@
 import { join } from 'node:path';
 import { mergeClaudeSettings } from './claude-settings.js';
 import { mergeCodexHooks } from './codex-hooks.js';
-import { mergeGeminiSettings } from './gemini-settings.js';
+import { COPILOT_HOOK_EDITS } from './copilot-hooks.js';
+import { GEMINI_HOOK_EDITS } from './gemini-settings.js';
+import type { HookFileEdits } from './hook-groups.js';
 import type { HookInvocation } from './hook-commands.js';
 import { AGENT_INSTRUCTIONS } from './instructions.js';
 import { unifiedDiff } from './line-diff.js';
 import { upsertMarkedBlock } from './marked-block.js';
+import { QWEN_HOOK_EDITS } from './qwen-settings.js';
 import { safeTarget, type InstallIo } from './safe-target.js';
 import { CAPSULE_COMMAND } from './slash-command.js';
 import type { Agent, Companions } from './targets.js';
@@ -37,10 +40,13 @@ export interface FileOutcome {
 
 export const CLINE_RULE_FILE = 'session-handoff.md';
 
+/** The agents whose target is a JSON file where our part is hooks alone. */
+export const HOOK_FILES: Partial<Record<Agent, HookFileEdits>> = { gemini: GEMINI_HOOK_EDITS, copilot: COPILOT_HOOK_EDITS, qwen: QWEN_HOOK_EDITS };
+
 /**
  * What `handoff install AGENT` would change in `target` and its companions. Claude Code gets its
  * settings merged and the `/handoff-capsule` command; Gemini CLI its settings.json hooks and a
- * GEMINI.md block; the others get our instructions as a marked block, which leaves the user's own
+ * GEMINI.md block; Copilot CLI a hooks file of ours; Qwen Code its settings.json hooks; the others get our instructions as a marked block, which leaves the user's own
  * text alone, and Codex its hooks.json merged. For Cline a `.clinerules` directory (or none yet)
  * gets a file of ours, a single `.clinerules` file the block. Every path is checked before it is
  * read (safe-target.ts): a link inside a repository is refused, a read-only file too.
@@ -60,8 +66,9 @@ export async function planInstall(agent: Agent, target: string, invocation: Hook
       notes.push(...merged.notes);
       return merged.text;
     });
-  } else if (agent === 'gemini') {
-    await change(target, (before) => mergeGeminiSettings(before, invocation, target));
+  } else if (HOOK_FILES[agent] !== undefined) {
+    const edits = HOOK_FILES[agent];
+    await change(target, (before) => edits.merge(before, invocation, target));
   } else {
     // lstat, not stat: a .clinerules link is refused by safeTarget whatever it points at.
     const path = agent === 'cline' && (await io.inspect(target)).kind !== 'file' ? join(target, CLINE_RULE_FILE) : target;

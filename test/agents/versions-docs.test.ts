@@ -7,6 +7,9 @@ const PAGES: Record<AgentName, string> = {
   codex: 'codex.md',
   'gemini-cli': 'gemini.md',
   opencode: 'opencode.md',
+  copilot: 'copilot.md',
+  'qwen-code': 'qwen.md',
+  cline: 'cline.md',
 };
 
 describe('docs/agents cite the versions the suite proves', () => {

@@ -21,7 +21,7 @@ import { missingDirs, recordCreated } from '../install-dirs.js';
 import { diskIo } from '../install-disk.js';
 
 /** The agents whose config gets hook commands (the others get instructions only). */
-const RUNS_HOOKS: ReadonlySet<Agent> = new Set(['claude', 'codex', 'gemini']);
+const RUNS_HOOKS: ReadonlySet<Agent> = new Set(['claude', 'codex', 'gemini', 'copilot', 'qwen']);
 
 interface InstallOptions {
   dryRun?: boolean;
@@ -77,13 +77,13 @@ export function registerInstall(program: Command): void {
   program
     .command('install')
     .description(
-      "merge the session-handoff integration into an agent's own config (idempotent; keeps a backup of a changed file; edits only its own hooks and block, every other byte kept; all files or none): claude settings.json + the /handoff-capsule command; codex AGENTS.md + hooks.json; opencode AGENTS.md; cline .clinerules; gemini settings.json hooks + GEMINI.md. Inside a repository a symbolic link is refused; a user config that is a link is edited at its target; a read-only file is refused",
+      "merge the session-handoff integration into an agent's own config (idempotent; keeps a backup of a changed file; edits only its own hooks and block, every other byte kept; all files or none): claude settings.json + the /handoff-capsule command; codex AGENTS.md + hooks.json; opencode AGENTS.md; cline .clinerules; gemini settings.json hooks + GEMINI.md; copilot ~/.copilot/hooks/session-handoff.json; qwen ~/.qwen/settings.json hooks. Inside a repository a symbolic link is refused; a user config that is a link is edited at its target; a read-only file is refused",
     )
     .argument('<agent>', AGENTS.join(' | '))
     .option('--dry-run', 'print the change as a unified diff and write nothing')
     .option(
       '--settings <file>',
-      'the file to merge into (default: claude ~/.claude/settings.json, codex $CODEX_HOME/AGENTS.md, opencode ~/.config/opencode/AGENTS.md, cline <repo>/.clinerules, gemini ~/.gemini/settings.json; a project: <repo>/.claude/settings.json, <repo>/.gemini/settings.json)',
+      'the file to merge into (default: claude ~/.claude/settings.json, codex $CODEX_HOME/AGENTS.md, opencode ~/.config/opencode/AGENTS.md, cline <repo>/.clinerules, gemini ~/.gemini/settings.json, copilot $COPILOT_HOME/hooks/session-handoff.json, qwen $QWEN_HOME/settings.json; a project: <repo>/.claude/settings.json, <repo>/.gemini/settings.json)',
     )
     .option(
       '--command <cmd>',

@@ -1,0 +1,142 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { git } from '../support/git.js';
+import { agentOrSkip, VERSIONS, type InstalledAgent } from './support/agent-install.js';
+import { answersToolCall, startChatCompletionsMock, toolResults, type ChatTurn } from './support/mock-chat-completions.js';
+import type { MockProvider } from './support/mock-server.js';
+import { run, startScene, type Scene } from './support/scene.js';
+
+/**
+ * Qwen Code (versions.json) against an OpenAI-compatible chat-completions mock, through
+ * `qwen "…" --auth-type openai --openai-base-url … --yolo -o stream-json`.
+ *
+ * What the real agent does, found here:
+ * - User hooks in `~/.qwen/settings.json` run headless, with no folder trust: Claude Code's payload
+ *   (plus `transcript_path`, `permission_mode`) and Claude's answers. SessionStart and
+ *   UserPromptSubmit `hookSpecificOutput.additionalContext` reach the model (the second inside
+ *   `<qwen:user-prompt-submit-context>`).
+ * - A PreToolUse deny (matcher on the runtime id `write_file`) refuses the call even with `--yolo`; the
+ *   model reads the reason as the tool's result and the run goes on.
+ * - A 429 is retried for minutes: `--max-wall-time` bounds the run (exit 55). Each attempt writes a
+ *   `qwen-code.api_error` record (`status_code` 429, `error.type` "RateLimitError") and a
+ *   `qwen-code.api_retry` to the telemetry outfile, in Gemini CLI's file-exporter layout.
+ */
+
+let agent: InstalledAgent | undefined;
+let mock: MockProvider;
+let scene: Scene;
+let outfile: string;
+let settings: string;
+let next: ChatTurn = { text: 'done' };
+let tool: ChatTurn | null = null;
+
+beforeAll(async () => {
+  agent = await agentOrSkip('qwen-code');
+  if (!agent) return;
+  mock = await startChatCompletionsMock({ next: (request) => (tool !== null && !answersToolCall(request) ? tool : next) });
+  scene = await startScene({ OPENAI_API_KEY: 'mock-not-a-key', QWEN_CODE_SUPPRESS_YOLO_WARNING: '1' });
+  outfile = join(scene.home, 'qwen-telemetry.log');
+  settings = join(scene.home, '.qwen', 'settings.json');
+  mkdirSync(join(scene.home, '.qwen'));
+  // The user's own settings: local file telemetry (the source of the api_error records), no usage
+  // statistics, no updates; no background memory agents or suggestions (each is more model calls per run).
+  const userSettings = `${JSON.stringify(
+    {
+      general: { disableAutoUpdate: true, disableUpdateNag: true },
+      privacy: { usageStatisticsEnabled: false },
+      memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false, enableAutoSkill: false },
+      ui: { enableFollowupSuggestions: false },
+      telemetry: { enabled: true, target: 'local', otlpEndpoint: '', outfile },
+    },
+    null,
+    2,
+  )}\n`;
+  writeFileSync(settings, userSettings);
+  const installed = await scene.handoff(['install', 'qwen']);
+  expect(installed.code, installed.stderr).toBe(0);
+}, 300_000);
+
+afterAll(async () => {
+  await scene?.stop();
+  await mock?.close();
+});
+
+const qwen = (prompt: string, extra: readonly string[] = []) =>
+  run(
+    agent?.bin ?? '',
+    [prompt, '--auth-type', 'openai', '--openai-base-url', `${mock.url}/v1`, '--model', 'mock-model', '--yolo', '-o', 'stream-json', ...extra],
+    { cwd: scene.repo, env: scene.env, timeoutMs: 90_000 },
+  );
+const sentSince = (before: number) =>
+  mock.requests
+    .slice(before)
+    .map((r) => JSON.stringify(r.body))
+    .join('\n');
+
+describe.sequential(`Qwen Code ${VERSIONS['qwen-code'].version}, end to end`, () => {
+  it('doctor: the hooks are live', async (ctx) => {
+    if (!agent) return ctx.skip();
+    const doctor = await scene.handoff(['doctor', '--json']);
+    const check = (JSON.parse(doctor.stdout) as { data: { agents: { agent: string; live: boolean }[] } }).data.agents.find((a) => a.agent === 'qwen');
+    expect(check).toMatchObject({ live: true });
+  }, 60_000);
+
+  // Qwen Code reports no quota percentage, so PREPARE is entered by hand here, as an operator would.
+  it('the PREPARE notice reaches the model through the UserPromptSubmit hook', async (ctx) => {
+    if (!agent) return ctx.skip();
+    expect((await scene.handoff(['prepare', '--reason', 'agents suite'])).code).toBe(0);
+    const before = mock.requests.length;
+    const result = await qwen('carry on');
+    expect(result.code, result.stderr).toBe(0);
+    expect(sentSince(before)).toMatch(/session-handoff: \S+ is in PREPARE/);
+  }, 120_000);
+
+  it('a 429 is retried until the wall-time cap; its api_error records in the telemetry outfile are a provider warning: EVACUATE', async (ctx) => {
+    if (!agent) return ctx.skip();
+    next = { rateLimited: true };
+    const result = await qwen('say hi', ['--max-wall-time', '25s']);
+    next = { text: 'done' };
+    expect(result.code).not.toBe(0);
+    expect(readFileSync(outfile, 'utf8')).toMatch(/"event\.name": "qwen-code\.api_error"/);
+    const ingested = await scene.handoff(['ingest', 'qwen-telemetry', '--file', outfile, '--json']);
+    expect(ingested.code, ingested.stdout).toBe(0);
+    await scene.untilState('EVACUATE');
+    // One warning per attempt Qwen logged: each a rate limit read from its outfile.
+    const warnings = (await scene.status())['warnings'] as { source: string; kind: string }[];
+    expect(warnings.length).toBeGreaterThan(0);
+    for (const warning of warnings) expect(warning).toMatchObject({ source: 'qwen-telemetry', kind: 'rate_limit' });
+  }, 120_000);
+
+  it('at HANDOFF_READY the guard denies write_file even with --yolo; the reason reaches the model; the pickup reaches the model', async (ctx) => {
+    if (!agent) return ctx.skip();
+    expect((await scene.handoff(['drained'])).code).toBe(0);
+    await scene.untilState('HANDOFF_READY');
+    const cycle = String(((await scene.status())['cycle'] as { id: string }).id);
+    const file = join(scene.repo, 'notes.md');
+    const tree = git(scene.repo, 'status', '--porcelain', '--untracked-files=all');
+    tool = { tool: 'write_file', args: { file_path: file, content: 'written by a session without the lease\n' } };
+    const before = mock.requests.length;
+    const result = await qwen('write the notes');
+    tool = null;
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(file)).toBe(false);
+    expect(git(scene.repo, 'status', '--porcelain', '--untracked-files=all')).toBe(tree);
+    const refused = toolResults(mock.requests.slice(before));
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatch(/session-handoff: .* is in HANDOFF_READY: .*No session may change files now/);
+    expect(sentSince(before)).toContain(`handoff accept ${cycle} --as`);
+  }, 120_000);
+
+  it('uninstall takes out exactly what install added: our hooks go, every other setting stays', async (ctx) => {
+    if (!agent) return ctx.skip();
+    // Qwen Code may have rewritten its settings meanwhile (a settings migration): compared with what it left.
+    const before = JSON.parse(readFileSync(settings, 'utf8')) as Record<string, unknown>;
+    expect(JSON.stringify(before['hooks'])).toContain('hook qwen-guard');
+    const removed = await scene.handoff(['uninstall', 'qwen']);
+    expect(removed.code, removed.stderr).toBe(0);
+    const rest = Object.fromEntries(Object.entries(before).filter(([key]) => key !== 'hooks'));
+    expect(JSON.parse(readFileSync(settings, 'utf8'))).toEqual(rest);
+    expect(Object.keys(rest)).toEqual(expect.arrayContaining(['general', 'privacy', 'telemetry']));
+  }, 60_000);
+});
