@@ -1,6 +1,6 @@
 export { CLAUDE_HOOKS, mergeClaudeSettings, unmergeClaudeSettings } from './claude-settings.js';
 export { CODEX_HOOKS, mergeCodexHooks, unmergeCodexHooks } from './codex-hooks.js';
-export { codexHookHash, codexHookStates, codexHookTrust, type CodexHookTrust, type CodexTrust } from './codex-trust.js';
+export { codexHookHash, codexHookStates, codexHookTrust, withCodexTrust, type CodexHookTrust, type CodexTrust } from './codex-trust.js';
 export { COPILOT_HOOKS, COPILOT_HOOK_EDITS } from './copilot-hooks.js';
 export { GEMINI_HOOKS, GEMINI_HOOK_EDITS, mergeGeminiSettings, unmergeGeminiSettings } from './gemini-settings.js';
 export { QWEN_HOOKS, QWEN_HOOK_EDITS } from './qwen-settings.js';

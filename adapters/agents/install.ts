@@ -1,6 +1,8 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { parse } from 'jsonc-parser';
 import { mergeClaudeSettings } from './claude-settings.js';
-import { mergeCodexHooks } from './codex-hooks.js';
+import { CODEX_HOOKS, mergeCodexHooks } from './codex-hooks.js';
+import { codexHookStates, codexHookTrust, withCodexTrust } from './codex-trust.js';
 import { COPILOT_HOOK_EDITS } from './copilot-hooks.js';
 import { GEMINI_HOOK_EDITS } from './gemini-settings.js';
 import type { HookFileEdits } from './hook-groups.js';
@@ -51,7 +53,14 @@ export const HOOK_FILES: Partial<Record<Agent, HookFileEdits>> = { gemini: GEMIN
  * gets a file of ours, a single `.clinerules` file the block. Every path is checked before it is
  * read (safe-target.ts): a link inside a repository is refused, a read-only file too.
  */
-export async function planInstall(agent: Agent, target: string, invocation: HookInvocation, io: InstallIo, companions: Companions): Promise<InstallPlan> {
+export async function planInstall(
+  agent: Agent,
+  target: string,
+  invocation: HookInvocation,
+  io: InstallIo,
+  companions: Companions,
+  options: { readonly trustCodex?: boolean } = {},
+): Promise<InstallPlan> {
   const changes: FileChange[] = [];
   const notes: string[] = [];
   const change = async (path: string, edit: (before: string | null, writePath: string) => string | null): Promise<void> => {
@@ -85,8 +94,32 @@ export async function planInstall(agent: Agent, target: string, invocation: Hook
   if (companions.codexHooks !== null) {
     const path = companions.codexHooks;
     await change(path, (before) => mergeCodexHooks(before, invocation, path));
+    const hooks = changes.at(-1);
+    if (options.trustCodex === true && hooks !== undefined) await trustCodex(hooks, change, notes);
   }
   return { agent, changes, notes };
+}
+
+/**
+ * `install codex --trust`: Codex's trust for exactly the hooks this install wrote, in the config.toml
+ * beside hooks.json (where `handoff doctor` reads it), each named in a note: the person running the
+ * command is the one trusting them.
+ */
+async function trustCodex(
+  hooks: FileChange,
+  change: (path: string, edit: (before: string | null) => string | null) => Promise<void>,
+  notes: string[],
+): Promise<void> {
+  const text = hooks.after ?? hooks.before ?? '{}';
+  const config = join(dirname(hooks.path), 'config.toml');
+  await change(config, (before) => {
+    const toml = before ?? '';
+    const ours = codexHookTrust(parse(text) as unknown, hooks.path, codexHookStates(toml), [...new Set(CODEX_HOOKS.map((spec) => spec.name))]);
+    for (const hook of ours)
+      if (hook.trust !== 'trusted' && hook.trust !== 'disabled') notes.push(`trusted for Codex (--trust): ${hook.key} runs \`${hook.command}\``);
+    for (const hook of ours) if (hook.trust === 'disabled') notes.push(`left disabled, as you set it in Codex: ${hook.key}`);
+    return withCodexTrust(toml, ours) ?? before;
+  });
 }
 
 export function previewInstall(plan: InstallPlan): FileOutcome[] {

@@ -25,6 +25,7 @@ const RUNS_HOOKS: ReadonlySet<Agent> = new Set(['claude', 'codex', 'gemini', 'co
 
 interface InstallOptions {
   dryRun?: boolean;
+  trust?: boolean;
   settings?: string;
   command?: string;
 }
@@ -45,7 +46,7 @@ interface InstallReport {
 export const CODEX_TRUST_STEP =
   'Codex runs these hooks only once you have trusted them: start `codex` in a terminal, type `/hooks`, review the session-handoff hooks and trust them (until then every session, `codex exec` included, skips them without a word); `handoff doctor` tells when they are live';
 
-const setupSteps = (agent: Agent): string[] => (agent === 'codex' ? [CODEX_TRUST_STEP] : []);
+const setupSteps = (agent: Agent, trusted: boolean): string[] => (agent === 'codex' && !trusted ? [CODEX_TRUST_STEP] : []);
 
 /** The state dir goes into the hook commands unless the hooks would find it by themselves from $HOME. */
 function stateDirToBake(stateDir: string): string | null {
@@ -82,6 +83,10 @@ export function registerInstall(program: Command): void {
     .argument('<agent>', AGENTS.join(' | '))
     .option('--dry-run', 'print the change as a unified diff and write nothing')
     .option(
+      '--trust',
+      "codex: also record Codex's trust (config.toml `trusted_hash`) for exactly the hooks this install writes, naming each; you are the one trusting them",
+    )
+    .option(
       '--settings <file>',
       'the file to merge into (default: claude ~/.claude/settings.json, codex $CODEX_HOME/AGENTS.md, opencode ~/.config/opencode/AGENTS.md, cline <repo>/.clinerules, gemini ~/.gemini/settings.json, copilot $COPILOT_HOME/hooks/session-handoff.json, qwen $QWEN_HOME/settings.json; a project: <repo>/.claude/settings.json, <repo>/.gemini/settings.json)',
     )
@@ -93,13 +98,15 @@ export function registerInstall(program: Command): void {
       action(async (ctx, agent: string, options: InstallOptions) => {
         if (!(AGENTS as readonly string[]).includes(agent)) usage(`unknown agent '${agent}'`, `choose one of ${AGENTS.join(', ')}`);
         const known = agent as Agent;
+        if (options.trust === true && known !== 'codex') usage('--trust is for codex only', `run \`handoff install ${known}\` without it`);
         const repoRoot = known === 'cline' && options.settings === undefined ? await resolveRepoRoot(ctx.repo) : ctx.repo;
         const target = resolve(options.settings ?? defaultTarget(known, process.env, homedir(), repoRoot));
         const companions = companionTargets(known, target, process.env, homedir());
         const launcher = hookLauncher(options.command, process.env);
         const invocation = { handoff: launcher.command, stateDir: stateDirToBake(ctx.stateDir), spoolDir: join(ctx.stateDir, SPOOL_DIR) };
-        const plan = await planInstall(known, target, invocation, diskIo, companions);
-        const notes = [...(launcher.note === null || !RUNS_HOOKS.has(known) ? [] : [launcher.note]), ...plan.notes, ...setupSteps(known)];
+        const trust = options.trust === true;
+        const plan = await planInstall(known, target, invocation, diskIo, companions, { trustCodex: trust });
+        const notes = [...(launcher.note === null || !RUNS_HOOKS.has(known) ? [] : [launcher.note]), ...plan.notes, ...setupSteps(known, trust)];
         const dryRun = options.dryRun === true;
         const stamp = new Date().toISOString().replace(/[-:.]/g, '');
         if (dryRun) return success('ok', { agent: known, dry_run: dryRun, files: previewInstall(plan), notes } satisfies InstallReport);
