@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { git } from '../support/git.js';
 import { agentCache, agentOrSkip, VERSIONS, type InstalledAgent } from './support/agent-install.js';
+import { doctorOf, expectGuardAtHandoffReady, expectPrepareNotice, type ChatAgentRig } from './support/chat-agent-checks.js';
 import { answersToolCall, startChatCompletionsMock, toolResults, type ChatTurn } from './support/mock-chat-completions.js';
 import type { MockProvider } from './support/mock-server.js';
 import { run, startScene, type Scene } from './support/scene.js';
@@ -56,28 +56,29 @@ afterAll(async () => {
 
 const copilot = (prompt: string) =>
   run(agent?.bin ?? '', ['-p', prompt, '--allow-all-tools', '--output-format', 'json'], { cwd: scene.repo, env: scene.env, timeoutMs: 90_000 });
-const sentSince = (before: number) =>
-  mock.requests
-    .slice(before)
-    .map((r) => JSON.stringify(r.body))
-    .join('\n');
+const rig: ChatAgentRig = {
+  get scene() {
+    return scene;
+  },
+  get mock() {
+    return mock;
+  },
+  run: (prompt) => copilot(prompt),
+  setTool: (turn) => {
+    tool = turn;
+  },
+};
 
 describe.sequential(`Copilot CLI ${VERSIONS.copilot.version}, end to end`, () => {
   it('doctor: the hooks are live', async (ctx) => {
     if (!agent) return ctx.skip();
-    const doctor = await scene.handoff(['doctor', '--json']);
-    const copilotCheck = (JSON.parse(doctor.stdout) as { data: { agents: { agent: string; live: boolean }[] } }).data.agents.find((a) => a.agent === 'copilot');
-    expect(copilotCheck).toMatchObject({ live: true });
+    expect(await doctorOf(scene, 'copilot')).toMatchObject({ live: true });
   }, 60_000);
 
   // Copilot CLI reports no percentage on disk, so PREPARE is entered by hand here, as an operator would.
   it('the PREPARE notice reaches the model through the UserPromptSubmit hook', async (ctx) => {
     if (!agent) return ctx.skip();
-    expect((await scene.handoff(['prepare', '--reason', 'agents suite'])).code).toBe(0);
-    const before = mock.requests.length;
-    const result = await copilot('carry on');
-    expect(result.code, result.stderr).toBe(0);
-    expect(sentSince(before)).toMatch(/session-handoff: \S+ is in PREPARE/);
+    await expectPrepareNotice(rig);
   }, 120_000);
 
   it('a 429 ends the turn; the SessionEnd hook hands its session.error to the daemon: a provider warning, EVACUATE', async (ctx) => {
@@ -92,23 +93,9 @@ describe.sequential(`Copilot CLI ${VERSIONS.copilot.version}, end to end`, () =>
 
   it('at HANDOFF_READY the guard denies one write, the reason reaches the model, the file is not written; the pickup reaches the model', async (ctx) => {
     if (!agent) return ctx.skip();
-    expect((await scene.handoff(['drained'])).code).toBe(0);
-    await scene.untilState('HANDOFF_READY');
-    const cycle = String(((await scene.status())['cycle'] as { id: string }).id);
-    const file = join(scene.repo, 'notes.md');
-    const tree = git(scene.repo, 'status', '--porcelain', '--untracked-files=all');
-    tool = { tool: 'create', args: { path: file, file_text: 'written by a session without the lease\n' } };
-    const before = mock.requests.length;
     // --allow-all-tools: Copilot's own approval would not stop the edit; the guard must be what stops it.
-    const result = await copilot('write the notes');
-    tool = null;
-    expect(result.code, result.stderr).toBe(0);
-    expect(existsSync(file)).toBe(false);
-    expect(git(scene.repo, 'status', '--porcelain', '--untracked-files=all')).toBe(tree);
-    const refused = toolResults(mock.requests.slice(before));
-    expect(refused).toHaveLength(1);
-    expect(refused[0]).toMatch(/^Denied by preToolUse hook: session-handoff: .* is in HANDOFF_READY: .*No session may change files now/);
-    expect(sentSince(before)).toContain(`handoff accept ${cycle} --as`);
+    const refused = await expectGuardAtHandoffReady(rig, (path) => ({ tool: 'create', args: { path, file_text: 'written by a session without the lease\n' } }));
+    expect(refused).toMatch(/^Denied by preToolUse hook: session-handoff: /);
   }, 120_000);
 
   it('a launcher that cannot start: doctor says every edit is blocked, and Copilot does deny the edit; uninstall takes out exactly what install added', async (ctx) => {

@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { git } from '../support/git.js';
 import { agentOrSkip, VERSIONS, type InstalledAgent } from './support/agent-install.js';
-import { answersToolCall, startChatCompletionsMock, toolResults, type ChatTurn } from './support/mock-chat-completions.js';
+import { doctorOf, expectGuardAtHandoffReady, expectPrepareNotice, type ChatAgentRig } from './support/chat-agent-checks.js';
+import { answersToolCall, startChatCompletionsMock, type ChatTurn } from './support/mock-chat-completions.js';
 import type { MockProvider } from './support/mock-server.js';
 import { run, startScene, type Scene } from './support/scene.js';
 
@@ -68,28 +68,29 @@ const qwen = (prompt: string, extra: readonly string[] = []) =>
     [prompt, '--auth-type', 'openai', '--openai-base-url', `${mock.url}/v1`, '--model', 'mock-model', '--yolo', '-o', 'stream-json', ...extra],
     { cwd: scene.repo, env: scene.env, timeoutMs: 90_000 },
   );
-const sentSince = (before: number) =>
-  mock.requests
-    .slice(before)
-    .map((r) => JSON.stringify(r.body))
-    .join('\n');
+const rig: ChatAgentRig = {
+  get scene() {
+    return scene;
+  },
+  get mock() {
+    return mock;
+  },
+  run: (prompt) => qwen(prompt),
+  setTool: (turn) => {
+    tool = turn;
+  },
+};
 
 describe.sequential(`Qwen Code ${VERSIONS['qwen-code'].version}, end to end`, () => {
   it('doctor: the hooks are live', async (ctx) => {
     if (!agent) return ctx.skip();
-    const doctor = await scene.handoff(['doctor', '--json']);
-    const check = (JSON.parse(doctor.stdout) as { data: { agents: { agent: string; live: boolean }[] } }).data.agents.find((a) => a.agent === 'qwen');
-    expect(check).toMatchObject({ live: true });
+    expect(await doctorOf(scene, 'qwen')).toMatchObject({ live: true });
   }, 60_000);
 
   // Qwen Code reports no quota percentage, so PREPARE is entered by hand here, as an operator would.
   it('the PREPARE notice reaches the model through the UserPromptSubmit hook', async (ctx) => {
     if (!agent) return ctx.skip();
-    expect((await scene.handoff(['prepare', '--reason', 'agents suite'])).code).toBe(0);
-    const before = mock.requests.length;
-    const result = await qwen('carry on');
-    expect(result.code, result.stderr).toBe(0);
-    expect(sentSince(before)).toMatch(/session-handoff: \S+ is in PREPARE/);
+    await expectPrepareNotice(rig);
   }, 120_000);
 
   it('a 429 is retried until the wall-time cap; its api_error records in the telemetry outfile are a provider warning: EVACUATE', async (ctx) => {
@@ -110,22 +111,7 @@ describe.sequential(`Qwen Code ${VERSIONS['qwen-code'].version}, end to end`, ()
 
   it('at HANDOFF_READY the guard denies write_file even with --yolo; the reason reaches the model; the pickup reaches the model', async (ctx) => {
     if (!agent) return ctx.skip();
-    expect((await scene.handoff(['drained'])).code).toBe(0);
-    await scene.untilState('HANDOFF_READY');
-    const cycle = String(((await scene.status())['cycle'] as { id: string }).id);
-    const file = join(scene.repo, 'notes.md');
-    const tree = git(scene.repo, 'status', '--porcelain', '--untracked-files=all');
-    tool = { tool: 'write_file', args: { file_path: file, content: 'written by a session without the lease\n' } };
-    const before = mock.requests.length;
-    const result = await qwen('write the notes');
-    tool = null;
-    expect(result.code, result.stderr).toBe(0);
-    expect(existsSync(file)).toBe(false);
-    expect(git(scene.repo, 'status', '--porcelain', '--untracked-files=all')).toBe(tree);
-    const refused = toolResults(mock.requests.slice(before));
-    expect(refused).toHaveLength(1);
-    expect(refused[0]).toMatch(/session-handoff: .* is in HANDOFF_READY: .*No session may change files now/);
-    expect(sentSince(before)).toContain(`handoff accept ${cycle} --as`);
+    await expectGuardAtHandoffReady(rig, (path) => ({ tool: 'write_file', args: { file_path: path, content: 'written by a session without the lease\n' } }));
   }, 120_000);
 
   it('uninstall takes out exactly what install added: our hooks go, every other setting stays', async (ctx) => {
