@@ -75,8 +75,7 @@ export const TELEMETRY_SOURCES: Readonly<Record<DoctorAgent, readonly Source[]>>
   gemini: ['gemini-telemetry'],
   opencode: [],
   copilot: ['copilot-events'],
-  // Qwen Code's 429s are in its telemetry outfile, which nothing reads yet (docs/agents/qwen.md).
-  qwen: [],
+  qwen: ['qwen-telemetry'],
 };
 
 /** Copilot CLI treats a preToolUse hook that errors as a denial: a broken launcher there blocks every edit (other agents skip such a hook). */

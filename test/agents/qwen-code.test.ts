@@ -18,9 +18,10 @@ import { run, startScene, type Scene } from './support/scene.js';
  *   `<qwen:user-prompt-submit-context>`).
  * - A PreToolUse deny (matcher on the runtime id `write_file`) refuses the call even with `--yolo`; the
  *   model reads the reason as the tool's result and the run goes on.
- * - A 429 is retried for minutes: `--max-wall-time` bounds the run (exit 55). Each attempt writes a
- *   `qwen-code.api_error` record (`status_code` 429, `error.type` "RateLimitError") and a
- *   `qwen-code.api_retry` to the telemetry outfile, in Gemini CLI's file-exporter layout.
+ * - A 429 is retried for minutes: `--max-wall-time` bounds the run (exit 55, and records not yet
+ *   flushed to the outfile may be lost). Each attempt writes a `qwen-code.api_error` record
+ *   (`status_code` 429, `error.type` "RateLimitError") and a `qwen-code.api_retry` to the telemetry
+ *   outfile, in Gemini CLI's file-exporter layout.
  */
 
 let agent: InstalledAgent | undefined;
@@ -28,14 +29,27 @@ let mock: MockProvider;
 let scene: Scene;
 let outfile: string;
 let settings: string;
-let next: ChatTurn = { text: 'done' };
+const next: ChatTurn = { text: 'done' };
+/** How many of the next requests the mock refuses with a 429 before it answers again. */
+let refusals = 0;
 let tool: ChatTurn | null = null;
 
 beforeAll(async () => {
   agent = await agentOrSkip('qwen-code');
   if (!agent) return;
-  mock = await startChatCompletionsMock({ next: (request) => (tool !== null && !answersToolCall(request) ? tool : next) });
-  scene = await startScene({ OPENAI_API_KEY: 'mock-not-a-key', QWEN_CODE_SUPPRESS_YOLO_WARNING: '1' });
+  mock = await startChatCompletionsMock({
+    next: (request) => {
+      if (refusals > 0) {
+        refusals -= 1;
+        return { rateLimited: true };
+      }
+      return tool !== null && !answersToolCall(request) ? tool : next;
+    },
+  });
+  // The daemon tails the outfile Qwen Code writes (qwen.telemetry_outfiles), as docs/agents/qwen.md tells a user to set.
+  scene = await startScene({ OPENAI_API_KEY: 'mock-not-a-key', QWEN_CODE_SUPPRESS_YOLO_WARNING: '1' }, ({ home, repo }) => ({
+    qwen: { telemetry_outfiles: [{ outfile: join(home, 'qwen-telemetry.log'), repo }] },
+  }));
   outfile = join(scene.home, 'qwen-telemetry.log');
   settings = join(scene.home, '.qwen', 'settings.json');
   mkdirSync(join(scene.home, '.qwen'));
@@ -93,15 +107,14 @@ describe.sequential(`Qwen Code ${VERSIONS['qwen-code'].version}, end to end`, ()
     await expectPrepareNotice(rig);
   }, 120_000);
 
-  it('a 429 is retried until the wall-time cap; its api_error records in the telemetry outfile are a provider warning: EVACUATE', async (ctx) => {
+  it('a 429 is retried (bounded by the wall-time cap) and logged; the daemon tails the api_error records: a provider warning, EVACUATE', async (ctx) => {
     if (!agent) return ctx.skip();
-    next = { rateLimited: true };
-    const result = await qwen('say hi', ['--max-wall-time', '25s']);
-    next = { text: 'done' };
-    expect(result.code).not.toBe(0);
+    // Two refusals, then an answer: the run ends by itself, its records flushed (an aborted run may lose them).
+    refusals = 2;
+    const result = await qwen('say hi', ['--max-wall-time', '60s']);
+    expect(result.code, result.stderr).toBe(0);
     expect(readFileSync(outfile, 'utf8')).toMatch(/"event\.name": "qwen-code\.api_error"/);
-    const ingested = await scene.handoff(['ingest', 'qwen-telemetry', '--file', outfile, '--json']);
-    expect(ingested.code, ingested.stdout).toBe(0);
+    // Nobody runs a command: the tail reads the records.
     await scene.untilState('EVACUATE');
     // One warning per attempt Qwen logged: each a rate limit read from its outfile.
     const warnings = (await scene.status())['warnings'] as { source: string; kind: string }[];
