@@ -18,7 +18,8 @@ import { run, startScene, type Scene } from './support/scene.js';
  *   `<qwen:user-prompt-submit-context>`).
  * - A PreToolUse deny (matcher on the runtime id `write_file`) refuses the call even with `--yolo`; the
  *   model reads the reason as the tool's result and the run goes on.
- * - A 429 is retried for minutes: `--max-wall-time` bounds the run (exit 55, and records not yet
+ * - A 429 is retried for minutes (each attempt is three requests: its OpenAI client retries twice
+ *   before Qwen logs the failure): `--max-wall-time` bounds the run (exit 55, and records not yet
  *   flushed to the outfile may be lost). Each attempt writes a `qwen-code.api_error` record
  *   (`status_code` 429, `error.type` "RateLimitError") and a `qwen-code.api_retry` to the telemetry
  *   outfile, in Gemini CLI's file-exporter layout.
@@ -109,8 +110,9 @@ describe.sequential(`Qwen Code ${VERSIONS['qwen-code'].version}, end to end`, ()
 
   it('a 429 is retried (bounded by the wall-time cap) and logged; the daemon tails the api_error records: a provider warning, EVACUATE', async (ctx) => {
     if (!agent) return ctx.skip();
-    // Two refusals, then an answer: the run ends by itself, its records flushed (an aborted run may lose them).
-    refusals = 2;
+    // Refusals, then an answer: the run ends by itself, its records flushed (an aborted run may lose them).
+    // Its OpenAI client retries a 429 twice on its own before Qwen sees (and logs) a failed attempt: 3 requests each.
+    refusals = 7;
     const result = await qwen('say hi', ['--max-wall-time', '60s']);
     expect(result.code, result.stderr).toBe(0);
     expect(readFileSync(outfile, 'utf8')).toMatch(/"event\.name": "qwen-code\.api_error"/);
