@@ -248,6 +248,8 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
     undo.push(() => codex.close());
     const gemini = await startGeminiWatch({ stateDir: dir, outfiles: config.gemini.telemetry_outfiles, ingest, log: log.child({ module: 'gemini' }) });
     undo.push(() => gemini.close());
+    const qwen = await startGeminiWatch({ stateDir: dir, agent: 'qwen', outfiles: config.qwen.telemetry_outfiles, ingest, log: log.child({ module: 'qwen' }) });
+    undo.push(() => qwen.close());
     const spool = await startEventSpool({
       stateDir: dir,
       ingest,

@@ -20,6 +20,24 @@ export const PROFILES = ['emergency-return', 'one-way'] as const;
 export const ProfileSchema = literals(PROFILES, { default: 'emergency-return' });
 
 /** `<state dir>/config.json`; every key optional, defaults filled in by ajv, then frozen. */
+/** Telemetry outfiles an agent writes, which the daemon tails: each with the repository its records go to. */
+const TelemetryOutfilesSchema = Type.Object(
+  {
+    telemetry_outfiles: Type.Array(
+      Type.Object(
+        {
+          outfile: Type.String({ minLength: 2, maxLength: 4096, pattern: '^/' }),
+          /** The repository its records go to; by default the one the outfile lies in. */
+          repo: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, pattern: '^/' })),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 64, default: [] },
+    ),
+  },
+  { additionalProperties: false, default: {} },
+);
+
 export const ConfigSchema = Type.Object(
   {
     pressure: PressurePolicySchema,
@@ -62,22 +80,9 @@ export const ConfigSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     /** Gemini CLI telemetry outfiles the daemon tails (docs/agents/gemini.md); absolute paths, as Gemini resolves a relative one from where it runs. */
-    gemini: Type.Object(
-      {
-        telemetry_outfiles: Type.Array(
-          Type.Object(
-            {
-              outfile: Type.String({ minLength: 2, maxLength: 4096, pattern: '^/' }),
-              /** The repository its records go to; by default the one the outfile lies in. */
-              repo: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, pattern: '^/' })),
-            },
-            { additionalProperties: false },
-          ),
-          { maxItems: 64, default: [] },
-        ),
-      },
-      { additionalProperties: false, default: {} },
-    ),
+    gemini: TelemetryOutfilesSchema,
+    /** Qwen Code telemetry outfiles the daemon tails (docs/agents/qwen.md): Gemini CLI's layout under Qwen's event names. */
+    qwen: TelemetryOutfilesSchema,
     /** `handoff hook claude-context`: tool calls after the PREPARE notice before its one reminder (0: never). */
     context_reminder_after_tool_calls: Type.Integer({ minimum: 0, maximum: 10_000, default: 20 }),
   },

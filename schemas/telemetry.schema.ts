@@ -5,7 +5,17 @@ import { literals } from './literals.js';
  * Named adapters: a reading is credible only when it comes from one of these. `handoff signal` must
  * name one too, so an operator relaying a number says where it was read.
  */
-export const SOURCES = ['claude-statusline', 'claude-hook', 'codex-rollout', 'anthropic-headers', 'openai-headers', 'json-file', 'gemini-telemetry'] as const;
+export const SOURCES = [
+  'claude-statusline',
+  'claude-hook',
+  'codex-rollout',
+  'anthropic-headers',
+  'openai-headers',
+  'json-file',
+  'gemini-telemetry',
+  'copilot-events',
+  'qwen-telemetry',
+] as const;
 
 /**
  * `spend`: a spend limit's share the agent reported as a percentage (Claude Code's

@@ -1,6 +1,4 @@
-import type { HookInvocation } from './hook-commands.js';
-import { claudeHookEntry, mergeHooks, removeHooks, type HookSpec } from './hook-groups.js';
-import { JsonDocument } from './json-document.js';
+import { hookFileEdits, type HookSpec } from './hook-groups.js';
 
 /**
  * Codex hooks (`hooks.json`) speak Claude Code's hook protocol: the same `hooks` shape, the same
@@ -14,15 +12,10 @@ export const CODEX_HOOKS: readonly HookSpec[] = [
   { event: 'PostToolUse', name: 'claude-context', matcher: null },
 ];
 
+const EDITS = hookFileEdits(CODEX_HOOKS);
+
 /** hooks.json with our hooks merged in as small edits (null: nothing would change); the user's bytes stay as they are. */
-export function mergeCodexHooks(before: string | null, invocation: HookInvocation, path: string): string | null {
-  const doc = new JsonDocument(before ?? '', path);
-  mergeHooks(doc, CODEX_HOOKS, invocation, claudeHookEntry, path);
-  return doc.result();
-}
+export const mergeCodexHooks = EDITS.merge;
 
 /** The inverse of mergeCodexHooks (null: none of ours is there). */
-export function unmergeCodexHooks(before: string, path: string): string | null {
-  const text = removeHooks(before, CODEX_HOOKS, path);
-  return text === before ? null : text;
-}
+export const unmergeCodexHooks = EDITS.unmerge;

@@ -70,14 +70,10 @@ export function codexHookStates(configToml: string): Map<string, HookState> {
     if (key !== null) states.set(key, state);
   };
   for (const line of configToml.split(/\r?\n/)) {
-    const header = /^\s*\[\s*hooks\s*\.\s*state\s*\.\s*("(?:[^"\\]|\\.)*")\s*\]\s*(?:#.*)?$/.exec(line);
-    if (header !== null || /^\s*\[/.test(line)) {
+    if (/^\s*\[/.test(line)) {
       close();
-      key = null;
-      if (header?.[1] !== undefined) {
-        key = readBasicString(header[1]);
-        state = { trusted_hash: null, enabled: true };
-      }
+      key = tableKey(line);
+      if (key !== null) state = { trusted_hash: null, enabled: true };
       continue;
     }
     if (key === null) continue;
@@ -124,4 +120,33 @@ export function codexHookTrust(hooksJson: unknown, hooksPath: string, states: Re
     });
   }
   return found;
+}
+
+/**
+ * config.toml with Codex's trust recorded for exactly these hooks, as Codex's `/hooks` review writes it
+ * (`[hooks.state."KEY"]` + `trusted_hash = "…"`): a table appended for a hook never reviewed, the hash
+ * line replaced in the table of one changed since. A hook the person disabled stays disabled, and one
+ * already trusted is left alone. Null: nothing would change.
+ */
+export function withCodexTrust(configToml: string, hooks: readonly CodexHookTrust[]): string | null {
+  const lines = configToml === '' ? [] : configToml.replace(/\n$/, '').split('\n');
+  let changed = false;
+  for (const hook of hooks) {
+    if (hook.trust === 'trusted' || hook.trust === 'disabled') continue;
+    const line = `trusted_hash = "${hook.current_hash}"`;
+    const at = lines.findIndex((text) => tableKey(text) === hook.key);
+    const end = at < 0 ? -1 : lines.findIndex((text, i) => i > at && /^\s*\[/.test(text));
+    const hashAt = at < 0 ? -1 : lines.findIndex((text, i) => i > at && (end < 0 || i < end) && /^\s*trusted_hash\s*=/.test(text));
+    if (hashAt >= 0) lines[hashAt] = line;
+    else if (at >= 0) lines.splice(at + 1, 0, line);
+    else lines.push(`[hooks.state.${JSON.stringify(hook.key)}]`, line);
+    changed = true;
+  }
+  return changed ? `${lines.join('\n')}\n` : null;
+}
+
+/** The key of a `[hooks.state."KEY"]` header line, else null. */
+function tableKey(line: string): string | null {
+  const header = /^\s*\[\s*hooks\s*\.\s*state\s*\.\s*("(?:[^"\\]|\\.)*")\s*\]\s*(?:#.*)?$/.exec(line);
+  return header?.[1] === undefined ? null : readBasicString(header[1]);
 }

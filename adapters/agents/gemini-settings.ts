@@ -1,7 +1,5 @@
 import { GEMINI_GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
-import type { HookInvocation } from './hook-commands.js';
-import { mergeHooks, removeHooks, type HookEntry, type HookSpec } from './hook-groups.js';
-import { JsonDocument } from './json-document.js';
+import { hookFileEdits, type HookEntry, type HookSpec } from './hook-groups.js';
 
 /**
  * Gemini CLI hooks in its settings.json: the `hooks` object has Claude Code's shape (event → groups
@@ -33,15 +31,7 @@ const geminiHookEntry: HookEntry = (spec, command) => ({
   description: NAMES[spec.name]?.description ?? 'session-handoff',
 });
 
-/** Gemini CLI settings.json with our hooks merged in as small edits (null: nothing would change). */
-export function mergeGeminiSettings(before: string | null, invocation: HookInvocation, path: string): string | null {
-  const doc = new JsonDocument(before ?? '', path);
-  mergeHooks(doc, GEMINI_HOOKS, invocation, geminiHookEntry, path);
-  return doc.result();
-}
-
-/** The inverse of mergeGeminiSettings (null: none of ours is there). */
-export function unmergeGeminiSettings(before: string, path: string): string | null {
-  const text = removeHooks(before, GEMINI_HOOKS, path);
-  return text === before ? null : text;
-}
+/** Gemini CLI settings.json with our hooks merged in (and taken out) as small edits. */
+export const GEMINI_HOOK_EDITS = hookFileEdits(GEMINI_HOOKS, geminiHookEntry);
+export const mergeGeminiSettings = GEMINI_HOOK_EDITS.merge;
+export const unmergeGeminiSettings = GEMINI_HOOK_EDITS.unmerge;

@@ -17,3 +17,21 @@ export const GEMINI_GUARDED_TOOLS: readonly string[] = ['write_file', 'replace']
 
 /** Gemini CLI matches a BeforeTool matcher as a regular expression: anchored, so no other tool whose name contains one of these runs the hook. */
 export const GEMINI_GUARDED_TOOLS_MATCHER = `^(${GEMINI_GUARDED_TOOLS.join('|')})$`;
+
+/**
+ * GitHub Copilot CLI's file tools as its PascalCase (Claude-format) hooks name them: `create` arrives
+ * as `Write`, `edit` as `Edit`, each with a `path` argument. `bash` is left out for the reason Bash is.
+ */
+export const COPILOT_GUARDED_TOOLS: readonly string[] = ['Write', 'Edit'];
+
+/** Copilot CLI matches a hook's matcher against the whole tool name (a full regex match). */
+export const COPILOT_GUARDED_TOOLS_MATCHER = COPILOT_GUARDED_TOOLS.join('|');
+
+/**
+ * Qwen Code's file tools (runtime ids, each with `file_path`): `write_file`, `edit`, `notebook_edit`.
+ * `run_shell_command` is left out for the reason Bash is.
+ */
+export const QWEN_GUARDED_TOOLS: readonly string[] = ['write_file', 'edit', 'notebook_edit'];
+
+/** Qwen Code's matcher is an unanchored regular expression: anchored here, so `edit` is not also any name containing it. */
+export const QWEN_GUARDED_TOOLS_MATCHER = `^(${QWEN_GUARDED_TOOLS.join('|')})$`;

@@ -9,7 +9,12 @@ export type HookName =
   | 'claude-event'
   | 'gemini-guard'
   | 'gemini-session-start'
-  | 'gemini-context';
+  | 'gemini-context'
+  | 'copilot-guard'
+  | 'copilot-session-start'
+  | 'copilot-context'
+  | 'copilot-event'
+  | 'qwen-guard';
 
 export interface HookInvocation {
   /** How the hook starts handoff: `handoff` on PATH, or e.g. `node /opt/handoff/dist/bin/handoff.js`. */

@@ -142,3 +142,23 @@ export function removeHooks(before: string, specs: readonly HookSpec[], path: st
   if (text !== before && hooks?.type === 'object' && (hooks.children ?? []).length === 0) text = removeAt(text, ['hooks']);
   return text;
 }
+
+/** The two edits of an agent file that holds hooks and nothing else of ours: merge and its exact inverse (null: nothing would change). */
+export interface HookFileEdits {
+  merge(before: string | null, invocation: HookInvocation, path: string): string | null;
+  unmerge(before: string, path: string): string | null;
+}
+
+export function hookFileEdits(specs: readonly HookSpec[], entry: HookEntry = claudeHookEntry): HookFileEdits {
+  return {
+    merge: (before, invocation, path) => {
+      const doc = new JsonDocument(before ?? '', path);
+      mergeHooks(doc, specs, invocation, entry, path);
+      return doc.result();
+    },
+    unmerge: (before, path) => {
+      const text = removeHooks(before, specs, path);
+      return text === before ? null : text;
+    },
+  };
+}

@@ -1,8 +1,17 @@
 export { CLAUDE_HOOKS, mergeClaudeSettings, unmergeClaudeSettings } from './claude-settings.js';
 export { CODEX_HOOKS, mergeCodexHooks, unmergeCodexHooks } from './codex-hooks.js';
-export { codexHookHash, codexHookStates, codexHookTrust, type CodexHookTrust, type CodexTrust } from './codex-trust.js';
-export { GEMINI_HOOKS, mergeGeminiSettings, unmergeGeminiSettings } from './gemini-settings.js';
-export { GEMINI_GUARDED_TOOLS, GEMINI_GUARDED_TOOLS_MATCHER, GUARDED_TOOLS, GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
+export { codexHookHash, codexHookStates, codexHookTrust, withCodexTrust, type CodexHookTrust, type CodexTrust } from './codex-trust.js';
+export { COPILOT_HOOKS, COPILOT_HOOK_EDITS } from './copilot-hooks.js';
+export { GEMINI_HOOKS, GEMINI_HOOK_EDITS, mergeGeminiSettings, unmergeGeminiSettings } from './gemini-settings.js';
+export { QWEN_HOOKS, QWEN_HOOK_EDITS } from './qwen-settings.js';
+export {
+  COPILOT_GUARDED_TOOLS,
+  GEMINI_GUARDED_TOOLS,
+  GEMINI_GUARDED_TOOLS_MATCHER,
+  GUARDED_TOOLS,
+  GUARDED_TOOLS_MATCHER,
+  QWEN_GUARDED_TOOLS,
+} from './guarded-tools.js';
 export { chainedCommand, chainedStatusline, hookCommand, spooledEventCommand, isOurHook, type HookInvocation, type HookName } from './hook-commands.js';
 export { applyInstall, planInstall, previewInstall, type FileChange, type FileOutcome, type InstallPlan } from './install.js';
 export { JsonDocument } from './json-document.js';
@@ -13,4 +22,4 @@ export { markedBlock, removeMarkedBlock, upsertMarkedBlock } from './marked-bloc
 export { CAPSULE_COMMAND, CAPSULE_COMMAND_FILE } from './slash-command.js';
 export { planUninstall } from './uninstall.js';
 export { AGENTS, companionTargets, defaultTarget, type Agent, type Companions } from './targets.js';
-export { missingHooks, type HookSpec } from './hook-groups.js';
+export { hookFileEdits, missingHooks, type HookFileEdits, type HookSpec } from './hook-groups.js';

@@ -1,11 +1,16 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { parse } from 'jsonc-parser';
 import { mergeClaudeSettings } from './claude-settings.js';
-import { mergeCodexHooks } from './codex-hooks.js';
-import { mergeGeminiSettings } from './gemini-settings.js';
+import { CODEX_HOOKS, mergeCodexHooks } from './codex-hooks.js';
+import { codexHookStates, codexHookTrust, withCodexTrust } from './codex-trust.js';
+import { COPILOT_HOOK_EDITS } from './copilot-hooks.js';
+import { GEMINI_HOOK_EDITS } from './gemini-settings.js';
+import type { HookFileEdits } from './hook-groups.js';
 import type { HookInvocation } from './hook-commands.js';
 import { AGENT_INSTRUCTIONS } from './instructions.js';
 import { unifiedDiff } from './line-diff.js';
 import { upsertMarkedBlock } from './marked-block.js';
+import { QWEN_HOOK_EDITS } from './qwen-settings.js';
 import { safeTarget, type InstallIo } from './safe-target.js';
 import { CAPSULE_COMMAND } from './slash-command.js';
 import type { Agent, Companions } from './targets.js';
@@ -37,15 +42,25 @@ export interface FileOutcome {
 
 export const CLINE_RULE_FILE = 'session-handoff.md';
 
+/** The agents whose target is a JSON file where our part is hooks alone. */
+export const HOOK_FILES: Partial<Record<Agent, HookFileEdits>> = { gemini: GEMINI_HOOK_EDITS, copilot: COPILOT_HOOK_EDITS, qwen: QWEN_HOOK_EDITS };
+
 /**
  * What `handoff install AGENT` would change in `target` and its companions. Claude Code gets its
  * settings merged and the `/handoff-capsule` command; Gemini CLI its settings.json hooks and a
- * GEMINI.md block; the others get our instructions as a marked block, which leaves the user's own
+ * GEMINI.md block; Copilot CLI a hooks file of ours; Qwen Code its settings.json hooks; the others get our instructions as a marked block, which leaves the user's own
  * text alone, and Codex its hooks.json merged. For Cline a `.clinerules` directory (or none yet)
  * gets a file of ours, a single `.clinerules` file the block. Every path is checked before it is
  * read (safe-target.ts): a link inside a repository is refused, a read-only file too.
  */
-export async function planInstall(agent: Agent, target: string, invocation: HookInvocation, io: InstallIo, companions: Companions): Promise<InstallPlan> {
+export async function planInstall(
+  agent: Agent,
+  target: string,
+  invocation: HookInvocation,
+  io: InstallIo,
+  companions: Companions,
+  options: { readonly trustCodex?: boolean } = {},
+): Promise<InstallPlan> {
   const changes: FileChange[] = [];
   const notes: string[] = [];
   const change = async (path: string, edit: (before: string | null, writePath: string) => string | null): Promise<void> => {
@@ -60,8 +75,9 @@ export async function planInstall(agent: Agent, target: string, invocation: Hook
       notes.push(...merged.notes);
       return merged.text;
     });
-  } else if (agent === 'gemini') {
-    await change(target, (before) => mergeGeminiSettings(before, invocation, target));
+  } else if (HOOK_FILES[agent] !== undefined) {
+    const edits = HOOK_FILES[agent];
+    await change(target, (before) => edits.merge(before, invocation, target));
   } else {
     // lstat, not stat: a .clinerules link is refused by safeTarget whatever it points at.
     const path = agent === 'cline' && (await io.inspect(target)).kind !== 'file' ? join(target, CLINE_RULE_FILE) : target;
@@ -78,8 +94,32 @@ export async function planInstall(agent: Agent, target: string, invocation: Hook
   if (companions.codexHooks !== null) {
     const path = companions.codexHooks;
     await change(path, (before) => mergeCodexHooks(before, invocation, path));
+    const hooks = changes.at(-1);
+    if (options.trustCodex === true && hooks !== undefined) await trustCodex(hooks, change, notes);
   }
   return { agent, changes, notes };
+}
+
+/**
+ * `install codex --trust`: Codex's trust for exactly the hooks this install wrote, in the config.toml
+ * beside hooks.json (where `handoff doctor` reads it), each named in a note: the person running the
+ * command is the one trusting them.
+ */
+async function trustCodex(
+  hooks: FileChange,
+  change: (path: string, edit: (before: string | null) => string | null) => Promise<void>,
+  notes: string[],
+): Promise<void> {
+  const text = hooks.after ?? hooks.before ?? '{}';
+  const config = join(dirname(hooks.path), 'config.toml');
+  await change(config, (before) => {
+    const toml = before ?? '';
+    const ours = codexHookTrust(parse(text) as unknown, hooks.path, codexHookStates(toml), [...new Set(CODEX_HOOKS.map((spec) => spec.name))]);
+    for (const hook of ours)
+      if (hook.trust !== 'trusted' && hook.trust !== 'disabled') notes.push(`trusted for Codex (--trust): ${hook.key} runs \`${hook.command}\``);
+    for (const hook of ours) if (hook.trust === 'disabled') notes.push(`left disabled, as you set it in Codex: ${hook.key}`);
+    return withCodexTrust(toml, ours) ?? before;
+  });
 }
 
 export function previewInstall(plan: InstallPlan): FileOutcome[] {

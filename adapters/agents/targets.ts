@@ -1,14 +1,14 @@
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { CAPSULE_COMMAND_FILE } from './slash-command.js';
 
-export const AGENTS = ['claude', 'codex', 'cline', 'opencode', 'gemini'] as const;
+export const AGENTS = ['claude', 'codex', 'cline', 'opencode', 'gemini', 'copilot', 'qwen'] as const;
 export type Agent = (typeof AGENTS)[number];
 
 const nonEmpty = (value: string | undefined): string | undefined => (value === undefined || value === '' ? undefined : value);
 
 /**
  * Where each agent reads its configuration, by its own rules. Claude Code, Codex, OpenCode and
- * Gemini CLI get the user-wide file: the hooks route by the session's cwd and one daemon serves
+ * Gemini CLI, Copilot CLI and Qwen Code get the user-wide file: the hooks route by the session's cwd and one daemon serves
  * every repository, so one install covers them all and no tracked file of a repository changes.
  * Cline reads rules per workspace, so it gets `.clinerules` of the repository.
  */
@@ -26,6 +26,11 @@ export function defaultTarget(agent: Agent, env: NodeJS.ProcessEnv, home: string
       return join(geminiDir(env, home), 'settings.json');
     case 'cline':
       return join(repoRoot, '.clinerules');
+    case 'copilot':
+      // A file of our own among the user's hook files: Copilot CLI reads every *.json there.
+      return join(nonEmpty(env['COPILOT_HOME']) ?? join(home, '.copilot'), 'hooks', 'session-handoff.json');
+    case 'qwen':
+      return join(nonEmpty(env['QWEN_HOME']) ?? join(home, '.qwen'), 'settings.json');
   }
 }
 

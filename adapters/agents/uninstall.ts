@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import { unmergeClaudeSettings } from './claude-settings.js';
 import { unmergeCodexHooks } from './codex-hooks.js';
-import { unmergeGeminiSettings } from './gemini-settings.js';
-import { CLINE_RULE_FILE, type FileChange, type InstallPlan } from './install.js';
+import { CLINE_RULE_FILE, HOOK_FILES, type FileChange, type InstallPlan } from './install.js';
 import { removeMarkedBlock } from './marked-block.js';
 import { safeTarget, type InstallIo } from './safe-target.js';
 import { CAPSULE_COMMAND } from './slash-command.js';
@@ -38,8 +37,9 @@ export async function planUninstall(agent: Agent, target: string, io: InstallIo,
       },
       emptyObject,
     );
-  } else if (agent === 'gemini') {
-    await change(target, (before) => unmergeGeminiSettings(before, target), emptyObject);
+  } else if (HOOK_FILES[agent] !== undefined) {
+    const edits = HOOK_FILES[agent];
+    await change(target, (before) => edits.unmerge(before, target), emptyObject);
   } else {
     await block(agent === 'cline' && (await io.inspect(target)).kind !== 'file' ? join(target, CLINE_RULE_FILE) : target);
   }

@@ -1,4 +1,4 @@
-import type { ProviderWarning } from '../../schemas/telemetry.schema.js';
+import type { ProviderWarning, Source } from '../../schemas/telemetry.schema.js';
 import type { AdapterResult, AgentEvent, ParseContext, SkippedLine, UnknownMetric } from './adapter-contract.js';
 import { splitJsonObjects } from './json-stream.js';
 import { agentEvent, RECENT_ERROR_MS, result, sha256Hex, warning, type Stamp } from './record-builders.js';
@@ -19,7 +19,8 @@ export { RECENT_ERROR_MS };
  * no limit and no window size: a percentage could only be our derivation, which the telemetry rule
  * forbids. Every metric stays unknown; only quota errors become warnings.
  */
-const NO_PERCENT_REASON = 'Gemini CLI reports token counts, never a quota percentage or a window size; ' + 'a percentage would be derived from token counts';
+const noPercentReason = (agent: string): string =>
+  `${agent} reports token counts, never a quota percentage or a window size; a percentage would be derived from token counts`;
 
 /**
  * Quota exhaustion that waiting does not fix: a daily quota, or Gemini CLI's own terminal quota error.
@@ -32,14 +33,37 @@ const TERMINAL_QUOTA = /TerminalQuotaError|per day|daily (?:quota|limit)|exhaust
 /** What a quota or rate-limit error says in its text when the status code is not a field of its own. */
 const QUOTA_TEXT = /\b429\b|RESOURCE_EXHAUSTED|quota exceeded|rate limit/i;
 
-/** Lifecycle events worth a log line (they carry no numbers). */
+/** Lifecycle events worth a log line (they carry no numbers), after the agent's event-name prefix. */
 const EVENT_NAMES: ReadonlyMap<string, string> = new Map([
-  ['gemini_cli.chat_compression', 'chat_compression'],
-  ['gemini_cli.flash_fallback', 'flash_fallback'],
-  ['gemini_cli.api_error', 'api_error'],
+  ['chat_compression', 'chat_compression'],
+  ['flash_fallback', 'flash_fallback'],
+  ['api_error', 'api_error'],
 ]);
 
+/**
+ * Which agent wrote the log. Qwen Code is a fork of Gemini CLI and keeps its file exporter: the same
+ * records, its events named `qwen-code.*` (`qwen-code.api_error` with `status_code` and `error.message`).
+ */
+interface LogDialect {
+  readonly source: Source;
+  readonly prefix: string;
+  readonly agent: string;
+  readonly spec: ShapeSpec;
+}
+
+const GEMINI: LogDialect = { source: 'gemini-telemetry', prefix: 'gemini_cli.', agent: 'Gemini CLI', spec: SPEC };
+const QWEN: LogDialect = {
+  source: 'qwen-telemetry',
+  prefix: 'qwen-code.',
+  agent: 'Qwen Code',
+  spec: {
+    adapter: 'qwen-telemetry',
+    hint: "send Qwen Code's local telemetry log (the file `telemetry.outfile` in ~/.qwen/settings.json names)",
+  },
+};
+
 interface Found {
+  readonly dialect: LogDialect;
   readonly warnings: ProviderWarning[];
   readonly events: AgentEvent[];
   /** Session message ids already read: JSONL sessions repeat a message when it is updated or `$set` again. */
@@ -53,10 +77,15 @@ interface Found {
  * `resourceLogs`) and session files (`messages` of type `error`). A `gemini_cli.api_error` with
  * status 429, or an error message that names a quota, is a warning; nothing else is read.
  */
-export function parseGeminiTelemetry(raw: string, ctx: ParseContext): AdapterResult {
+export const parseGeminiTelemetry = (raw: string, ctx: ParseContext): AdapterResult => parseTelemetryLog(GEMINI, raw, ctx);
+
+/** Qwen Code's telemetry log: Gemini CLI's records under its own event names (see LogDialect). */
+export const parseQwenTelemetry = (raw: string, ctx: ParseContext): AdapterResult => parseTelemetryLog(QWEN, raw, ctx);
+
+function parseTelemetryLog(dialect: LogDialect, raw: string, ctx: ParseContext): AdapterResult {
   const rawSha256 = sha256Hex(raw);
   const { values, skipped } = splitJsonObjects(raw);
-  const found: Found = { warnings: [], events: [], messageIds: new Set(), sessionId: null };
+  const found: Found = { dialect, warnings: [], events: [], messageIds: new Set(), sessionId: null };
   const allSkipped: SkippedLine[] = [...skipped];
   for (const value of values) {
     let parsed: unknown;
@@ -71,10 +100,10 @@ export function parseGeminiTelemetry(raw: string, ctx: ParseContext): AdapterRes
     else if (isSessionRecord(parsed)) readSessionRecord(found, parsed, ctx, rawSha256);
     else readRecord(found, plainAttributes(parsed), recordTimeMs(parsed), ctx, rawSha256);
   }
-  if (values.length === 0 && allSkipped.length > 0) throw invalid(SPEC, `no JSON object in the payload (line ${allSkipped[0]?.line ?? 1})`);
+  if (values.length === 0 && allSkipped.length > 0) throw invalid(dialect.spec, `no JSON object in the payload (line ${allSkipped[0]?.line ?? 1})`);
   const unknown: UnknownMetric[] = [
-    { metric: 'context', reason: NO_PERCENT_REASON },
-    { metric: 'tokens', reason: NO_PERCENT_REASON },
+    { metric: 'context', reason: noPercentReason(dialect.agent) },
+    { metric: 'tokens', reason: noPercentReason(dialect.agent) },
   ];
   return result({
     unknown,
@@ -120,23 +149,24 @@ function asRecords(value: unknown): JsonRecord[] {
 }
 
 function readRecord(found: Found, attributes: JsonRecord, timeMs: number | null, ctx: ParseContext, rawSha256: string): void {
+  const { dialect } = found;
   const name = lenientString(attributes, 'event.name');
-  const eventName = name === null ? undefined : EVENT_NAMES.get(name);
+  const eventName = name?.startsWith(dialect.prefix) === true ? EVENT_NAMES.get(name.slice(dialect.prefix.length)) : undefined;
   if (eventName === undefined) return;
   const sessionId = lenientString(attributes, 'session.id', EXECUTOR_MAX_LENGTH);
   found.sessionId ??= sessionId;
   const at = eventTimeMs(attributes['event.timestamp'], timeMs, ctx);
-  const stamp: Stamp = { source: 'gemini-telemetry', observedAt: new Date(at).toISOString(), rawSha256, executor: sessionId };
+  const stamp: Stamp = { source: dialect.source, observedAt: new Date(at).toISOString(), rawSha256, executor: sessionId };
   const status = statusCode(attributes['status_code'] ?? attributes['http.status_code']);
   const error = lenientString(attributes, 'error') ?? lenientString(attributes, 'error.message') ?? '';
   const errorType = lenientString(attributes, 'error_type') ?? lenientString(attributes, 'error.type') ?? '';
-  const quota = name === 'gemini_cli.api_error' && (status === 429 || (status === null && QUOTA_TEXT.test(error)));
+  const quota = eventName === 'api_error' && (status === 429 || (status === null && QUOTA_TEXT.test(error)));
   found.events.push(
     agentEvent(stamp, eventName, eventName === 'api_error' ? { status_code: status === null ? null : String(status), error_type: errorType || null } : {}),
   );
   if (!quota || !isRecent(at, ctx)) return;
   const model = lenientString(attributes, 'model');
-  const text = `Gemini CLI API error ${status ?? ''}${model === null ? '' : ` for ${model}`}: ${error || errorType || 'quota or rate limit'}`.replace(
+  const text = `${dialect.agent} API error ${status ?? ''}${model === null ? '' : ` for ${model}`}: ${error || errorType || 'quota or rate limit'}`.replace(
     / {2,}/g,
     ' ',
   );
@@ -179,9 +209,9 @@ function readSessionMessage(found: Found, message: JsonRecord, ctx: ParseContext
   const content = messageText(message['content']);
   if (!QUOTA_TEXT.test(content)) return;
   const at = eventTimeMs(message['timestamp'], null, ctx);
-  const stamp: Stamp = { source: 'gemini-telemetry', observedAt: new Date(at).toISOString(), rawSha256, executor: found.sessionId };
+  const stamp: Stamp = { source: found.dialect.source, observedAt: new Date(at).toISOString(), rawSha256, executor: found.sessionId };
   found.events.push(agentEvent(stamp, 'quota_error', { id }));
-  if (isRecent(at, ctx)) found.warnings.push(quotaWarning(stamp, `Gemini CLI session error: ${content}`, content));
+  if (isRecent(at, ctx)) found.warnings.push(quotaWarning(stamp, `${found.dialect.agent} session error: ${content}`, content));
 }
 
 function messageText(content: unknown): string {

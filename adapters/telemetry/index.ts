@@ -4,7 +4,8 @@ import { parseAnthropicHeaders } from './anthropic-headers.js';
 import { parseClaudeHook } from './claude-hook.js';
 import { parseClaudeStatusline } from './claude-statusline.js';
 import { parseCodexRollout } from './codex-rollout.js';
-import { parseGeminiTelemetry } from './gemini-telemetry.js';
+import { parseCopilotEvents } from './copilot-events.js';
+import { parseGeminiTelemetry, parseQwenTelemetry } from './gemini-telemetry.js';
 import { parseJsonFile } from './json-file.js';
 import { parseOpenaiHeaders } from './openai-headers.js';
 
@@ -13,7 +14,8 @@ export { parseAnthropicHeaders } from './anthropic-headers.js';
 export { parseClaudeHook } from './claude-hook.js';
 export { parseClaudeStatusline } from './claude-statusline.js';
 export { parseCodexRollout, rolloutRoute } from './codex-rollout.js';
-export { parseGeminiTelemetry, RECENT_ERROR_MS } from './gemini-telemetry.js';
+export { parseCopilotEvents } from './copilot-events.js';
+export { parseGeminiTelemetry, parseQwenTelemetry, RECENT_ERROR_MS } from './gemini-telemetry.js';
 export { parseJsonFile } from './json-file.js';
 export { parseOpenaiHeaders } from './openai-headers.js';
 export { parseProviderErrorBody, type Provider } from './provider-error-body.js';
@@ -31,6 +33,8 @@ export const ADAPTERS: Readonly<Record<Source, Adapter>> = Object.freeze({
   'openai-headers': parseOpenaiHeaders,
   'json-file': parseJsonFile,
   'gemini-telemetry': parseGeminiTelemetry,
+  'copilot-events': parseCopilotEvents,
+  'qwen-telemetry': parseQwenTelemetry,
 } satisfies Record<Source, Adapter>);
 
 /** Lookup by a user-typed name: own keys only, so `constructor` or `__proto__` find nothing. */

@@ -4,7 +4,9 @@ import { parse } from 'jsonc-parser';
 import {
   CLAUDE_HOOKS,
   CODEX_HOOKS,
+  COPILOT_HOOKS,
   GEMINI_HOOKS,
+  QWEN_HOOKS,
   codexHookStates,
   codexHookTrust,
   companionTargets,
@@ -21,7 +23,7 @@ import { launcherProblem, spoolDirOf } from './hook-launcher.js';
 import { isErrno } from '../store/errno.js';
 
 /** The agents `handoff doctor` looks at: the ones whose user-wide config the installer writes. */
-export const DOCTOR_AGENTS = ['claude', 'codex', 'gemini', 'opencode'] as const;
+export const DOCTOR_AGENTS = ['claude', 'codex', 'gemini', 'opencode', 'copilot', 'qwen'] as const;
 export type DoctorAgent = (typeof DOCTOR_AGENTS)[number];
 
 export interface HookCheck {
@@ -49,12 +51,22 @@ export interface AgentCheck {
 }
 
 /** What the installer writes per agent: doctor checks exactly that. */
-const SPECS: Readonly<Record<DoctorAgent, readonly HookSpec[]>> = { claude: CLAUDE_HOOKS, codex: CODEX_HOOKS, gemini: GEMINI_HOOKS, opencode: [] };
-const NAMES: Readonly<Record<DoctorAgent, readonly HookName[]>> = {
-  claude: ['claude-statusline', ...new Set(CLAUDE_HOOKS.map((spec) => spec.name))],
-  codex: [...new Set(CODEX_HOOKS.map((spec) => spec.name))],
-  gemini: [...new Set(GEMINI_HOOKS.map((spec) => spec.name))],
+const SPECS: Readonly<Record<DoctorAgent, readonly HookSpec[]>> = {
+  claude: CLAUDE_HOOKS,
+  codex: CODEX_HOOKS,
+  gemini: GEMINI_HOOKS,
   opencode: [],
+  copilot: COPILOT_HOOKS,
+  qwen: QWEN_HOOKS,
+};
+const namesOf = (specs: readonly HookSpec[]): HookName[] => [...new Set(specs.map((spec) => spec.name))];
+const NAMES: Readonly<Record<DoctorAgent, readonly HookName[]>> = {
+  claude: ['claude-statusline', ...namesOf(CLAUDE_HOOKS)],
+  codex: namesOf(CODEX_HOOKS),
+  gemini: namesOf(GEMINI_HOOKS),
+  opencode: [],
+  copilot: namesOf(COPILOT_HOOKS),
+  qwen: namesOf(QWEN_HOOKS),
 };
 
 export const TELEMETRY_SOURCES: Readonly<Record<DoctorAgent, readonly Source[]>> = {
@@ -62,7 +74,12 @@ export const TELEMETRY_SOURCES: Readonly<Record<DoctorAgent, readonly Source[]>>
   codex: ['codex-rollout'],
   gemini: ['gemini-telemetry'],
   opencode: [],
+  copilot: ['copilot-events'],
+  qwen: ['qwen-telemetry'],
 };
+
+/** Copilot CLI treats a preToolUse hook that errors as a denial: a broken launcher there blocks every edit (other agents skip such a hook). */
+const FAILS_CLOSED: readonly HookName[] = ['copilot-guard'];
 
 const CODEX_REVIEW = 'start `codex` in a terminal, type `/hooks`, review the session-handoff hooks and trust them (docs/agents/codex.md)';
 
@@ -124,7 +141,9 @@ export async function checkAgent(agent: DoctorAgent, where: DoctorEnv): Promise<
   const problemOf = (command: string): string | null => {
     const into = spoolDirOf(command);
     if (into !== null && into !== spool) return `it spools into ${into}, but the daemon's state dir is ${where.stateDir}`;
-    return launcherProblem(command, env);
+    const problem = launcherProblem(command, env);
+    const blocks = problem !== null && FAILS_CLOSED.some((name) => isOurHook(command, name));
+    return blocks ? `${problem}; until it starts, the agent denies every file edit` : problem;
   };
   let hooks: HookCheck[] = ours.map((command) => ({ command, problem: problemOf(command) }));
   if (agent === 'codex') {

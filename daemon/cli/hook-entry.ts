@@ -19,8 +19,15 @@ const HOOKS: Readonly<Record<HookName, () => Promise<Hook>>> = {
   'claude-event': async () => (await import('./hooks/event.js')).eventHook,
   // Gemini CLI: its own decision format for the guard and the pickup; the notices share Claude's answer.
   'gemini-guard': async () => (await import('./hooks/guard.js')).geminiGuardHook,
-  'gemini-session-start': async () => (await import('./hooks/gemini-session-start.js')).geminiSessionStartHook,
+  'gemini-session-start': async () => (await import('./hooks/session-start-json.js')).geminiSessionStartHook,
   'gemini-context': async () => (await import('./hooks/context.js')).contextHook,
+  // Copilot CLI: Claude's payloads, its own answers (top-level fields); its 429 from its session log.
+  'copilot-guard': async () => (await import('./hooks/guard.js')).copilotGuardHook,
+  'copilot-session-start': async () => (await import('./hooks/session-start-json.js')).copilotSessionStartHook,
+  'copilot-context': async () => (await import('./hooks/context.js')).copilotContextHook,
+  'copilot-event': async () => (await import('./hooks/copilot-event.js')).copilotEventHook,
+  // Qwen Code: Claude's protocol (its session-start and context hooks serve it); only the tool ids differ.
+  'qwen-guard': async () => (await import('./hooks/guard.js')).qwenGuardHook,
 };
 
 /** What a hook prints when it fails unexpectedly: still the shape its agent expects. */
@@ -29,6 +36,8 @@ const FALLBACK: Partial<Record<HookName, string>> = {
   'claude-statusline': 'handoff: hook failed',
   'claude-guard': GUARD_FAILED,
   'gemini-guard': GUARD_FAILED,
+  'copilot-guard': GUARD_FAILED,
+  'qwen-guard': GUARD_FAILED,
 };
 
 export const HOOK_USAGE = `usage: handoff hook (${Object.keys(HOOKS).join(' | ')}) [--state-dir DIR] [--chain COMMAND]`;

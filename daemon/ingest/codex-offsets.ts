@@ -16,6 +16,7 @@ function isTailedFile(value: unknown): value is TailedFile {
 }
 
 export const GEMINI_OFFSETS_FILE = 'gemini-offsets.json';
+export const QWEN_OFFSETS_FILE = 'qwen-offsets.json';
 
 /**
  * Where each rollout file was read up to, so a restart resumes instead of replaying. Losing the file

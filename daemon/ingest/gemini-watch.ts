@@ -1,12 +1,14 @@
 import { dirname, join } from 'node:path';
 import type { Config } from '../../schemas/config.schema.js';
 import type { Logger } from '../logger.js';
-import { GEMINI_OFFSETS_FILE, offsetsStore } from './codex-offsets.js';
+import { GEMINI_OFFSETS_FILE, offsetsStore, QWEN_OFFSETS_FILE } from './codex-offsets.js';
 import { GeminiTail } from './gemini-tail.js';
 import type { IngestService } from './ingest-service.js';
 
 export interface GeminiWatchDeps {
   readonly stateDir: string;
+  /** Qwen Code writes Gemini CLI's outfile under its own event names: the same tail, its own adapter and offsets. */
+  readonly agent?: 'gemini' | 'qwen';
   readonly outfiles: Config['gemini']['telemetry_outfiles'];
   readonly ingest: IngestService;
   readonly log: Logger;
@@ -18,14 +20,15 @@ export interface GeminiWatchDeps {
  * the outfile lies in (Gemini CLI's documented `.gemini/telemetry.log` of the project).
  */
 export async function startGeminiWatch(deps: GeminiWatchDeps): Promise<GeminiTail> {
-  const store = offsetsStore(join(deps.stateDir, GEMINI_OFFSETS_FILE), deps.log);
+  const qwen = deps.agent === 'qwen';
+  const store = offsetsStore(join(deps.stateDir, qwen ? QWEN_OFFSETS_FILE : GEMINI_OFFSETS_FILE), deps.log);
   const tail = new GeminiTail({
     outfiles: deps.outfiles.map((entry) => ({ outfile: entry.outfile, repo: entry.repo ?? dirname(entry.outfile) })),
     load: store.load,
     save: store.save,
     log: deps.log,
     ingest: async (payload, repo) => {
-      await deps.ingest.ingest({ adapter: 'gemini-telemetry', payload, repo });
+      await deps.ingest.ingest({ adapter: qwen ? 'qwen-telemetry' : 'gemini-telemetry', payload, repo });
     },
   });
   if (deps.outfiles.length > 0) await tail.start();

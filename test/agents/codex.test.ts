@@ -1,7 +1,6 @@
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codexHookTrust } from '../../adapters/agents/index.js';
 import { agentOrSkip, VERSIONS, type InstalledAgent } from './support/agent-install.js';
 import type { MockProvider } from './support/mock-server.js';
 import { startResponsesMock } from './support/mock-openai-responses.js';
@@ -60,13 +59,18 @@ beforeAll(async () => {
   const before = await scene.handoff(['doctor', '--json']);
   expect(before.code).toBe(10);
   expect(codexOf(before.stdout)).toMatchObject({ installed: true, live: false, step: expect.stringMatching(/\/hooks/) });
-  // The person's one step (`codex` → /hooks → trust each): Codex records each hook's hash in config.toml.
-  // Written here as Codex's TUI writes it, with the hash doctor computes (equal to Codex's own currentHash).
+  // The person's one step, taken by the installer on their word (`--trust`): it names each hook it
+  // trusts and records Codex's hash in config.toml. The notices below prove Codex accepts that hash.
+  const trusted = await scene.handoff(['install', 'codex', '--trust']);
+  expect(trusted.code, trusted.stderr).toBe(0);
   const hooksPath = join(scene.home, '.codex', 'hooks.json');
-  const trust = codexHookTrust(JSON.parse(readFileSync(hooksPath, 'utf8')), hooksPath, new Map(), ['claude-session-start', 'claude-context']);
-  expect(trust.length).toBeGreaterThan(0);
-  for (const hook of trust)
-    appendFileSync(join(scene.home, '.codex', 'config.toml'), `[hooks.state.${JSON.stringify(hook.key)}]\ntrusted_hash = "${hook.current_hash}"\n`);
+  expect(trusted.stdout).toContain(`trusted for Codex (--trust): ${hooksPath}:session_start:`);
+  expect(trusted.stdout).not.toContain('type `/hooks`');
+  const toml = readFileSync(join(scene.home, '.codex', 'config.toml'), 'utf8');
+  expect(toml.match(/^trusted_hash = "sha256:[0-9a-f]{64}"$/gm)).toHaveLength(3);
+  // Once more changes nothing: exactly the hooks it wrote, each trusted once.
+  expect((await scene.handoff(['install', 'codex', '--trust'])).stdout).not.toContain('trusted for Codex');
+  expect(readFileSync(join(scene.home, '.codex', 'config.toml'), 'utf8')).toBe(toml);
   const after = await scene.handoff(['doctor', '--json']);
   expect(codexOf(after.stdout)).toMatchObject({ installed: true, live: true });
 }, 300_000);

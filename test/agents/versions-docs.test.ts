@@ -2,11 +2,14 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { VERSIONS, type AgentName } from './support/agent-install.js';
 
-const PAGES: Record<AgentName, string> = {
+/** Cline is pinned for the suite's cache but has no test of its own yet, so its page claims no proof. */
+const PAGES: Partial<Record<AgentName, string>> = {
   'claude-code': 'claude-code.md',
   codex: 'codex.md',
   'gemini-cli': 'gemini.md',
   opencode: 'opencode.md',
+  copilot: 'copilot.md',
+  'qwen-code': 'qwen.md',
 };
 
 describe('docs/agents cite the versions the suite proves', () => {

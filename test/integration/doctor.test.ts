@@ -53,6 +53,8 @@ describe('handoff doctor', () => {
       ['codex', false, '`handoff install codex`'],
       ['gemini', false, '`handoff install gemini`'],
       ['opencode', false, '`handoff install opencode`'],
+      ['copilot', false, '`handoff install copilot`'],
+      ['qwen', false, '`handoff install qwen`'],
     ]);
   });
 

@@ -52,6 +52,8 @@ describe('the docs a newcomer follows', () => {
       cline: 'cline.md',
       opencode: 'opencode.md',
       gemini: 'gemini.md',
+      copilot: 'copilot.md',
+      qwen: 'qwen.md',
     };
     const index = read('docs/agents/README.md');
     for (const agent of AGENTS) {

@@ -60,7 +60,7 @@ export function registerDoctor(program: Command): void {
   program
     .command('doctor')
     .description(
-      'per agent (claude, codex, gemini, opencode): whether its config has our hooks, whether they are live (each command starts; Codex: a person trusted them), the one step that makes them live, and when its telemetry was last seen; reads only. Exit 0 when every installed agent is live, 10 (agents_not_live) otherwise',
+      'per agent (claude, codex, gemini, opencode, copilot, qwen): whether its config has our hooks, whether they are live (each command starts; Codex: a person trusted them), the one step that makes them live, and when its telemetry was last seen; reads only. Exit 0 when every installed agent is live, 10 (agents_not_live) otherwise',
     )
     .action(
       action(async (ctx) => {

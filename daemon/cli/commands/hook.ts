@@ -10,7 +10,7 @@ export function registerHook(program: Command): void {
   program
     .command('hook')
     .description(
-      'agent hooks (Claude Code; Codex for claude-context and claude-session-start; Gemini CLI): claude-statusline, claude-guard, claude-session-start, claude-context, claude-event, gemini-guard, gemini-session-start, gemini-context; always exit 0',
+      'agent hooks (Claude Code; Codex and Qwen Code for claude-context and claude-session-start; Gemini CLI; Copilot CLI; Qwen Code): claude-statusline, claude-guard, claude-session-start, claude-context, claude-event, gemini-guard, gemini-session-start, gemini-context, copilot-guard, copilot-session-start, copilot-context, copilot-event, qwen-guard; always exit 0',
     )
     .argument('<name>', 'the hook')
     .option('--chain <command>', 'claude-statusline: the previous status line command, run with the same stdin and shown first')

@@ -26,7 +26,12 @@ const post = (ctx: CommandContext, adapter: string, body: { payload: string; rep
 const BATCHERS: Readonly<Record<string, (text: string, budget: number) => LineBatches>> = {
   'codex-rollout': batchLines,
   'gemini-telemetry': batchRecords,
+  'qwen-telemetry': batchRecords,
+  'copilot-events': batchLines,
 };
+
+/** Telemetry logs that name no directory: their records belong to the current one unless --repo says otherwise. */
+const UNROUTED: ReadonlySet<string> = new Set(['gemini-telemetry', 'qwen-telemetry']);
 
 /**
  * A file larger than one body goes in chunks, in order. The first answer says where the file belongs
@@ -81,8 +86,7 @@ export function registerIngest(program: Command): void {
       action(async (ctx, adapter: string, options: { file?: string }) => {
         const payload = await readPayload(options.file);
         // ctx.repo defaults to the current directory; here only an explicit --repo overrides the payload's cwd.
-        // Gemini CLI's telemetry names no directory, and its log lives in the project: the current one.
-        const repo = program.opts<GlobalOptions>().repo === undefined && adapter !== 'gemini-telemetry' ? undefined : ctx.repo;
+        const repo = program.opts<GlobalOptions>().repo === undefined && !UNROUTED.has(adapter) ? undefined : ctx.repo;
         const batch = Object.hasOwn(BATCHERS, adapter) ? BATCHERS[adapter] : undefined;
         if (batch !== undefined) return ingestChunks(ctx, adapter, payload, repo, batch);
         return post(ctx, adapter, { payload, ...(repo === undefined ? {} : { repo }) });

@@ -21,10 +21,11 @@ import { missingDirs, recordCreated } from '../install-dirs.js';
 import { diskIo } from '../install-disk.js';
 
 /** The agents whose config gets hook commands (the others get instructions only). */
-const RUNS_HOOKS: ReadonlySet<Agent> = new Set(['claude', 'codex', 'gemini']);
+const RUNS_HOOKS: ReadonlySet<Agent> = new Set(['claude', 'codex', 'gemini', 'copilot', 'qwen']);
 
 interface InstallOptions {
   dryRun?: boolean;
+  trust?: boolean;
   settings?: string;
   command?: string;
 }
@@ -45,7 +46,7 @@ interface InstallReport {
 export const CODEX_TRUST_STEP =
   'Codex runs these hooks only once you have trusted them: start `codex` in a terminal, type `/hooks`, review the session-handoff hooks and trust them (until then every session, `codex exec` included, skips them without a word); `handoff doctor` tells when they are live';
 
-const setupSteps = (agent: Agent): string[] => (agent === 'codex' ? [CODEX_TRUST_STEP] : []);
+const setupSteps = (agent: Agent, trusted: boolean): string[] => (agent === 'codex' && !trusted ? [CODEX_TRUST_STEP] : []);
 
 /** The state dir goes into the hook commands unless the hooks would find it by themselves from $HOME. */
 function stateDirToBake(stateDir: string): string | null {
@@ -77,13 +78,17 @@ export function registerInstall(program: Command): void {
   program
     .command('install')
     .description(
-      "merge the session-handoff integration into an agent's own config (idempotent; keeps a backup of a changed file; edits only its own hooks and block, every other byte kept; all files or none): claude settings.json + the /handoff-capsule command; codex AGENTS.md + hooks.json; opencode AGENTS.md; cline .clinerules; gemini settings.json hooks + GEMINI.md. Inside a repository a symbolic link is refused; a user config that is a link is edited at its target; a read-only file is refused",
+      "merge the session-handoff integration into an agent's own config (idempotent; keeps a backup of a changed file; edits only its own hooks and block, every other byte kept; all files or none): claude settings.json + the /handoff-capsule command; codex AGENTS.md + hooks.json; opencode AGENTS.md; cline .clinerules; gemini settings.json hooks + GEMINI.md; copilot ~/.copilot/hooks/session-handoff.json; qwen ~/.qwen/settings.json hooks. Inside a repository a symbolic link is refused; a user config that is a link is edited at its target; a read-only file is refused",
     )
     .argument('<agent>', AGENTS.join(' | '))
     .option('--dry-run', 'print the change as a unified diff and write nothing')
     .option(
+      '--trust',
+      "codex: also record Codex's trust (config.toml `trusted_hash`) for exactly the hooks this install writes, naming each; you are the one trusting them",
+    )
+    .option(
       '--settings <file>',
-      'the file to merge into (default: claude ~/.claude/settings.json, codex $CODEX_HOME/AGENTS.md, opencode ~/.config/opencode/AGENTS.md, cline <repo>/.clinerules, gemini ~/.gemini/settings.json; a project: <repo>/.claude/settings.json, <repo>/.gemini/settings.json)',
+      'the file to merge into (default: claude ~/.claude/settings.json, codex $CODEX_HOME/AGENTS.md, opencode ~/.config/opencode/AGENTS.md, cline <repo>/.clinerules, gemini ~/.gemini/settings.json, copilot $COPILOT_HOME/hooks/session-handoff.json, qwen $QWEN_HOME/settings.json; a project: <repo>/.claude/settings.json, <repo>/.gemini/settings.json)',
     )
     .option(
       '--command <cmd>',
@@ -93,13 +98,15 @@ export function registerInstall(program: Command): void {
       action(async (ctx, agent: string, options: InstallOptions) => {
         if (!(AGENTS as readonly string[]).includes(agent)) usage(`unknown agent '${agent}'`, `choose one of ${AGENTS.join(', ')}`);
         const known = agent as Agent;
+        if (options.trust === true && known !== 'codex') usage('--trust is for codex only', `run \`handoff install ${known}\` without it`);
         const repoRoot = known === 'cline' && options.settings === undefined ? await resolveRepoRoot(ctx.repo) : ctx.repo;
         const target = resolve(options.settings ?? defaultTarget(known, process.env, homedir(), repoRoot));
         const companions = companionTargets(known, target, process.env, homedir());
         const launcher = hookLauncher(options.command, process.env);
         const invocation = { handoff: launcher.command, stateDir: stateDirToBake(ctx.stateDir), spoolDir: join(ctx.stateDir, SPOOL_DIR) };
-        const plan = await planInstall(known, target, invocation, diskIo, companions);
-        const notes = [...(launcher.note === null || !RUNS_HOOKS.has(known) ? [] : [launcher.note]), ...plan.notes, ...setupSteps(known)];
+        const trust = options.trust === true;
+        const plan = await planInstall(known, target, invocation, diskIo, companions, { trustCodex: trust });
+        const notes = [...(launcher.note === null || !RUNS_HOOKS.has(known) ? [] : [launcher.note]), ...plan.notes, ...setupSteps(known, trust)];
         const dryRun = options.dryRun === true;
         const stamp = new Date().toISOString().replace(/[-:.]/g, '');
         if (dryRun) return success('ok', { agent: known, dry_run: dryRun, files: previewInstall(plan), notes } satisfies InstallReport);

@@ -43,7 +43,7 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
  * id, no repository, a daemon that is down, slow or refuses — prints nothing: a notice is a help,
  * never a reason to disturb the agent's turn.
  */
-export async function contextHook(ctx: HookContext): Promise<void> {
+async function stageNotice(ctx: HookContext, answerAs: (event: string, notice: string) => unknown): Promise<void> {
   const payload = parse(await readStdin(STDIN_TIMEOUT_MS));
   const event = text(payload?.['hook_event_name']);
   const session = text(payload?.['session_id']);
@@ -54,5 +54,11 @@ export async function contextHook(ctx: HookContext): Promise<void> {
   if (answer.kind !== 'answer' || answer.envelope.code !== 'agent_context') return;
   const notice = text(answer.envelope.data?.['text']);
   if (notice === null) return;
-  ctx.out(printableJson({ hookSpecificOutput: { hookEventName: event, additionalContext: printable(notice, { lines: true }) } }));
+  ctx.out(printableJson(answerAs(event, printable(notice, { lines: true }))));
 }
+
+export const contextHook = (ctx: HookContext): Promise<void> =>
+  stageNotice(ctx, (event, notice) => ({ hookSpecificOutput: { hookEventName: event, additionalContext: notice } }));
+
+/** `handoff hook copilot-context`: the same notice where Copilot CLI reads it, `additionalContext` at the top level (it ignores `hookSpecificOutput`). */
+export const copilotContextHook = (ctx: HookContext): Promise<void> => stageNotice(ctx, (_event, notice) => ({ additionalContext: notice }));

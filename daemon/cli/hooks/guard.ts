@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { printableJson } from '../../../protocol/printable.js';
 import type { HookContext } from './hook-context.js';
 import { STDIN_TIMEOUT_MS } from './hook-context.js';
-import { GEMINI_GUARDED_TOOLS, GUARDED_TOOLS } from '../../../adapters/agents/guarded-tools.js';
+import { COPILOT_GUARDED_TOOLS, GEMINI_GUARDED_TOOLS, GUARDED_TOOLS, QWEN_GUARDED_TOOLS } from '../../../adapters/agents/guarded-tools.js';
 import { guardVerdict } from './guard-verdict.js';
 import { askDaemon } from './lean-client.js';
 import { readStdin } from './stdin.js';
@@ -19,7 +19,8 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
 function targetDir(payload: Json): string {
   const cwd = typeof payload['cwd'] === 'string' ? payload['cwd'] : process.cwd();
   const input = isObject(payload['tool_input']) ? payload['tool_input'] : {};
-  const file = input['file_path'] ?? input['notebook_path'];
+  // Copilot CLI names the file `path`; the others `file_path` (`notebook_path`: Claude's NotebookEdit).
+  const file = input['file_path'] ?? input['notebook_path'] ?? input['path'];
   let dir = typeof file === 'string' && file !== '' ? dirname(resolve(cwd, file)) : cwd;
   // Write may create directories: the nearest one that exists already belongs to the repository.
   while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
@@ -64,6 +65,20 @@ const GEMINI: GuardDialect = {
   deny: (reason) => ({ decision: 'deny', reason }),
 };
 
+/**
+ * GitHub Copilot CLI (PreToolUse in its Claude-format hooks): the payload is Claude's, `tool_input.path`
+ * names the file; a denial is its own top-level `permissionDecision`, whose reason it hands the model
+ * as the tool's result ("Denied by preToolUse hook: …"). `{}` leaves the call to its permissions.
+ */
+const COPILOT: GuardDialect = {
+  event: 'PreToolUse',
+  tools: COPILOT_GUARDED_TOOLS,
+  deny: (reason) => ({ permissionDecision: 'deny', permissionDecisionReason: reason }),
+};
+
+/** Qwen Code (PreToolUse): Claude's protocol and answer, its own tool ids. */
+const QWEN: GuardDialect = { ...CLAUDE, tools: QWEN_GUARDED_TOOLS };
+
 async function guard(ctx: HookContext, dialect: GuardDialect): Promise<void> {
   const payload = parse(await readStdin(STDIN_TIMEOUT_MS));
   if (payload === null) {
@@ -98,3 +113,9 @@ export const guardHook = (ctx: HookContext): Promise<void> => guard(ctx, CLAUDE)
 
 /** `handoff hook gemini-guard` (Gemini CLI BeforeTool): prints Gemini CLI's JSON decision. */
 export const geminiGuardHook = (ctx: HookContext): Promise<void> => guard(ctx, GEMINI);
+
+/** `handoff hook copilot-guard` (Copilot CLI PreToolUse): prints Copilot's JSON decision. */
+export const copilotGuardHook = (ctx: HookContext): Promise<void> => guard(ctx, COPILOT);
+
+/** `handoff hook qwen-guard` (Qwen Code PreToolUse): prints Claude's JSON decision for Qwen's file tools. */
+export const qwenGuardHook = (ctx: HookContext): Promise<void> => guard(ctx, QWEN);

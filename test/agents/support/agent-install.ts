@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-export type AgentName = 'claude-code' | 'codex' | 'gemini-cli' | 'opencode';
+export type AgentName = 'claude-code' | 'codex' | 'gemini-cli' | 'opencode' | 'copilot' | 'qwen-code' | 'cline';
 
 interface Pinned {
   readonly package: string;

@@ -199,6 +199,24 @@ const CASES: readonly { file: string; adapter: Source; check: (result: AdapterRe
       expect(r.route.session_id).toBe('c2b0dd60-9a41-4f3e-8e5d-2b7f1c6a0e93');
     },
   },
+  {
+    file: 'copilot/events-1.0.102-429.jsonl',
+    adapter: 'copilot-events',
+    check: (r) => {
+      expect(r.route).toEqual({ cwd: '/home/dev/src/acme-api', session_id: '6f1c2b7e-3d4a-4c5b-9e8f-0a1b2c3d4e5f' });
+      expect(warningsOf(r)).toEqual([['rate_limit', true, null]]);
+      expect(r.readings).toEqual([]);
+    },
+  },
+  {
+    file: 'qwen/outfile-0.24.4-429.log',
+    adapter: 'qwen-telemetry',
+    check: (r) => {
+      expect(warningsOf(r)).toEqual([['rate_limit', null, null]]);
+      expect(r.warnings[0]?.executor).toBe('4cf705cc-ea7c-42b2-9ae3-73449d753e0a');
+      expect(r.readings).toEqual([]);
+    },
+  },
 ];
 
 describe('the telemetry corpus (test/fixtures/telemetry)', () => {

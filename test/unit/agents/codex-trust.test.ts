@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { codexHookStates, codexHookTrust } from '../../../adapters/agents/index.js';
+import { codexHookStates, codexHookTrust, withCodexTrust } from '../../../adapters/agents/index.js';
 
 const HOOKS = JSON.parse(readFileSync(new URL('../../../examples/codex/hooks.json', import.meta.url), 'utf8')) as unknown;
 const PATH = '/home/me/.codex/hooks.json';
@@ -50,5 +50,46 @@ describe('Codex hook trust, as Codex computes it', () => {
     const theirs = { hooks: { Stop: [{ hooks: [{ type: 'command', command: 'notify.sh' }] }] } };
     expect(codexHookTrust(theirs, PATH, new Map(), NAMES)).toEqual([]);
     expect(codexHookTrust('not an object', PATH, new Map(), NAMES)).toEqual([]);
+  });
+});
+
+describe('install codex --trust: the trust Codex records, for exactly our hooks', () => {
+  const trustOf = (toml: string) => codexHookTrust(HOOKS, PATH, codexHookStates(toml), NAMES);
+
+  it('appends a table per hook never reviewed, replaces the hash of one changed since, keeps a disabled one and every other line', () => {
+    const before = [
+      'model = "gpt-5"',
+      `[hooks.state."${PATH}:user_prompt_submit:0:0"]`,
+      'trusted_hash = "sha256:0000000000000000000000000000000000000000000000000000000000000000"',
+      `[hooks.state."${PATH}:post_tool_use:0:0"]`,
+      'enabled = false',
+      '[analytics]',
+      'enabled = false',
+      '',
+    ].join('\n');
+    const after = withCodexTrust(before, trustOf(before)) ?? '';
+    expect(after).toBe(
+      [
+        'model = "gpt-5"',
+        `[hooks.state."${PATH}:user_prompt_submit:0:0"]`,
+        `trusted_hash = "${CODEX_0_169.user_prompt_submit}"`,
+        `[hooks.state."${PATH}:post_tool_use:0:0"]`,
+        'enabled = false',
+        '[analytics]',
+        'enabled = false',
+        `[hooks.state."${PATH}:session_start:0:0"]`,
+        `trusted_hash = "${CODEX_0_169.session_start}"`,
+        '',
+      ].join('\n'),
+    );
+    expect(trustOf(after).map((hook) => hook.trust)).toEqual(['trusted', 'trusted', 'disabled']);
+    // Once trusted, nothing more to write.
+    expect(withCodexTrust(after, trustOf(after))).toBeNull();
+  });
+
+  it('an empty config.toml gets the three tables', () => {
+    const after = withCodexTrust('', trustOf('')) ?? '';
+    expect(trustOf(after).every((hook) => hook.trust === 'trusted')).toBe(true);
+    expect(after.startsWith('[hooks.state.')).toBe(true);
   });
 });

@@ -1,6 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AGENT_INSTRUCTIONS, CAPSULE_COMMAND, markedBlock, mergeClaudeSettings, mergeCodexHooks, mergeGeminiSettings } from '../../../adapters/agents/index.js';
+import {
+  AGENT_INSTRUCTIONS,
+  CAPSULE_COMMAND,
+  COPILOT_HOOK_EDITS,
+  markedBlock,
+  mergeClaudeSettings,
+  mergeCodexHooks,
+  mergeGeminiSettings,
+  QWEN_HOOK_EDITS,
+} from '../../../adapters/agents/index.js';
 
 const example = (path: string) => readFileSync(new URL(`../../../examples/${path}`, import.meta.url), 'utf8');
 /** What `handoff install` writes on a machine with `handoff` on PATH and the default state dir of /home/you. */
@@ -19,6 +28,11 @@ describe('examples/ are what the installers write', () => {
 
   it('gemini: settings.json with the guard, pickup and stage-notice hooks', () => {
     expect(example('gemini/settings.json')).toBe(mergeGeminiSettings(null, HANDOFF, 'settings.json'));
+  });
+
+  it('copilot: a hooks file of its own; qwen: settings.json hooks', () => {
+    expect(example('copilot/hooks/session-handoff.json')).toBe(COPILOT_HOOK_EDITS.merge(null, HANDOFF, 'session-handoff.json'));
+    expect(example('qwen/settings.json')).toBe(QWEN_HOOK_EDITS.merge(null, HANDOFF, 'settings.json'));
   });
 
   it.each(['codex/AGENTS.md', 'opencode/AGENTS.md', 'cline/.clinerules/session-handoff.md', 'gemini/GEMINI.md'])('%s holds the instruction block', (path) => {
