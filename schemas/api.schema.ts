@@ -25,7 +25,8 @@ export const SignalBodySchema = body({
   repo: Repo,
   source: SourceSchema,
   metric: MetricSchema,
-  used_percent: Type.Union([Type.Number({ minimum: 0, maximum: 100_000 }), Type.Null()]),
+  // A manual reading (`handoff signal`): a percent a person typed; adapters keep what agents report (ingest).
+  used_percent: Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()]),
   resets_at: Type.Optional(Type.Union([EpochSecondsSchema, Type.Null()])),
   observed_at: Type.Optional(IsoTimeSchema),
   executor: Type.Optional(Type.Union([ExecutorIdSchema, Type.Null()])),

@@ -4,11 +4,12 @@
 // current dist/. `npm test` and `npm run check` (CI) still build from clean every time.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const STAMP = join('dist', '.build-stamp');
+const PENDING = `${STAMP}.pending`;
 const INPUT_DIRS = ['protocol', 'schemas', 'adapters', 'daemon', 'scripts'];
 const INPUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json'];
 // Written by the build itself (scripts/emit-validators.mjs): an output, not an input.
@@ -39,14 +40,22 @@ export function isCurrent(root) {
   return existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === sourceHash(root);
 }
 
+/** Hashes the sources as the build starts (an edit made while it runs must leave dist/ stale), kept until it ends. */
+export function beginStamp(root) {
+  mkdirSync(join(root, 'dist'), { recursive: true });
+  writeFileSync(join(root, PENDING), `${sourceHash(root)}\n`);
+}
+
+/** The build finished: what it was built from becomes the stamp. */
 export function writeStamp(root) {
-  writeFileSync(join(root, STAMP), `${sourceHash(root)}\n`);
+  renameSync(join(root, PENDING), join(root, STAMP));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const mode = process.argv[2];
-  if (mode === 'write') writeStamp(root);
+  if (mode === 'begin') beginStamp(root);
+  else if (mode === 'write') writeStamp(root);
   else if (mode === 'ensure') {
     if (isCurrent(root)) console.error(`dist/ is current (${relative(process.cwd(), join(root, STAMP)) || STAMP}); not rebuilding`);
     else {
@@ -54,7 +63,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       process.exitCode = built.status ?? 1;
     }
   } else {
-    console.error('usage: node scripts/build-stamp.mjs write|ensure');
+    console.error('usage: node scripts/build-stamp.mjs begin|write|ensure');
     process.exitCode = 64;
   }
 }

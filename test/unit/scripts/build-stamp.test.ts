@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 // @ts-expect-error a plain .mjs build script without types
-import { isCurrent, writeStamp } from '../../../scripts/build-stamp.mjs';
+import { beginStamp, isCurrent, writeStamp } from '../../../scripts/build-stamp.mjs';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const dirs: string[] = [];
@@ -20,29 +20,41 @@ function tree(): string {
   return root;
 }
 
+const build = (root: string, edit = () => {}) => {
+  beginStamp(root);
+  edit();
+  writeStamp(root);
+};
+
 describe('the build stamp: npm scripts rebuild dist/ only when a source changed', () => {
   it('is current right after a build and stale after any source edit or a new file', () => {
     const root = tree();
     expect(isCurrent(root)).toBe(false);
-    writeStamp(root);
+    build(root);
     expect(isCurrent(root)).toBe(true);
     writeFileSync(join(root, 'protocol/a.ts'), 'export const a = 2;\n');
     expect(isCurrent(root)).toBe(false);
-    writeStamp(root);
+    build(root);
     writeFileSync(join(root, 'daemon/new-file.ts'), '');
     expect(isCurrent(root)).toBe(false);
   });
 
   it('ignores what the build itself writes beside the sources (the generated validators)', () => {
     const root = tree();
-    writeStamp(root);
+    build(root);
     writeFileSync(join(root, 'daemon/generated/validators.js'), 'export const validators = new Map();\n');
     expect(isCurrent(root)).toBe(true);
   });
 
+  it('hashes the sources as the build starts: an edit made while it runs leaves dist/ stale', () => {
+    const root = tree();
+    build(root, () => writeFileSync(join(root, 'protocol/a.ts'), 'export const a = 3;\n'));
+    expect(isCurrent(root)).toBe(false);
+  });
+
   it('is what `npm run build` writes last, and the scripts that only need a dist/ check it instead of rebuilding', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(pkg.scripts['build']).toMatch(/node scripts\/build-stamp\.mjs write$/);
+    expect(pkg.scripts['build']).toMatch(/node scripts\/build-stamp\.mjs begin && tsc .* && node scripts\/build-stamp\.mjs write$/);
     for (const name of ['start', 'test:unit', 'demo', 'bench']) expect(pkg.scripts[name]).toMatch(/^node scripts\/build-stamp\.mjs ensure && /);
     // CI and `npm test` build from clean.
     expect(pkg.scripts['test']).toMatch(/^npm run build && /);
