@@ -226,6 +226,13 @@ export const CODES = registry({
   },
   paused_denied: { code: 'paused_denied', status: 423, exit: 77, summary: 'the kill switch is on; unpause first' },
   insecure_state_dir: { code: 'insecure_state_dir', status: 500, exit: 77, summary: 'the state dir or token file is accessible to others' },
+  state_dir_unusable: {
+    code: 'state_dir_unusable',
+    status: 500,
+    exit: 77,
+    summary:
+      'the state dir cannot be made or written (read-only file system, permission denied, a file in the way): choose another with --state-dir or HANDOFF_STATE_DIR',
+  },
 });
 
 export type Code = keyof typeof CODES;
