@@ -61,6 +61,7 @@ export const CODES = registry({
   paused: { code: 'paused', status: 200, exit: 0, summary: 'the kill switch is on' },
   unpaused: { code: 'unpaused', status: 200, exit: 0, summary: 'the kill switch is off' },
   daemon_stopping: { code: 'daemon_stopping', status: 200, exit: 0, summary: 'the daemon is shutting down' },
+  daemon_not_running: { code: 'daemon_not_running', status: 200, exit: 0, summary: '`handoff daemon stop` found no daemon for this state dir: nothing to stop' },
   journal_repaired: {
     code: 'journal_repaired',
     status: 200,

@@ -53,8 +53,10 @@ export function usage(message: string, hint: string): never {
   throw new HandoffError('usage_error', message, hint);
 }
 
-/** `--used-percent 82.5`, or `unknown` / `null` for a number the agent did not report. */
-/** A reading typed by a person: 0–100 (150 is a typo for 15, not a reading); agents' payloads go through `handoff ingest`, which keeps what they report. */
+/**
+ * `--used-percent 82.5`, or `unknown` / `null` for a number the agent did not report. A person types
+ * it: 0–100 (150 is a typo for 15, not a reading); agents' payloads go through `handoff ingest`, which keeps what they report.
+ */
 export function parsePercent(value: string): number | null {
   if (value === 'unknown' || value === 'null') return null;
   const n = Number(value);

@@ -31,7 +31,8 @@ export function createCycleRecords(deps: { readonly registry: WorkspaceRegistry;
           cycles.push({
             cycle: id,
             workspace: root,
-            state: current,
+            // What the table shows, so --json never says less: the live state, else how the cycle ended.
+            state: current ?? (abandoned.length > 0 ? 'abandoned' : 'ended'),
             revisions: revisions.length,
             integrity: revisions.every((r) => r.integrity === 'ok') ? 'ok' : 'failed',
             abandoned: abandoned.length > 0,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { CYCLE_ID_EXAMPLE, isCycleId } from '../../../protocol/index.js';
-import { action, parseInteger, usage, type CommandContext } from '../context.js';
+import { action, parseInteger, usage, type CommandContext, type GlobalOptions } from '../context.js';
 import { followDrain } from '../drain-wait.js';
 import { RENDERERS } from '../render/index.js';
 
@@ -110,11 +110,13 @@ export function registerTakeover(program: Command): void {
     .description('the latest cycles on record (20 per workspace), with the integrity of their manifests')
     .option('--all', 'every cycle on record')
     .action(
-      action(
-        (ctx, options: { all?: boolean }) =>
-          ctx.call({ method: 'GET', path: '/v1/cycles', query: { repo: ctx.repo, ...(options.all === true ? { all: 'true' } : {}) } }),
-        RENDERERS.list,
-      ),
+      action(async (ctx, options: { all?: boolean }) => {
+        const all: Record<string, string> = options.all === true ? { all: 'true' } : {};
+        const here = await ctx.call({ method: 'GET', path: '/v1/cycles', query: { repo: ctx.repo, ...all } });
+        // Outside any repository, like `handoff status`: every workspace the daemon serves. An explicit --repo keeps the error.
+        if (here.code !== 'not_a_repository' || program.opts<GlobalOptions>().repo !== undefined) return here;
+        return ctx.call({ method: 'GET', path: '/v1/cycles', query: all });
+      }, RENDERERS.list),
     );
 
   program

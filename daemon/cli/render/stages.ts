@@ -98,7 +98,10 @@ export const renderSignal: Renderer<SignalAnswer> = (data, code) => {
   return noted([`recorded ${what} for ${data.workspace}: state ${data.state}${moved}${held}`], data.note);
 };
 
-export const renderDaemonStopped: Renderer<{ readonly pid: number }> = (data) => `stopped the daemon (pid ${data.pid}); \`handoff daemon\` starts it again`;
+export const renderDaemonStopped: Renderer<{ readonly pid: number | null; readonly state_dir?: string }> = (data, code) =>
+  code === 'daemon_not_running'
+    ? `no daemon runs for ${data.state_dir ?? 'this state dir'}: nothing to stop`
+    : `stopped the daemon (pid ${data.pid}); \`handoff daemon\` starts it again`;
 
 interface CapsuleSaved extends Moved {
   readonly sha256: string;
