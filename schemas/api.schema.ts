@@ -75,6 +75,11 @@ export const CloseBodySchema = body({ repo: Repo, one_way: Type.Boolean(), token
 export const PruneBodySchema = body({ repo: Repo, remote: Type.Optional(RemoteName), dry_run: Type.Boolean() });
 export const CycleQuerySchema = body({ cycle: CycleId });
 
+/** `GET /v1/cycles/resolve`: the start of a cycle id, as git takes a short SHA (at least the 8 digits of its date). */
+export const CyclePrefixQuerySchema = body({
+  prefix: Type.String({ pattern: '^[0-9]{8}(T[0-9]{0,6}(Z(-[a-z2-7]{0,6})?)?)?$', description: 'the start of a cycle id' }),
+});
+
 /** `POST /v1/operations/cancel`: the id the CLI named its request with (`handoff-operation` header). */
 export const OperationCancelBodySchema = body({
   operation: Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', description: 'a UUID' }),
