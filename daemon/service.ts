@@ -7,11 +7,13 @@ import {
   failure,
   HandoffError,
   outcomeEnvelope,
+  stageMove,
   stateOf,
   statusView,
   success,
   type Envelope,
   type PauseInfo,
+  type StageStarted,
 } from '../protocol/index.js';
 import type {
   LeaseAcquireBody,
@@ -249,11 +251,18 @@ export function createService(deps: ServiceDeps) {
       return success('paused', { scope: body.scope, workspace: root, ...pause });
     },
 
+    /** Says what starts now: a reading held back while paused moves its workspace the moment the switch is lifted. */
     async unpause(body: PauseBody): Promise<Envelope> {
       const { path, root } = await pauseFile(body);
+      const affected = body.scope === 'global' ? registry.all() : [await registry.open(root ?? '')];
+      const before = new Map(affected.map((workspace) => [workspace.root, stateOf(workspace.snapshot())]));
       await rm(path, { force: true });
       await deps.applyPauseFile(path);
-      return success('unpaused', { scope: body.scope, workspace: root, path });
+      const started: StageStarted[] = affected
+        .map((workspace) => workspace.snapshot())
+        .filter((snapshot) => stateOf(snapshot) !== before.get(snapshot.context.root))
+        .map((snapshot) => ({ ...stageMove(snapshot), workspace: snapshot.context.root, cycle: snapshot.context.cycle?.id ?? null }));
+      return success('unpaused', { scope: body.scope, workspace: root, path, started });
     },
 
     reloadConfig: deps.reloadConfig,

@@ -61,6 +61,12 @@ export const CODES = registry({
   paused: { code: 'paused', status: 200, exit: 0, summary: 'the kill switch is on' },
   unpaused: { code: 'unpaused', status: 200, exit: 0, summary: 'the kill switch is off' },
   daemon_stopping: { code: 'daemon_stopping', status: 200, exit: 0, summary: 'the daemon is shutting down' },
+  daemon_not_running: {
+    code: 'daemon_not_running',
+    status: 200,
+    exit: 0,
+    summary: '`handoff daemon stop` found no daemon for this state dir: nothing to stop',
+  },
   journal_repaired: {
     code: 'journal_repaired',
     status: 200,
@@ -100,6 +106,7 @@ export const CODES = registry({
   diverged: { code: 'diverged', status: 409, exit: 10, summary: 'the real source state differs from the record; real state wins; no lease' },
   stale: { code: 'stale', status: 409, exit: 10, summary: 'the manifest is older than the takeover max age; no lease' },
   ambiguous: { code: 'ambiguous', status: 409, exit: 11, summary: 'several cycles match; none was chosen' },
+  cycle_resolved: { code: 'cycle_resolved', status: 200, exit: 0, summary: 'a unique start of a cycle id named this cycle' },
   unknown_cycle: { code: 'unknown_cycle', status: 404, exit: 10, summary: 'no cycle with this id on record' },
   agents_not_live: {
     code: 'agents_not_live',
@@ -226,6 +233,13 @@ export const CODES = registry({
   },
   paused_denied: { code: 'paused_denied', status: 423, exit: 77, summary: 'the kill switch is on; unpause first' },
   insecure_state_dir: { code: 'insecure_state_dir', status: 500, exit: 77, summary: 'the state dir or token file is accessible to others' },
+  state_dir_unusable: {
+    code: 'state_dir_unusable',
+    status: 500,
+    exit: 77,
+    summary:
+      'the state dir cannot be made or written (read-only file system, permission denied, a file in the way): choose another with --state-dir or HANDOFF_STATE_DIR',
+  },
 });
 
 export type Code = keyof typeof CODES;

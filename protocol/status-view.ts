@@ -1,4 +1,5 @@
 import type { Reading } from '../schemas/telemetry.schema.js';
+import { heldBack, type StageMove } from './held-back.js';
 import { assess, countsForPressure, credibility, uncountedFamilyMessage } from './pressure-policy.js';
 import type { PauseInfo } from './workspace-events.js';
 import { nextSteps, situationOf, type NextStep, type Situation } from './ways-out.js';
@@ -43,7 +44,10 @@ export interface StatusView {
   readonly workspace: string;
   readonly state: WorkspaceState;
   readonly stage_since: string;
-  readonly pressure: { readonly percent: number; readonly metric: string; readonly source: string } | null;
+  /** The worst credible reading; `before_cancel` when it was read before the last `handoff cancel`, so the machine no longer moves on it. */
+  readonly pressure: { readonly percent: number; readonly metric: string; readonly source: string; readonly before_cancel?: boolean } | null;
+  /** What the kill switch holds back: the stage the workspace would be in without it, or null. */
+  readonly held_back: StageMove | null;
   readonly thresholds: { readonly prepare_percent: number; readonly evacuate_percent: number; readonly hysteresis_percent: number };
   readonly readings: readonly ReadingView[];
   readonly warnings: WorkspaceSnapshot['context']['warnings'];
@@ -92,7 +96,16 @@ export function statusView(snapshot: WorkspaceSnapshot, nowMs: number): StatusVi
     workspace: context.root,
     state: stateOf(snapshot),
     stage_since: context.stage_since,
-    pressure: worst === null || worst.used_percent === null ? null : { percent: worst.used_percent, metric: worst.metric, source: worst.source },
+    pressure:
+      worst === null || worst.used_percent === null
+        ? null
+        : {
+            percent: worst.used_percent,
+            metric: worst.metric,
+            source: worst.source,
+            before_cancel: context.cancelled_at != null && Date.parse(worst.observed_at) <= Date.parse(context.cancelled_at),
+          },
+    held_back: heldBack(snapshot, nowMs),
     thresholds: { prepare_percent, evacuate_percent, hysteresis_percent },
     readings: views,
     warnings: context.warnings.slice(-5),

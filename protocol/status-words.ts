@@ -1,6 +1,7 @@
 import { DRAIN_STEPS, type DrainProgress, type DrainStep } from './drain-plan.js';
 import type { StatusView } from './status-view.js';
 import { formatDuration } from './time-words.js';
+import { stageMoveWords } from './held-back.js';
 import { runningDrain } from './running-drain.js';
 
 // The CLI's words for times: one module with no imports, so the dashboard page loads the same one.
@@ -117,17 +118,31 @@ function blockedWords(view: StatusView, report: DrainReport | null): string | nu
   return null;
 }
 
-function headlineOf(view: StatusView, report: DrainReport | null): string {
+/** NORMAL and PREPARE in words: never "below the line" for a reading at or above it (docs/concepts.md, Readings and pressure). */
+function pressureHeadline(view: StatusView): string {
   const { prepare_percent, evacuate_percent } = view.thresholds;
+  const { pressure, held_back } = view;
+  const normal = view.state === 'NORMAL';
+  if (pressure === null)
+    return normal
+      ? 'Working normally; no credible reading yet.'
+      : `Under pressure: no credible reading yet. Work goes on; the daemon evacuates at ${evacuate_percent} %.`;
+  const head = normal ? `Working normally: ${pressureWords(view)}` : `Under pressure: ${pressureWords(view)}`;
+  if (held_back !== null) return `${head}; held by the kill switch: would be ${stageMoveWords(held_back)}.`;
+  const line = normal ? prepare_percent : evacuate_percent;
+  if (pressure.percent < line) return normal ? `${head}, below the ${line} % line.` : `${head}. Work goes on; the daemon evacuates at ${line} %.`;
+  const moves = normal ? 'moves the stage again' : 'evacuates';
+  if (pressure.before_cancel) return `${head}, read before \`handoff cancel\`: only a newer reading at or above the ${line} % line ${moves}.`;
+  return `${head}, at or above the ${line} % line.`;
+}
+
+function headlineOf(view: StatusView, report: DrainReport | null): string {
   const cycle = view.cycle?.id ?? '';
   const holder = view.lease.holder;
   switch (view.state) {
     case 'NORMAL':
-      return view.pressure === null
-        ? 'Working normally; no credible reading yet.'
-        : `Working normally: ${pressureWords(view)}, below the ${prepare_percent} % line.`;
     case 'PREPARE':
-      return `Under pressure: ${pressureWords(view)}. Work goes on; the daemon evacuates at ${evacuate_percent} %.`;
+      return pressureHeadline(view);
     case 'EVACUATE':
       return `Evacuating (${view.cycle?.trigger.reason ?? 'by hand'}): ${report === null ? 'draining' : describeDrain(report)}.`;
     case 'HANDOFF_READY':

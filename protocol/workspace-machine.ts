@@ -123,7 +123,8 @@ function readingList(context: WorkspaceContext): Reading[] {
   const since = context.cancelled_at ?? null;
   return since === null ? readings : readings.filter((r) => Date.parse(r.observed_at) > Date.parse(since));
 }
-const assessNow = (context: WorkspaceContext) => assess(readingList(context), context.now, context.policy);
+/** How the machine itself judges the pressure now: the readings since the last `handoff cancel`. */
+export const assessNow = (context: WorkspaceContext) => assess(readingList(context), context.now, context.policy);
 
 function newCycle(context: WorkspaceContext, trigger: Trigger, noWait = false): Cycle {
   return {

@@ -25,7 +25,8 @@ export const SignalBodySchema = body({
   repo: Repo,
   source: SourceSchema,
   metric: MetricSchema,
-  used_percent: Type.Union([Type.Number({ minimum: 0, maximum: 100_000 }), Type.Null()]),
+  // A manual reading (`handoff signal`): a percent a person typed; adapters keep what agents report (ingest).
+  used_percent: Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()]),
   resets_at: Type.Optional(Type.Union([EpochSecondsSchema, Type.Null()])),
   observed_at: Type.Optional(IsoTimeSchema),
   executor: Type.Optional(Type.Union([ExecutorIdSchema, Type.Null()])),
@@ -73,6 +74,11 @@ export const CloseBodySchema = body({ repo: Repo, one_way: Type.Boolean(), token
 /** `POST /v1/prune`: the finished cycles' handoff refs, here and (with `remote`) on that remote. */
 export const PruneBodySchema = body({ repo: Repo, remote: Type.Optional(RemoteName), dry_run: Type.Boolean() });
 export const CycleQuerySchema = body({ cycle: CycleId });
+
+/** `GET /v1/cycles/resolve`: the start of a cycle id, as git takes a short SHA (at least the 8 digits of its date). */
+export const CyclePrefixQuerySchema = body({
+  prefix: Type.String({ pattern: '^[0-9]{8}(T[0-9]{0,6}(Z(-[a-z2-7]{0,6})?)?)?$', description: 'the start of a cycle id' }),
+});
 
 /** `POST /v1/operations/cancel`: the id the CLI named its request with (`handoff-operation` header). */
 export const OperationCancelBodySchema = body({

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, realpathSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, realpathSync, writeSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DAEMON_NODE_FLAGS } from '../node-flags.js';
 import { ownPackage } from '../package-root.js';
+import { makeDirs, stateDirCause } from '../store/make-dirs.js';
 import { privateProblem } from '../store/private-rule.js';
 
 /**
@@ -40,20 +41,33 @@ export interface StartedDaemon {
   exitCode(): number | null | undefined;
 }
 
+/** Why no daemon was started; `unusable` when the file system will not let the state dir be made or written. */
+export interface StartRefused {
+  readonly refused: string;
+  readonly unusable: boolean;
+}
+
 /**
  * Spawns `handoff daemon --auto --state-dir DIR` (with DAEMON_NODE_FLAGS) detached from this process (its own session, stdio
- * to the log), so it outlives the command or hook that started it. A string says why it could not.
+ * to the log), so it outlives the command or hook that started it, or says why it could not.
  */
-export function spawnDaemon(stateDir: string, env: NodeJS.ProcessEnv = process.env): StartedDaemon | string {
+export function spawnDaemon(stateDir: string, env: NodeJS.ProcessEnv = process.env): StartedDaemon | StartRefused {
   const uid = process.getuid?.() ?? 0;
-  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-  const dirProblem = privateProblem(lstatSync(stateDir), 'directory', uid);
-  if (dirProblem !== null) return `${stateDir} is not a private directory of this user (${dirProblem})`;
   const log = join(stateDir, AUTOSTART_LOG);
-  const fd = openSync(log, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
+  let fd: number;
+  try {
+    makeDirs(stateDir, 0o700);
+    const dirProblem = privateProblem(lstatSync(stateDir), 'directory', uid);
+    if (dirProblem !== null) return { refused: `${stateDir} is not a private directory of this user (${dirProblem})`, unusable: false };
+    fd = openSync(log, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
+  } catch (error) {
+    const cause = stateDirCause(error);
+    if (cause === null) throw error;
+    return { refused: `cannot make or write the state dir ${stateDir}: ${cause}`, unusable: true };
+  }
   try {
     const logProblem = privateProblem(fstatSync(fd), 'file', uid);
-    if (logProblem !== null) return `${log} is not a private file of this user (${logProblem})`;
+    if (logProblem !== null) return { refused: `${log} is not a private file of this user (${logProblem})`, unusable: false };
     writeSync(fd, `${new Date().toISOString()} started by pid ${process.pid} because no daemon answered\n`);
     // cwd '/': the daemon must not keep whatever directory the command ran in busy.
     const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, cliEntry(), 'daemon', '--auto', '--state-dir', stateDir], {

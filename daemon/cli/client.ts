@@ -7,6 +7,7 @@ import { isHandoffError } from '../../protocol/errors.js';
 import { readDaemonInfo, SOCKET_FILE } from '../store/daemon-info.js';
 import { assertPrivate } from '../store/private-path.js';
 import { isProcessAlive } from '../store/process-liveness.js';
+import { STATE_DIR_HINT } from '../store/make-dirs.js';
 import { readClientToken } from '../store/state-dir.js';
 import { isErrno } from '../store/errno.js';
 import { OPERATION_HEADER, type OperationView } from '../operations/index.js';
@@ -72,7 +73,10 @@ async function startOne(stateDir: string, uid: number, down: Envelope): Promise<
     };
   }
   const started = spawnDaemon(stateDir);
-  if (typeof started === 'string') return notRunning(stateDir, `none could be started (${started})`);
+  if ('refused' in started)
+    return started.unusable
+      ? failure('state_dir_unusable', started.refused, STATE_DIR_HINT)
+      : notRunning(stateDir, `none could be started (${started.refused})`);
   process.stderr.write(`handoff: no daemon answered for ${stateDir}; started one (its output: ${started.log})\n`);
   const answers = async () => 'socketPath' in (await reachDaemon(stateDir, uid)) && (await socketAnswers(stateDir));
   const outcome = await waitForDaemon(started, answers, START_DEADLINE_MS);

@@ -53,13 +53,25 @@ export function usage(message: string, hint: string): never {
   throw new HandoffError('usage_error', message, hint);
 }
 
-/** `--used-percent 82.5`, or `unknown` / `null` for a number the agent did not report. */
+/**
+ * `--used-percent 82.5`, or `unknown` / `null` for a number the agent did not report. A person types
+ * it: 0–100 (150 is a typo for 15, not a reading); agents' payloads go through `handoff ingest`, which keeps what they report.
+ */
 export function parsePercent(value: string): number | null {
   if (value === 'unknown' || value === 'null') return null;
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0)
-    usage(`--used-percent '${value}' is not a percent`, 'give a number ≥ 0 (values above 100 are kept), or `unknown`');
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 100)
+    usage(
+      `--used-percent '${value}' is not a percent from 0 to 100`,
+      "give the percent used as the agent shows it (0–100), or `unknown`; an agent's own payload goes through `handoff ingest`",
+    );
   return n;
+}
+
+/** A value from a fixed list, refused in the CLI's words with the list (not the HTTP schema's). */
+export function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) usage(`${flag} '${value}' is not one of the allowed values`, `use one of: ${allowed.join(', ')}`);
+  return value as T;
 }
 
 export function parseInteger(flag: string, value: string): number {

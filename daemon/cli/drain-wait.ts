@@ -6,6 +6,10 @@ import type { StepProgress } from '../../schemas/index.js';
 import type { CommandContext } from './context.js';
 import { liveLine, newLines, nothingSaid } from './render/drain-progress.js';
 
+/** The daemon went away under a drain: the drain is journaled step by step, so resuming is the way on, not just restarting. */
+const DAEMON_GONE_HINT =
+  'the drain stopped with the daemon; nothing of yours was changed: `handoff resume` runs it on from its first unfinished step (a daemon started with `handoff daemon` resumes it by itself)';
+
 /** The daemon answers a status long poll within this; the request may take a little longer. */
 const WAIT_MS = 20_000;
 /** While a step runs the count and the elapsed time move without a change of state: look again each second. */
@@ -44,7 +48,7 @@ export async function followDrain(ctx: CommandContext, started: Envelope, stderr
     const waitMs = live === null ? WAIT_MS : LIVE_WAIT_MS;
     const poll: Record<string, string> = seen === null ? {} : { after_change: String(seen), wait_ms: String(waitMs) };
     const status = await ctx.call({ method: 'GET', path: '/v1/status', query: { repo: home, ...poll }, timeoutMs: waitMs + 10_000 });
-    if (status.error) return status;
+    if (status.error) return status.code === 'daemon_unreachable' ? { ...status, error: { message: status.error.message, hint: DAEMON_GONE_HINT } } : status;
     const view = status.data as Followed;
     seen = view.change;
     say(newLines(view, said));

@@ -13,8 +13,22 @@ export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
 }
 
 /**
+ * The validation runs under this supervisor, the leader of its own process group: a group outlives
+ * a daemon killed with -9, so the supervisor holds a pipe from the daemon and, when the daemon's end
+ * closes (only the kernel closes it on a -9), kills its whole group — the command and all it started.
+ * It passes on the command's exit status (a signal as the same signal).
+ */
+const SUPERVISOR = `
+const { spawn } = require('node:child_process');
+const child = spawn('sh', ['-c', process.argv[1]], { stdio: ['ignore', 'inherit', 'inherit'] });
+process.stdin.on('close', () => process.kill(-process.pid, 'SIGKILL')).resume();
+child.on('error', (error) => { process.stderr.write('could not start: ' + error.message); process.exit(127); });
+child.on('exit', (code, signal) => (signal === null ? process.exit(code ?? 1) : process.kill(process.pid, signal)));
+`;
+
+/**
  * Runs the configured minimal validation in the repository root, stdin closed, in its own process
- * group (killed whole on timeout), and records honestly what happened.
+ * group (killed whole on timeout, and when the daemon dies: SUPERVISOR), and records honestly what happened.
  */
 export function runValidation(root: string, command: string | null, timeoutMs: number, now: () => number): Promise<Validation> {
   if (command === null)
@@ -27,7 +41,9 @@ export function runValidation(root: string, command: string | null, timeoutMs: n
     });
   return new Promise((resolve) => {
     const started = now();
-    const child = spawn('sh', ['-c', command], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(process.execPath, ['-e', SUPERVISOR, command], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    // The supervisor's lifeline: never written, closed by the kernel when the daemon dies.
+    child.stdin?.on('error', () => undefined);
     let tail = Buffer.alloc(0);
     const keep = (chunk: Buffer) => {
       tail = Buffer.concat([tail, chunk]);

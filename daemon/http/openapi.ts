@@ -79,6 +79,11 @@ const ROUTES: Readonly<Record<string, RouteDoc>> = {
     summary: 'The latest 20 cycles on record per workspace (all=true: every one), each with its integrity, and the total',
     codes: ['cycles'],
   },
+  'GET /v1/cycles/resolve': {
+    summary:
+      'The one cycle id a unique start of an id names, among the cycles this daemon knows (as git resolves a short SHA); several: ambiguous, listing them',
+    codes: ['cycle_resolved', 'unknown_cycle', 'ambiguous'],
+  },
   'GET /v1/cycle': { summary: 'One cycle with every manifest revision and its integrity check', codes: ['cycle', 'unknown_cycle'] },
   'POST /v1/prune': {
     summary:

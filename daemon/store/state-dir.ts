@@ -1,7 +1,9 @@
-import { chmod, lstat, mkdir } from 'node:fs/promises';
+import { chmod, lstat } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fsyncDir } from './atomic-write.js';
+import { HandoffError } from '../../protocol/errors.js';
 import { isErrno } from './errno.js';
+import { makeDirs, STATE_DIR_HINT, stateDirCause } from './make-dirs.js';
 import { assertPrivate } from './private-path.js';
 import { ensureToken, readToken } from './token-file.js';
 
@@ -35,10 +37,20 @@ export function resolveStateDir(env: NodeJS.ProcessEnv, homeDir: string): string
  * concurrently by someone else is checked too.
  */
 export async function openStateDir(dir: string, opts: { uid: number }): Promise<StateDir> {
-  await createIfMissing(dir);
-  assertPrivate(dir, await lstat(dir), 'directory', opts.uid);
-  const token = await ensureToken(join(dir, TOKEN_FILE), opts.uid);
-  return { dir, token };
+  try {
+    await createIfMissing(dir);
+    assertPrivate(dir, await lstat(dir), 'directory', opts.uid);
+    const token = await ensureToken(join(dir, TOKEN_FILE), opts.uid);
+    return { dir, token };
+  } catch (error) {
+    throw unusable(dir, error);
+  }
+}
+
+/** A state dir the file system will not let us make or write is the user's to fix: one line, not "a bug in handoff". */
+export function unusable(dir: string, error: unknown): unknown {
+  const cause = stateDirCause(error);
+  return cause === null ? error : new HandoffError('state_dir_unusable', `cannot make or write the state dir ${dir}: ${cause}`, STATE_DIR_HINT);
 }
 
 /**
@@ -51,7 +63,7 @@ export async function readClientToken(dir: string, uid: number): Promise<string 
     assertPrivate(dir, await lstat(dir), 'directory', uid);
   } catch (error) {
     if (isErrno(error, 'ENOENT')) return null;
-    throw error;
+    throw unusable(dir, error);
   }
   return readToken(join(dir, TOKEN_FILE), uid);
 }
@@ -63,7 +75,7 @@ async function createIfMissing(dir: string): Promise<void> {
   } catch (error) {
     if (!isErrno(error, 'ENOENT')) throw error;
   }
-  const created = await mkdir(dir, { recursive: true, mode: DIR_MODE });
+  const created = makeDirs(dir, DIR_MODE);
   if (created === undefined) return;
   // The umask may have stripped bits; only fix the mode of a dir we made, never a user's own dir.
   await chmod(dir, DIR_MODE);

@@ -31,7 +31,8 @@ export function createCycleRecords(deps: { readonly registry: WorkspaceRegistry;
           cycles.push({
             cycle: id,
             workspace: root,
-            state: current,
+            // What the table shows, so --json never says less: the live state, else how the cycle ended.
+            state: current ?? (abandoned.length > 0 ? 'abandoned' : 'ended'),
             revisions: revisions.length,
             integrity: revisions.every((r) => r.integrity === 'ok') ? 'ok' : 'failed',
             abandoned: abandoned.length > 0,
@@ -43,6 +44,26 @@ export function createCycleRecords(deps: { readonly registry: WorkspaceRegistry;
         total,
         ...(cycles.length < total ? { note: `the latest ${LIST_LATEST} of each workspace: ${total} cycles on record (\`handoff list --all\`)` } : {}),
       });
+    },
+
+    /** A unique start of a cycle id, among every cycle this daemon knows (on record or under way), as git resolves a short SHA. */
+    async resolve(prefix: string): Promise<Envelope> {
+      const known = new Set<string>();
+      for (const workspace of registry.all()) {
+        for (const id of await recordedCycles(workspace.root)) known.add(id);
+        const live = workspace.snapshot().context.cycle?.id;
+        if (live !== undefined) known.add(live);
+      }
+      const matches = [...known].filter((id) => id.startsWith(prefix)).sort();
+      const [only] = matches;
+      if (only !== undefined && matches.length === 1) return success('cycle_resolved', { prefix, cycle: only });
+      if (matches.length === 0)
+        return failure(
+          'unknown_cycle',
+          `no cycle starting with ${prefix} on record`,
+          '`handoff list` shows the cycles on record; a cycle only on a remote needs its full id',
+        );
+      return failure('ambiguous', `${prefix} matches ${matches.length} cycles: ${matches.join(', ')}`, 'give more of the id, up to one of those');
     },
 
     async show(cycle: string): Promise<Envelope> {

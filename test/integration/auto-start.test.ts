@@ -136,10 +136,10 @@ describe('the daemon starts when a command needs it and none answers', () => {
     expect(existsSync(join(dir, 'autostart.log'))).toBe(false);
   });
 
-  it('`handoff daemon stop` with no daemon running starts none', async () => {
+  it('`handoff daemon stop` with no daemon running starts none, and is done (0, like `systemctl stop`)', async () => {
     const dir = stateDir();
     const stop = await run(dir, ['daemon', 'stop'], dir);
-    expect([stop.code, stop.json.code]).toEqual([69, 'daemon_unreachable']);
+    expect([stop.code, stop.json.code]).toEqual([0, 'daemon_not_running']);
     expect(daemonsOf(dir)).toEqual([]);
   });
 

@@ -63,12 +63,12 @@ describe('handoff status and signals against a real daemon', () => {
     expect(status.json.data).toMatchObject({ state: 'NORMAL', readings: [] });
   });
 
-  it('a reading from an unknown source is refused (65) and names the accepted sources', async () => {
+  it('a reading from an unknown source is refused (64) and names the accepted sources in the CLI’s words', async () => {
     const repo = tempRepo();
     const result = await cli(daemon.stateDir, ['signal', '--json', '--source', 'my-guess', '--metric', 'five_hour', '--used-percent', '95'], repo);
-    expect(result.code).toBe(65);
-    expect(result.json.code).toBe('invalid_body');
-    expect(result.json.error?.message).toMatch(/source must be one of claude-statusline/);
+    expect(result.code).toBe(64);
+    expect(result.json.code).toBe('usage_error');
+    expect(result.json.error?.hint).toMatch(/use one of: claude-statusline/);
     expect(await state(repo)).toBe('NORMAL');
   });
 

@@ -11,8 +11,13 @@ export interface CompletionNode {
   readonly summary: string;
   readonly flags: readonly string[];
   readonly choices: readonly string[];
+  /** Its first argument is a cycle id: the script asks `handoff list` for the known ones. */
+  readonly cycles: boolean;
   readonly commands: readonly CompletionNode[];
 }
+
+/** The known cycle ids, from the daemon that runs (never one started for a keystroke), one per line. */
+const CYCLE_IDS = `HANDOFF_NO_AUTO_START=1 handoff list --json 2>/dev/null | grep -o '"cycle": *"[^"]*"' | cut -d'"' -f4`;
 
 /** The command table as commander holds it once every module registered (help's view). */
 export function completionTree(command: Command): CompletionNode {
@@ -22,6 +27,7 @@ export function completionTree(command: Command): CompletionNode {
     summary: command.description().split(/[:;(]/)[0]?.trim() ?? '',
     flags: [...flags, '--help'],
     choices: command.registeredArguments[0]?.argChoices ?? [],
+    cycles: command.registeredArguments[0]?.name() === 'cycle',
     commands: command.commands.map(completionTree),
   };
 }
@@ -35,7 +41,7 @@ const words = (node: CompletionNode) => [...node.commands.map((c) => c.name), ..
 
 /**
  * bash: the words typed so far that are command names at their level make the path; the path picks
- * the candidates. Anything else (a flag's value, a cycle id) falls back to file names (`-o default`).
+ * the candidates (a cycle id's from the daemon). Anything else (a flag's value) falls back to file names (`-o default`).
  */
 function bash(root: CompletionNode): string {
   const all = paths(root);
@@ -43,7 +49,7 @@ function bash(root: CompletionNode): string {
     .slice(1)
     .map(([path]) => `"${path}"`)
     .join('|');
-  const cases = all.map(([path, node]) => `    "${path}") words="${words(node)}" ;;`).join('\n');
+  const cases = all.map(([path, node]) => `    "${path}") words="${words(node)}${node.cycles ? ` $(${CYCLE_IDS})` : ''}" ;;`).join('\n');
   return [
     `# handoff completion for bash: eval "$(handoff completion bash)" in ~/.bashrc`,
     '_handoff() {',
@@ -83,6 +89,7 @@ function fish(root: CompletionNode): string {
     const guard = `-n ${fishQuote(condition)}`;
     for (const child of node.commands) lines.push(`complete -c handoff ${guard} -a ${child.name} -d ${fishQuote(child.summary)}`);
     for (const choice of node.choices) lines.push(`complete -c handoff ${guard} -a ${choice}`);
+    if (node.cycles) lines.push(`complete -c handoff ${guard} -a ${fishQuote(`(${CYCLE_IDS})`)}`);
     for (const flag of node.flags) lines.push(`complete -c handoff ${guard} ${flag.startsWith('--') ? `-l ${flag.slice(2)}` : `-s ${flag.slice(1)}`}`);
   }
   return `${lines.join('\n')}\n`;

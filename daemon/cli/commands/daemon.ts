@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Option, type Command } from 'commander';
 import { failure, fromError, isHandoffError, success, type Envelope } from '../../../protocol/index.js';
-import { isProcessAlive } from '../../store/index.js';
+import { isProcessAlive, readDaemonInfo } from '../../store/index.js';
 import { autoStartRefusal } from '../auto-start-policy.js';
 import { action, parseInteger, usage, type CommandContext } from '../context.js';
 import { RENDERERS } from '../render/index.js';
@@ -26,6 +26,9 @@ async function run(ctx: CommandContext, port: number): Promise<Envelope> {
 
 /** `handoff daemon stop`, and `handoff service install` stopping a daemon that runs outside the service. */
 export async function stopDaemon(ctx: CommandContext): Promise<Envelope> {
+  // Like `systemctl stop`: stopping what does not run is done, not an error.
+  const info = await readDaemonInfo(ctx.stateDir);
+  if (info === null || !isProcessAlive(info.pid)) return success('daemon_not_running', { pid: null, state_dir: ctx.stateDir });
   const answer = await ctx.call({ method: 'POST', path: '/v1/daemon/stop', autoStart: false });
   const pid = (answer.data as { pid?: number } | null)?.pid;
   if (answer.error || pid === undefined) return answer;

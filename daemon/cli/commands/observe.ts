@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { StatusView } from '../../../protocol/index.js';
-import { action, parseEpochSeconds, parsePercent, usage, type GlobalOptions } from '../context.js';
+import { METRICS, SOURCES, WARNING_KINDS } from '../../../schemas/telemetry.schema.js';
+import { action, oneOf, parseEpochSeconds, parsePercent, usage, type GlobalOptions } from '../context.js';
 import { colorWanted, renderStatus } from '../output.js';
 import { renderOverview } from '../render/overview.js';
 import { RENDERERS } from '../render/index.js';
@@ -40,7 +41,7 @@ export function registerObserve(program: Command): void {
     .option('--source <adapter>', 'the adapter the number was read from, e.g. claude-statusline')
     .option('--metric <metric>', 'context, five_hour, seven_day, weekly, monthly, requests, tokens or spend')
     // Parsed in the action: commander turns a parser's null into ''.
-    .option('--used-percent <percent>', 'percent used as reported (0–100+), or `unknown`')
+    .option('--used-percent <percent>', 'percent used as the agent shows it (0–100), or `unknown`')
     .option('--resets-at <epoch>', 'when the window resets, Unix epoch seconds', parseEpochSeconds)
     .option('--executor <id>', 'the agent session that reported it')
     .option('--warning <text>', 'a provider near-limit warning instead of a reading')
@@ -48,6 +49,7 @@ export function registerObserve(program: Command): void {
     .action(
       action((ctx, options: SignalOptions) => {
         if (options.source === undefined) usage('--source is required', 'name the adapter, e.g. --source claude-statusline');
+        const source = oneOf('--source', options.source, SOURCES);
         if (options.warning !== undefined) {
           if (options.metric !== undefined || options.usedPercent !== undefined)
             usage('--warning does not take --metric or --used-percent', 'send the reading and the warning separately');
@@ -56,9 +58,9 @@ export function registerObserve(program: Command): void {
             path: '/v1/warnings',
             body: {
               repo: ctx.repo,
-              source: options.source,
+              source,
               text: options.warning,
-              ...(options.kind && { kind: options.kind }),
+              ...(options.kind && { kind: oneOf('--kind', options.kind, WARNING_KINDS) }),
               ...(options.executor && { executor: options.executor }),
             },
           });
@@ -70,8 +72,8 @@ export function registerObserve(program: Command): void {
           path: '/v1/signals',
           body: {
             repo: ctx.repo,
-            source: options.source,
-            metric: options.metric,
+            source,
+            metric: oneOf('--metric', options.metric, METRICS),
             used_percent: parsePercent(options.usedPercent),
             ...(options.resetsAt !== undefined && { resets_at: options.resetsAt }),
             ...(options.executor && { executor: options.executor }),

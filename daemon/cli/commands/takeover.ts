@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { CYCLE_ID_EXAMPLE, isCycleId } from '../../../protocol/index.js';
-import { action, parseInteger, usage, type CommandContext } from '../context.js';
+import { CYCLE_ID_EXAMPLE, isCycleId, type Envelope } from '../../../protocol/index.js';
+import { action, parseInteger, usage, type CommandContext, type GlobalOptions } from '../context.js';
 import { followDrain } from '../drain-wait.js';
 import { RENDERERS } from '../render/index.js';
 
@@ -28,44 +28,56 @@ const token = (value: string) => parseInteger('--token', value);
 /** Accept and verify may fetch from a remote for long: followed, with what the daemon does now on stderr. */
 const followed = (ctx: CommandContext) => ({ progress: (line: string) => (ctx.output.json ? undefined : ctx.output.err(line)) });
 
-/** A cycle id is checked here, so a typo is answered in words rather than with the API's schema pattern. */
+/** A cycle id or its start (at least the 8 digits of its date), checked here, so a typo is answered in words rather than with the API's schema pattern. */
+const CYCLE_PREFIX = /^[0-9]{8}(T[0-9]{0,6}(Z(-[a-z2-7]{0,6})?)?)?$/;
 function cycleId(value: string): string {
-  if (!isCycleId(value)) usage(`'${value}' is not a cycle id`, `a cycle id looks like ${CYCLE_ID_EXAMPLE}; \`handoff list\` shows the cycles on record`);
+  if (!CYCLE_PREFIX.test(value))
+    usage(
+      `'${value}' is not a cycle id`,
+      `a cycle id looks like ${CYCLE_ID_EXAMPLE} (a unique start of one will do); \`handoff list\` shows the cycles on record`,
+    );
   return value;
+}
+
+/** A short cycle id is resolved by the daemon, which knows every cycle (as git resolves a short SHA); a full one goes as it is. */
+async function fullCycleId(ctx: CommandContext, cycle: string | undefined): Promise<string | Envelope | undefined> {
+  if (cycle === undefined || isCycleId(cycle)) return cycle;
+  const resolved = await ctx.call({ method: 'GET', path: '/v1/cycles/resolve', query: { prefix: cycle } });
+  return resolved.error ? resolved : String((resolved.data as { cycle: string }).cycle);
 }
 
 export function registerTakeover(program: Command): void {
   program
     .command('verify')
     .description('run the accept checks (integrity, identity, commit, work tree, instruction files, recency) without taking the lease')
-    .argument('[cycle]', 'the cycle id', cycleId)
+    .argument('[cycle]', 'the cycle id, or a unique start of it', cycleId)
     .option('--latest', 'the one ready cycle of this repository (refuses when several are ready)')
     .option('--from <remote>', 'read the cycle from this git remote (another machine handed off)')
     .option('--return', 'verify the return leg')
     .option('--checkout', 'say what `accept --checkout` would move')
     .action(
-      action(
-        (ctx, cycle: string | undefined, options: PickOptions) =>
-          ctx.call({ method: 'POST', path: '/v1/verify', body: { repo: ctx.repo, ...pick(cycle, options) }, follow: followed(ctx) }),
-        RENDERERS.verify,
-      ),
+      action(async (ctx, short: string | undefined, options: PickOptions) => {
+        const cycle = await fullCycleId(ctx, short);
+        if (typeof cycle === 'object') return cycle;
+        return ctx.call({ method: 'POST', path: '/v1/verify', body: { repo: ctx.repo, ...pick(cycle, options) }, follow: followed(ctx) });
+      }, RENDERERS.verify),
     );
 
   program
     .command('accept')
     .description('verify this checkout against the manifest, then take the lease (prints the token)')
-    .argument('[cycle]', 'the cycle id', cycleId)
+    .argument('[cycle]', 'the cycle id, or a unique start of it', cycleId)
     .requiredOption('--as <executor>', 'your executor id')
     .option('--latest', 'the one ready cycle of this repository (refuses when several are ready)')
     .option('--from <remote>', 'take the cycle from this git remote: only a clone and the remote are needed')
     .option('--return', 'accept the return leg (the primary takes the work back)')
     .option('--checkout', 'move this work tree to the checkpoint when nothing can be lost')
     .action(
-      action(
-        (ctx, cycle: string | undefined, options: PickOptions & { as: string }) =>
-          ctx.call({ method: 'POST', path: '/v1/accept', body: { repo: ctx.repo, as: options.as, ...pick(cycle, options) }, follow: followed(ctx) }),
-        RENDERERS.accept,
-      ),
+      action(async (ctx, short: string | undefined, options: PickOptions & { as: string }) => {
+        const cycle = await fullCycleId(ctx, short);
+        if (typeof cycle === 'object') return cycle;
+        return ctx.call({ method: 'POST', path: '/v1/accept', body: { repo: ctx.repo, as: options.as, ...pick(cycle, options) }, follow: followed(ctx) });
+      }, RENDERERS.accept),
     );
 
   program
@@ -110,16 +122,23 @@ export function registerTakeover(program: Command): void {
     .description('the latest cycles on record (20 per workspace), with the integrity of their manifests')
     .option('--all', 'every cycle on record')
     .action(
-      action(
-        (ctx, options: { all?: boolean }) =>
-          ctx.call({ method: 'GET', path: '/v1/cycles', query: { repo: ctx.repo, ...(options.all === true ? { all: 'true' } : {}) } }),
-        RENDERERS.list,
-      ),
+      action(async (ctx, options: { all?: boolean }) => {
+        const all: Record<string, string> = options.all === true ? { all: 'true' } : {};
+        const here = await ctx.call({ method: 'GET', path: '/v1/cycles', query: { repo: ctx.repo, ...all } });
+        // Outside any repository, like `handoff status`: every workspace the daemon serves. An explicit --repo keeps the error.
+        if (here.code !== 'not_a_repository' || program.opts<GlobalOptions>().repo !== undefined) return here;
+        return ctx.call({ method: 'GET', path: '/v1/cycles', query: all });
+      }, RENDERERS.list),
     );
 
   program
     .command('show')
     .description('one cycle: every manifest revision with its integrity check (superseded ones say current: false)')
-    .argument('<cycle>', 'the cycle id', cycleId)
-    .action(action((ctx, cycle: string) => ctx.call({ method: 'GET', path: '/v1/cycle', query: { cycle } }), RENDERERS.show));
+    .argument('<cycle>', 'the cycle id, or a unique start of it', cycleId)
+    .action(
+      action(async (ctx, short: string) => {
+        const cycle = await fullCycleId(ctx, short);
+        return typeof cycle === 'object' ? cycle : ctx.call({ method: 'GET', path: '/v1/cycle', query: { cycle: cycle ?? short } });
+      }, RENDERERS.show),
+    );
 }

@@ -22,8 +22,8 @@ export async function startIfDown(stateDir: string, err: (text: string) => void)
     err(`handoff: no daemon answers, and none could be started: ${(error as Error).message}`);
     return;
   }
-  if (typeof started === 'string') {
-    err(`handoff: no daemon answers, and none could be started: ${started}`);
+  if ('refused' in started) {
+    err(`handoff: no daemon answers, and none could be started: ${started.refused}`);
     return;
   }
   const outcome = await waitForDaemon(started, () => socketAnswers(stateDir), START_DEADLINE_MS);
@@ -42,7 +42,7 @@ export function kickOffDaemon(stateDir: string, err: (text: string) => void): vo
     const last = statSync(join(stateDir, AUTOSTART_LOG), { throwIfNoEntry: false });
     if (last !== undefined && Math.abs(Date.now() - last.mtimeMs) < KICK_INTERVAL_MS) return;
     const started = spawnDaemon(stateDir);
-    if (typeof started === 'string') err(`handoff: no daemon answers, and none could be started: ${started}`);
+    if ('refused' in started) err(`handoff: no daemon answers, and none could be started: ${started.refused}`);
   } catch (error) {
     err(`handoff: no daemon answers, and none could be started: ${(error as Error).message}`);
   }

@@ -5,7 +5,8 @@ import { cycleTime, relativeTime, shortSha, table, type Renderer } from './forma
 interface CycleRow {
   readonly cycle: string;
   readonly workspace: string;
-  readonly state: string | null;
+  /** The live state of the workspace's current cycle, else `abandoned` or `ended`. */
+  readonly state: string;
   readonly revisions: number;
   readonly integrity: string;
   readonly abandoned: boolean;
@@ -18,7 +19,7 @@ export const renderCycles: Renderer<{ readonly cycles: readonly CycleRow[]; read
     .sort((a, b) => byCodeUnits(b.cycle, a.cycle))
     .map((c) => [
       c.cycle,
-      c.abandoned ? 'abandoned' : (c.state ?? 'ended'),
+      c.state,
       relativeTime(cycleTime(c.cycle), view.nowMs),
       c.integrity === 'ok' ? `ok (${c.revisions})` : `FAILED (${c.revisions})`,
       c.workspace,

@@ -1,4 +1,4 @@
-import type { StatusView } from '../../../protocol/index.js';
+import { stageMoveWords, stageStartedWords, type StageMove, type StageStarted, type StatusView } from '../../../protocol/index.js';
 import type { Renderer } from './format.js';
 
 interface Moved {
@@ -6,6 +6,8 @@ interface Moved {
   readonly state: string;
   readonly changed?: boolean;
   readonly note?: string | null;
+  /** What the kill switch holds back (protocol/held-back.ts), when it holds something. */
+  readonly held_back?: StageMove;
 }
 
 const noted = (lines: string[], note: string | null | undefined): string => [...lines, ...(note ? [`note: ${note}`] : [])].join('\n');
@@ -63,6 +65,7 @@ interface PauseAnswer {
   readonly workspace: string | null;
   readonly reason?: string | null;
   readonly path: string;
+  readonly started?: readonly StageStarted[];
 }
 
 const scopeWords = (data: PauseAnswer) => (data.scope === 'global' ? 'every workspace' : (data.workspace ?? 'this workspace'));
@@ -73,7 +76,12 @@ export const renderPaused: Renderer<PauseAnswer> = (data) =>
     `next: \`handoff unpause${data.scope === 'global' ? ' --global' : ''}\` lifts it (or remove ${data.path})`,
   ].join('\n');
 
-export const renderUnpaused: Renderer<PauseAnswer> = (data) => `unpaused ${scopeWords(data)}: the daemon acts on readings again (${data.path} is gone)`;
+export const renderUnpaused: Renderer<PauseAnswer> = (data) =>
+  [
+    `unpaused ${scopeWords(data)}: the daemon acts on readings again (${data.path} is gone)`,
+    ...(data.started ?? []).map(stageStartedWords),
+    ...(data.started?.length === 0 ? ['nothing was held back: no stage starts'] : []),
+  ].join('\n');
 
 interface SignalAnswer extends Moved {
   readonly key?: string;
@@ -86,10 +94,14 @@ export const renderSignal: Renderer<SignalAnswer> = (data, code) => {
   const what = code === 'warning_recorded' ? 'the warning' : metric ? `the ${metric} reading${source ? ` from ${source}` : ''}` : 'the reading';
   const moved =
     data.state === 'EVACUATE' ? '; the daemon is evacuating: `handoff status` follows it' : data.state === 'PREPARE' ? '; the agent refreshes its capsule' : '';
-  return noted([`recorded ${what} for ${data.workspace}: state ${data.state}${moved}`], data.note);
+  const held = data.held_back ? `; held by the kill switch: would be ${stageMoveWords(data.held_back)} (\`handoff unpause\` starts it)` : '';
+  return noted([`recorded ${what} for ${data.workspace}: state ${data.state}${moved}${held}`], data.note);
 };
 
-export const renderDaemonStopped: Renderer<{ readonly pid: number }> = (data) => `stopped the daemon (pid ${data.pid}); \`handoff daemon\` starts it again`;
+export const renderDaemonStopped: Renderer<{ readonly pid: number | null; readonly state_dir?: string }> = (data, code) =>
+  code === 'daemon_not_running'
+    ? `no daemon runs for ${data.state_dir ?? 'this state dir'}: nothing to stop`
+    : `stopped the daemon (pid ${data.pid}); \`handoff daemon\` starts it again`;
 
 interface CapsuleSaved extends Moved {
   readonly sha256: string;

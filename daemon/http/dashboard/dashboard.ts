@@ -75,6 +75,9 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     if (change.event.type === 'READING') history.record(change.root, change.event.reading);
     stages.record(change.root, change.snapshot.context.stage, change.snapshot.context.stage_since);
     push(change.root);
+    // The receiver's card says "receiving cycle …" from this workspace's state: it changes with it.
+    const receiver = change.snapshot.context.cycle?.receiver?.root;
+    if (receiver != null && receiver !== change.root) push(receiver);
   };
 
   return {

@@ -7,6 +7,7 @@ import {
   CapsuleBodySchema,
   CloseBodySchema,
   CycleQuerySchema,
+  CyclePrefixQuerySchema,
   HelloBodySchema,
   LeaseAcquireBodySchema,
   LeaseBreakBodySchema,
@@ -183,6 +184,12 @@ export function v1Routes(deps: V1Deps): readonly ApiRoute[] {
       url: '/cycles',
       schema: { querystring: ListQuerySchema },
       handler: async (request, reply) => sendEnvelope(reply, await takeover.list(request.query.repo, request.query.all === 'true')),
+    }),
+    route({
+      method: 'GET',
+      url: '/cycles/resolve',
+      schema: { querystring: CyclePrefixQuerySchema },
+      handler: async (request, reply) => sendEnvelope(reply, await takeover.resolve(request.query.prefix)),
     }),
     route({
       method: 'GET',

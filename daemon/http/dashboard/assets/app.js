@@ -90,6 +90,11 @@ const STAGE_SHORT = {
   CLOSED: 'CLOSED',
 };
 
+/** A stage label's 10 px font (app.css), measured wide: Chromium's widest capital is ~7 px; rows 12 px apart. */
+const LABEL_CHAR_PX = 7.2;
+const LABEL_GAP_PX = 4;
+const LABEL_ROW_PX = 12;
+
 /** The stage entries since the workspace last was NORMAL (or CLOSED): the cycle the timeline is about. */
 function episodeMarks(stages) {
   const list = stages || [];
@@ -131,11 +136,28 @@ function timeline(card) {
     svg.append(s('text', { x: W - pad.right + 4, y: y(value) + 4, class: `threshold-label ${name}` }, `${value} % ${name.toUpperCase()}`));
   }
   svg.append(s('text', { x: pad.left, y: H - 8, class: 'axis' }, TIME.format(new Date(start))));
-  // Where this episode's stages began: a line and the stage's name at the top.
+  // Where this episode's stages began: a line and the stage's name at the top. Stages a few seconds
+  // apart would print over each other: each name takes the first row where it clears the others, to
+  // the left of its line where the right would run past the plot into the threshold labels.
+  const rows = [];
   for (const mark of marks) {
     const mx = x(Date.parse(mark.at));
+    const text = STAGE_SHORT[mark.stage] || mark.stage;
+    const width = text.length * LABEL_CHAR_PX;
+    const left = mx + 3 + width > W - pad.right;
+    const span = left ? [mx - 3 - width, mx - 3] : [mx + 3, mx + 3 + width];
+    const clear = (taken) => taken.every(([a, b]) => span[1] + LABEL_GAP_PX <= a || b + LABEL_GAP_PX <= span[0]);
+    let row = rows.findIndex(clear);
+    if (row === -1) row = rows.push([]) - 1;
+    rows[row].push(span);
     svg.append(s('line', { x1: mx, x2: mx, y1: pad.top, y2: H - pad.bottom, class: `stage-mark ${mark.stage}`, 'data-stage': mark.stage }));
-    svg.append(s('text', { x: mx + 3, y: pad.top + 10, class: `stage-label ${mark.stage}` }, STAGE_SHORT[mark.stage] || mark.stage));
+    svg.append(
+      s(
+        'text',
+        { x: left ? mx - 3 : mx + 3, y: pad.top + 10 + row * LABEL_ROW_PX, 'text-anchor': left ? 'end' : 'start', class: `stage-label ${mark.stage}` },
+        text,
+      ),
+    );
   }
   svg.append(s('text', { x: W - pad.right, y: H - 8, class: 'axis', 'text-anchor': 'end' }, 'now'));
 
@@ -287,9 +309,15 @@ async function loadCycle(root, id) {
 
 function cyclesBlock(card) {
   const open = state.open.get(card.root);
+  const live = card.status.cycle;
+  // The cycle under way before its package is written: named, as the facts name it, but nothing to open yet.
+  const pending =
+    live !== null && !card.cycles.includes(live.id)
+      ? h('p', { class: 'muted', 'data-cycle-pending': live.id }, `${live.id} — under way; its HANDOFF.md is written when the snapshot is packaged`)
+      : null;
   const list =
     card.cycles.length === 0
-      ? h('p', { class: 'muted' }, 'no cycle recorded yet')
+      ? (pending ?? h('p', { class: 'muted' }, 'no cycle recorded yet'))
       : h(
           'div',
           { class: 'cycle-list' },
@@ -331,7 +359,7 @@ function cyclesBlock(card) {
       );
     }
   }
-  return h('section', { class: 'cycles' }, h('h3', {}, 'Cycles'), list, doc);
+  return h('section', { class: 'cycles' }, h('h3', {}, 'Cycles'), card.cycles.length === 0 ? null : pending, list, doc);
 }
 
 function cardElement(card) {
