@@ -34,3 +34,4 @@ export * from './ingest-report.js';
 export * from './urgency.js';
 export * from './time-words.js';
 export * from './event-spool.js';
+export * from './way-out.js';
