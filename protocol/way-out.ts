@@ -1,5 +1,7 @@
 import type { WayOut } from '../schemas/way-out.schema.js';
-import { formatAge } from './time-words.js';
+
+// No run-time imports: the dashboard page loads this module itself (daemon/http/dashboard/routes.ts),
+// so the card and the CLI say the same; the age words (protocol/time-words.ts) come in as `age`.
 
 /** Before any rehearsal: nothing was tried, so nothing is claimed. */
 export const UNKNOWN_WAY_OUT: WayOut = {
@@ -11,20 +13,30 @@ export const UNKNOWN_WAY_OUT: WayOut = {
   proven: [],
 };
 
+export interface WayOutView {
+  readonly nowMs: number;
+  readonly evacuatePercent: number;
+  /** "3 min ago" (protocol/time-words.ts formatAge). */
+  readonly age: (seconds: number) => string;
+}
+
 /**
- * The one sentence every view prints about the way out (`handoff status`, the dashboard card, the
- * agent's status line, `handoff doctor`): "way out: proven 3 min ago (origin, …)" or
- * "way out: BLOCKED — <cause>; fix before 90 %".
+ * The one sentence every view prints about the way out (`handoff status`, the dashboard card,
+ * `handoff doctor`): "way out: proven 3 min ago (origin, …)" or "way out: BLOCKED — <cause>; fix
+ * before 90 %". `'short'` is the agent's status line: a few words, and nothing while it is unknown.
  */
-export function wayOutSentence(wayOut: WayOut, nowMs: number, evacuatePercent: number): string {
-  const age = wayOut.checked_at === null ? '' : ` ${formatAge((nowMs - Date.parse(wayOut.checked_at)) / 1000)}`;
+export function wayOutSentence(wayOut: WayOut, view: WayOutView): string;
+export function wayOutSentence(wayOut: WayOut, view: 'short'): string | null;
+export function wayOutSentence(wayOut: WayOut, view: WayOutView | 'short'): string | null {
+  if (view === 'short') return wayOut.state === 'unknown' ? null : wayOut.state === 'proven' ? 'way out proven' : 'way out BLOCKED (handoff status)';
+  const age = wayOut.checked_at === null ? '' : ` ${view.age((view.nowMs - Date.parse(wayOut.checked_at)) / 1000)}`;
   if (wayOut.state === 'proven') {
     const where = [wayOut.remote ?? 'no remote: a local ref, this machine only', ...wayOut.proven];
     return `way out: proven${age} (${where.join(', ')})`;
   }
   if (wayOut.state === 'blocked') {
     const fix = wayOut.fix === null ? '' : ` — ${wayOut.fix}`;
-    return `way out: BLOCKED — ${wayOut.cause ?? 'the rehearsal failed'}; fix before ${evacuatePercent} %${fix}`;
+    return `way out: BLOCKED — ${wayOut.cause ?? 'the rehearsal failed'}; fix before ${view.evacuatePercent} %${fix}`;
   }
   return `way out: unknown${age === '' ? '' : ` (checked${age})`} — ${wayOut.cause ?? 'not rehearsed yet'}`;
 }

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
@@ -30,6 +30,9 @@ const remoteRefs = (bare: string) => git(bare, 'for-each-ref', '--format=%(refna
 /** Everything of the user's, the daemon's own namespaces included: a rehearsal writes no ref at all. */
 const everything = (root: string) => ({ ...userState(root), allRefs: git(root, 'for-each-ref', '--format=%(refname) %(objectname)') });
 
+/** `handoff status` for people, its folded lines joined again (it folds to 80 columns in a pipe). */
+const unfolded = (text: string) => text.replace(/\n {2,}/g, ' ');
+
 /** `handoff prepare`, then the status once the rehearsal it starts has answered. */
 async function prepareAndRehearse(daemon: DaemonProcess, root: string): Promise<{ state: string; way_out: WayOut }> {
   const prepared = await cli(daemon.stateDir, ['prepare', '--json'], root);
@@ -55,6 +58,9 @@ describe('PREPARE rehearses the way out, from the daemon environment, before any
     expect(status.state).toBe('PREPARE');
     expect(status.way_out).toMatchObject({ state: 'proven', remote: 'origin', cause: null });
     expect(status.way_out.proven).toContain('server hooks take refs/handoff/');
+    expect(unfolded((await cli(daemon.stateDir, ['status'], root)).stdout)).toMatch(
+      /^way out: proven \d+ s ago \(origin, answers without a prompt, takes the handoff refs \(dry run\), server hooks take refs\/handoff\/\)$/m,
+    );
     expect(remoteRefs(remote)).toBe(remoteBefore);
     expect(everything(root)).toEqual(before);
   });
@@ -70,6 +76,9 @@ describe('PREPARE rehearses the way out, from the daemon environment, before any
     expect(status.way_out.state).toBe('blocked');
     expect(status.way_out.cause).toMatch(/origin's server policy refuses refs under refs\/handoff\/.*policy: no refs\/handoff\/rehearsal\//);
     expect(status.way_out.fix).toMatch(/allow pushes to refs\/heads\/handoff\/\* and refs\/handoff\/\*/);
+    expect(unfolded((await cli(daemon.stateDir, ['status'], root)).stdout)).toMatch(
+      /^way out: BLOCKED — origin's server policy refuses refs under refs\/handoff\/ .*; fix before 90 %/m,
+    );
     expect(remoteRefs(remote)).toBe(remoteBefore);
     expect(everything(root)).toEqual(before);
   });
@@ -143,7 +152,6 @@ describe('PREPARE rehearses the way out, from the daemon environment, before any
 
     const second = await startDaemon(stateDir);
     daemons.push(second);
-    mkdirSync(join(tempDir('x')), { recursive: true });
     const rehearsed = await cli(stateDir, ['doctor', '--json'], root);
     expect((rehearsed.json.data as { way_out: WayOut }).way_out.state).toBe('proven');
     expect(remoteRefs(remote)).toBe(remoteBefore);
@@ -155,7 +163,8 @@ describe('PREPARE rehearses the way out, from the daemon environment, before any
       remoteRefs(remote)
         .split('\n')
         .map((line) => line.split(' ')[0])
-        .filter((ref) => ref?.includes('handoff')),
-    ).toEqual([`refs/heads/handoff/${cycle}`, `refs/handoff/lease/${cycle}`, `refs/handoff/packages/${cycle}`]);
+        .filter((ref) => ref?.includes('handoff'))
+        .sort(),
+    ).toEqual([`refs/handoff/lease/${cycle}`, `refs/handoff/packages/${cycle}`, `refs/heads/handoff/${cycle}`]);
   });
 });
