@@ -6,12 +6,13 @@ import type { Config, WayOut } from '../../schemas/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
+import { scanAhead } from './scan-ahead.js';
 import { proveWayOut } from './way-out-probe.js';
 import { treeFingerprint } from './tree-fingerprint.js';
 
 export interface RehearsalDeps {
   readonly registry: WorkspaceRegistry;
-  readonly config: Pick<Config, 'rehearsal' | 'git_timeout_seconds'>;
+  readonly config: Pick<Config, 'rehearsal' | 'git_timeout_seconds' | 'secret_scan'>;
   readonly clock: Clock;
   readonly entropy: () => string;
   readonly stateDir: string;
@@ -67,11 +68,22 @@ export function createRehearsals(deps: RehearsalDeps) {
     if (proved === null) return null;
     fingerprints.set(root, fingerprint);
     const wayOut: WayOut = { ...proved, checked_at: new Date(clock.now()).toISOString() };
+    // Said at once: the scan below may take its whole budget.
     await registry.dispatch(root, { type: 'WAY_OUT', way_out: wayOut });
     const fields = { workspace: root, state: wayOut.state, remote: wayOut.remote, cause: wayOut.cause, ms: clock.now() - started };
     if (wayOut.state === 'blocked') log.warn(fields, 'the way out is blocked');
     else log.info(fields, 'rehearsed the evacuation');
-    return wayOut;
+    const wanted = () => stateIn(root, REHEARSABLE);
+    const scan = wanted() ? await scanAhead(root, { stateDir: deps.stateDir, config: deps.config, now: () => clock.now(), stillWanted: wanted }) : null;
+    if (scan === null) {
+      log.info({ workspace: root }, 'the secret scan ahead stopped early; the drain scans the rest itself');
+      return wayOut;
+    }
+    if (wayOut.state !== 'proven') return wayOut;
+    const scanned = `secret scan done ahead: ${scan.judged} changed file(s)${scan.withheld === 0 ? '' : `, ${scan.withheld} would be withheld`}`;
+    const withScan: WayOut = { ...wayOut, proven: [...wayOut.proven, scanned] };
+    await registry.dispatch(root, { type: 'WAY_OUT', way_out: withScan });
+    return withScan;
   }
 
   /** Queued behind any other rehearsal; a second ask for the same workspace shares the one in flight. */

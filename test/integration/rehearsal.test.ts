@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
 import { busyRepo, hook, userState } from '../support/scenario.js';
+import { plantedSecrets } from '../support/secrets.js';
 import { slowHttpRemote } from '../support/slow-http-remote.js';
 
 interface WayOut {
@@ -33,8 +34,12 @@ const everything = (root: string) => ({ ...userState(root), allRefs: git(root, '
 /** `handoff status` for people, its folded lines joined again (it folds to 80 columns in a pipe). */
 const unfolded = (text: string) => text.replace(/\n {2,}/g, ' ');
 
-/** `handoff prepare`, then the status once the rehearsal it starts has answered. */
-async function prepareAndRehearse(daemon: DaemonProcess, root: string): Promise<{ state: string; way_out: WayOut }> {
+/** `handoff prepare`, then the status once the rehearsal it starts has answered (`done`: and finished what it says). */
+async function prepareAndRehearse(
+  daemon: DaemonProcess,
+  root: string,
+  done: (wayOut: WayOut) => boolean = () => true,
+): Promise<{ state: string; way_out: WayOut }> {
   const prepared = await cli(daemon.stateDir, ['prepare', '--json'], root);
   expect(prepared.json.code).toBe('prepare_entered');
   return until(
@@ -42,11 +47,13 @@ async function prepareAndRehearse(daemon: DaemonProcess, root: string): Promise<
     async () => {
       const status = await cli(daemon.stateDir, ['status', '--json'], root);
       const data = status.json.data as { state: string; way_out: WayOut };
-      return data.way_out.state === 'unknown' ? undefined : data;
+      return data.way_out.state === 'unknown' || !done(data.way_out) ? undefined : data;
     },
     60_000,
   );
 }
+
+const scannedAhead = (wayOut: WayOut) => wayOut.proven.some((line) => line.startsWith('secret scan done ahead'));
 
 describe('PREPARE rehearses the way out, from the daemon environment, before any EVACUATE', () => {
   it('proves a bare remote: the drain refspecs and the server hooks, and leaves the remote and the user as they were', async () => {
@@ -54,15 +61,31 @@ describe('PREPARE rehearses the way out, from the daemon environment, before any
     const daemon = await daemonWith();
     const before = everything(root);
     const remoteBefore = remoteRefs(remote);
-    const status = await prepareAndRehearse(daemon, root);
+    const status = await prepareAndRehearse(daemon, root, scannedAhead);
     expect(status.state).toBe('PREPARE');
     expect(status.way_out).toMatchObject({ state: 'proven', remote: 'origin', cause: null });
     expect(status.way_out.proven).toContain('server hooks take refs/handoff/');
+    // src/app.ts, src/staged.ts and the untracked notes.md: what the drain would push.
     expect(unfolded((await cli(daemon.stateDir, ['status'], root)).stdout)).toMatch(
-      /^way out: proven \d+ s ago \(origin, answers without a prompt, takes the handoff refs \(dry run\), server hooks take refs\/handoff\/\)$/m,
+      /^way out: proven \d+ s ago \(origin, answers without a prompt, takes the handoff refs \(dry run\), server hooks take refs\/handoff\/, secret scan done ahead: 3 changed file\(s\)\)$/m,
     );
     expect(remoteRefs(remote)).toBe(remoteBefore);
     expect(everything(root)).toEqual(before);
+  });
+
+  it('EVACUATE after a rehearsal scans only what changed since, and a secret written after it is still withheld', async () => {
+    const { root } = busyRepo();
+    const daemon = await daemonWith();
+    await prepareAndRehearse(daemon, root, scannedAhead);
+    writeFileSync(join(root, 'notes.md'), 'untracked notes, edited after the rehearsal\n');
+    writeFileSync(join(root, 'late.env'), plantedSecrets().env);
+    const now = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], root);
+    expect(now.json.code).toBe('handoff_ready');
+    const cycle = now.json.data?.['cycle'] as { id: string; drain: { steps: { snapshot: { summary: Record<string, unknown> } } } };
+    // src/app.ts and src/staged.ts were judged at PREPARE; notes.md and late.env are new bytes.
+    expect(cycle.drain.steps.snapshot.summary).toMatchObject({ scanned: 2, scan_cached: 2, withheld: 1 });
+    expect(cycle.drain.steps.snapshot.summary['withheld_paths']).toMatch(/^late\.env /);
+    expect(git(root, 'ls-tree', '-r', '--name-only', `refs/heads/handoff/${cycle.id}`)).not.toContain('late.env');
   });
 
   it('names a pre-receive hook that refuses refs/handoff/*, with its words and the fix', async () => {
