@@ -46,7 +46,7 @@ export interface WayOutFailure {
   /** The remote's name, as the drain would choose it. */
   readonly remote: string;
   /** What did not work: listing the remote, the dry run of the drain's refspecs, or the probe ref the server's hooks judge. */
-  readonly step: 'url' | 'answer' | 'dry_run' | 'policy' | 'probe_cleanup';
+  readonly step: 'url' | 'answer' | 'dry_run' | 'policy' | 'probe_cleanup' | 'lfs';
   /** How git failed (daemon/git/publish.ts pushFailure). */
   readonly kind: 'not_run' | 'timed_out' | 'credentials' | 'rejected' | 'failed' | 'unreachable';
   /** ssh, http(s) or a local path: where credentials would come from. */
@@ -90,6 +90,12 @@ export function blockedWayOut(failure: WayOutFailure): { cause: string; fix: str
     return {
       cause: `${remote} took the rehearsal's probe ref ${failure.probeRef ?? ''} but refused to delete it: ${words}`,
       fix: `delete it on the server (\`git push ${remote} :${failure.probeRef ?? ''}\`); the server must let the daemon delete what it pushed under refs/handoff/ (see ${DOC})`,
+    };
+  }
+  if (failure.step === 'lfs') {
+    return {
+      cause: `the repository uses Git LFS and git-lfs does not run in the daemon's environment (${words}), so the content of its LFS files could not reach ${remote}`,
+      fix: `install git-lfs where the daemon finds it (Debian/Ubuntu: apt-get install git-lfs); see ${DOC}`,
     };
   }
   if (failure.kind === 'credentials') return credentialWords(failure);

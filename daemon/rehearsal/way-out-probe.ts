@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { blockedWayOut, checkpointRef, leaseRef, packagesRef, printable, type WayOutFailure } from '../../protocol/index.js';
 import type { WayOut } from '../../schemas/index.js';
-import { chooseRemote, dataArg, headAndIndex, pushFailure, pushWords, runGit, type GitResult } from '../git/index.js';
+import { chooseRemote, dataArg, headAndIndex, lfsPointers, pushFailure, pushWords, runGit, type GitResult } from '../git/index.js';
 import { writeFileAtomic } from '../store/index.js';
 
 /** What a rehearsal proves; `checked_at` is the caller's (its clock). */
@@ -113,6 +113,15 @@ export async function proveWayOut(root: string, options: ProbeOptions): Promise<
   const dry = await runGit(['push', '--dry-run', '--atomic', '--porcelain', '--no-verify', '--end-of-options', url, ...refspecs], { cwd: root, timeoutMs });
   if (failed(dry)) return blocked(remote, proven, { ...context, step: 'dry_run', kind: pushFailure(dry), words: pushWords(dry) });
   proven.push('takes the handoff refs (dry run)');
+  if (!options.stillWanted()) return null;
+
+  // The drain uploads LFS content with git-lfs first; without it the evacuation blocks. (Its endpoint
+  // is not probed: git-lfs has no request that asks the server without moving objects.)
+  if ((await lfsPointers(root, head)).length > 0) {
+    const lfs = await runGit(['lfs', 'version'], { cwd: root, timeoutMs });
+    if (failed(lfs)) return blocked(remote, proven, { ...context, step: 'lfs', kind: pushFailure(lfs), words: pushWords(lfs) || 'not found' });
+    proven.push('git-lfs runs (its endpoint is not probed)');
+  }
   if (!options.stillWanted()) return null;
 
   const shared = await sharedCommit(root, listed.stdout, timeoutMs);

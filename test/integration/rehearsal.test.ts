@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,16 @@ interface WayOut {
   remote: string | null;
   proven: string[];
 }
+
+// git-lfs comes from Debian's git-lfs package (.ci/run installs it).
+const hasLfs = (() => {
+  try {
+    execFileSync('git', ['lfs', 'version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 const daemons: DaemonProcess[] = [];
 afterAll(async () => {
@@ -86,6 +97,21 @@ describe('PREPARE rehearses the way out, from the daemon environment, before any
     expect(cycle.drain.steps.snapshot.summary).toMatchObject({ scanned: 2, scan_cached: 2, withheld: 1 });
     expect(cycle.drain.steps.snapshot.summary['withheld_paths']).toMatch(/^late\.env /);
     expect(git(root, 'ls-tree', '-r', '--name-only', `refs/heads/handoff/${cycle.id}`)).not.toContain('late.env');
+  });
+
+  it.skipIf(!hasLfs)('in a repository using Git LFS, says git-lfs runs for the daemon, and that its endpoint was not probed', async () => {
+    const { root, remote } = busyRepo();
+    git(root, 'lfs', 'install', '--local');
+    git(root, 'lfs', 'track', '*.bin');
+    writeFileSync(join(root, 'data.bin'), 'binary-ish content\n');
+    git(root, 'add', '.gitattributes', 'data.bin');
+    git(root, '-c', 'core.hooksPath=/dev/null', 'commit', '-q', '-m', 'lfs');
+    git(root, 'push', '-q', '--no-verify', 'origin', 'main');
+    const remoteBefore = remoteRefs(remote);
+    const status = await prepareAndRehearse(await daemonWith(), root);
+    expect(status.way_out.state).toBe('proven');
+    expect(status.way_out.proven).toContain('git-lfs runs (its endpoint is not probed)');
+    expect(remoteRefs(remote)).toBe(remoteBefore);
   });
 
   it('names a pre-receive hook that refuses refs/handoff/*, with its words and the fix', async () => {

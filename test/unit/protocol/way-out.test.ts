@@ -77,6 +77,12 @@ describe('the cause and the fix of a blocked way out', () => {
     expect(blockedWayOut({ ...failure, transport: 'http' }).fix).toMatch(/credential helper that needs no terminal/);
   });
 
+  it('names a repository using Git LFS whose git-lfs does not run for the daemon', () => {
+    const lfs = blockedWayOut({ ...failure, step: 'lfs', kind: 'failed', words: "git: 'lfs' is not a git command" });
+    expect(lfs.cause).toMatch(/^the repository uses Git LFS and git-lfs does not run in the daemon's environment/);
+    expect(lfs.fix).toMatch(/^install git-lfs where the daemon finds it/);
+  });
+
   it('names the server policy when only the probe ref was refused, and a probe it could not delete with the command that does', () => {
     expect(blockedWayOut({ ...failure, step: 'policy', kind: 'rejected', words: 'hook says no' }).cause).toBe(
       "origin's server policy refuses refs under refs/handoff/ (its hooks rejected the probe: hook says no)",
