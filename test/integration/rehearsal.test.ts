@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
+import { hasLfs, pathWithoutLfs } from '../support/lfs.js';
 import { busyRepo, hook, userState } from '../support/scenario.js';
 import { plantedSecrets } from '../support/secrets.js';
 import { slowHttpRemote } from '../support/slow-http-remote.js';
@@ -16,16 +16,6 @@ interface WayOut {
   remote: string | null;
   proven: string[];
 }
-
-// git-lfs comes from Debian's git-lfs package (.ci/run installs it).
-const hasLfs = (() => {
-  try {
-    execFileSync('git', ['lfs', 'version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 const daemons: DaemonProcess[] = [];
 afterAll(async () => {
@@ -99,19 +89,33 @@ describe('PREPARE rehearses the way out, from the daemon environment, before any
     expect(git(root, 'ls-tree', '-r', '--name-only', `refs/heads/handoff/${cycle.id}`)).not.toContain('late.env');
   });
 
-  it.skipIf(!hasLfs)('in a repository using Git LFS, says git-lfs runs for the daemon, and that its endpoint was not probed', async () => {
-    const { root, remote } = busyRepo();
-    git(root, 'lfs', 'install', '--local');
-    git(root, 'lfs', 'track', '*.bin');
-    writeFileSync(join(root, 'data.bin'), 'binary-ish content\n');
-    git(root, 'add', '.gitattributes', 'data.bin');
-    git(root, '-c', 'core.hooksPath=/dev/null', 'commit', '-q', '-m', 'lfs');
-    git(root, 'push', '-q', '--no-verify', 'origin', 'main');
-    const remoteBefore = remoteRefs(remote);
-    const status = await prepareAndRehearse(await daemonWith(), root);
-    expect(status.way_out.state).toBe('proven');
-    expect(status.way_out.proven).toContain('git-lfs runs (its endpoint is not probed)');
-    expect(remoteRefs(remote)).toBe(remoteBefore);
+  describe.skipIf(!hasLfs)('a repository using Git LFS', () => {
+    function lfsRepo(): { root: string; remote: string } {
+      const { root, remote } = busyRepo();
+      git(root, 'lfs', 'install', '--local');
+      git(root, 'lfs', 'track', '*.bin');
+      writeFileSync(join(root, 'data.bin'), 'binary-ish content\n');
+      git(root, 'add', '.gitattributes', 'data.bin');
+      git(root, '-c', 'core.hooksPath=/dev/null', 'commit', '-q', '-m', 'lfs');
+      git(root, 'push', '-q', '--no-verify', 'origin', 'main');
+      return { root, remote };
+    }
+
+    it('says git-lfs runs for the daemon, and that its endpoint was not probed', async () => {
+      const { root, remote } = lfsRepo();
+      const remoteBefore = remoteRefs(remote);
+      const status = await prepareAndRehearse(await daemonWith(), root);
+      expect(status.way_out.state).toBe('proven');
+      expect(status.way_out.proven).toContain('git-lfs runs (its endpoint is not probed)');
+      expect(remoteRefs(remote)).toBe(remoteBefore);
+    });
+
+    it('is named BLOCKED when git-lfs is not on the daemon PATH', async () => {
+      const { root } = lfsRepo();
+      const status = await prepareAndRehearse(await daemonWith({ PATH: pathWithoutLfs() }), root);
+      expect(status.way_out.state).toBe('blocked');
+      expect(status.way_out.cause).toMatch(/^the repository uses Git LFS and git-lfs does not run in the daemon's environment/);
+    });
   });
 
   it('names a pre-receive hook that refuses refs/handoff/*, with its words and the fix', async () => {
