@@ -120,7 +120,12 @@ describe('PREPARE rehearses the way out, from the daemon environment, before any
 
   it('names a pre-receive hook that refuses refs/handoff/*, with its words and the fix', async () => {
     const { root, remote } = busyRepo();
-    hook(remote, 'pre-receive', 'while read old new ref; do case "$ref" in refs/handoff/*) echo "policy: no $ref here" >&2; exit 1;; esac; done');
+    // Its words carry a terminal escape too: the remote's words are data, shown escaped.
+    hook(
+      remote,
+      'pre-receive',
+      'while read old new ref; do case "$ref" in refs/handoff/*) printf "policy: no %s here\\033]0;owned\\007\\n" "$ref" >&2; exit 1;; esac; done',
+    );
     const daemon = await daemonWith();
     const before = everything(root);
     const remoteBefore = remoteRefs(remote);
@@ -129,6 +134,9 @@ describe('PREPARE rehearses the way out, from the daemon environment, before any
     expect(status.way_out.state).toBe('blocked');
     expect(status.way_out.cause).toMatch(/origin's server policy refuses refs under refs\/handoff\/.*policy: no refs\/handoff\/rehearsal\//);
     expect(status.way_out.fix).toMatch(/allow pushes to refs\/heads\/handoff\/\* and refs\/handoff\/\*/);
+    // Shown escaped (a git that masks sideband controls itself would show `^[` instead).
+    expect(status.way_out.cause).toMatch(/(\\x1b|\^\[)\]0;owned/);
+    expect([...(status.way_out.cause ?? '')].filter((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f)).toEqual([]);
     expect(unfolded((await cli(daemon.stateDir, ['status'], root)).stdout)).toMatch(
       /^way out: BLOCKED — origin's server policy refuses refs under refs\/handoff\/ .*; fix before 90 %/m,
     );
