@@ -82,8 +82,8 @@ const ROUTES: Readonly<Record<string, RouteDoc>> = {
   'GET /v1/cycle': { summary: 'One cycle with every manifest revision and its integrity check', codes: ['cycle', 'unknown_cycle'] },
   'POST /v1/rehearse': {
     summary:
-      "Rehearse the evacuation now (`handoff doctor`), from the daemon's own environment: the remote answers, takes the drain's refspecs (dry run) and a probe ref under refs/handoff/rehearsal/ (deleted again at once); in NORMAL or PREPARE only. data.way_out: proven, blocked (cause, fix) or unknown",
-    codes: ['way_out_rehearsed', 'wrong_state', 'not_a_repository'],
+      "Rehearse the evacuation now (`handoff doctor`), from the daemon's own environment: the remote answers, takes the drain's refspecs (dry run) and a probe ref under refs/handoff/rehearsal/ (deleted again at once); in NORMAL or PREPARE only, never while paused. data.way_out: proven, blocked (cause, fix) or unknown",
+    codes: ['way_out_rehearsed', 'wrong_state', 'paused_denied', 'not_a_repository'],
   },
   'POST /v1/prune': {
     summary:

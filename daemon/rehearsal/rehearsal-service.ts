@@ -42,9 +42,14 @@ export function createRehearsals(deps: RehearsalDeps) {
   const fingerprints = new Map<string, string>();
   let chain: Promise<unknown> = Promise.resolve();
 
+  const paused = (root: string): boolean => {
+    const { global, workspace } = registry.find(root)?.snapshot().context.paused ?? { global: null, workspace: null };
+    return global !== null || workspace !== null;
+  };
+  // The kill switch holds the rehearsal too: its probe is a push, however short-lived.
   const stateIn = (root: string, states: readonly WorkspaceState[]): boolean => {
     const workspace = registry.find(root);
-    return workspace !== undefined && states.includes(stateOf(workspace.snapshot())) && !deps.draining(root);
+    return workspace !== undefined && states.includes(stateOf(workspace.snapshot())) && !deps.draining(root) && !paused(root);
   };
 
   async function once(root: string, states: readonly WorkspaceState[]): Promise<WayOut | null> {
@@ -121,6 +126,13 @@ export function createRehearsals(deps: RehearsalDeps) {
 
     /** `handoff doctor`: a rehearsal now, in any state before an evacuation began. */
     async now(root: string): Promise<WayOut> {
+      if (paused(root)) {
+        throw new HandoffError(
+          'paused_denied',
+          'the workspace is paused, so nothing is rehearsed (its probe is a push)',
+          'run `handoff unpause`, then `handoff doctor` again',
+        );
+      }
       const wayOut = await rehearse(root, REHEARSABLE);
       if (wayOut === null) {
         throw new HandoffError(

@@ -72,6 +72,15 @@ describe('PREPARE rehearses the way out, from the daemon environment, before any
     );
     expect(remoteRefs(remote)).toBe(remoteBefore);
     expect(everything(root)).toEqual(before);
+
+    // The kill switch holds the rehearsal too: `handoff doctor` says so and pushes nothing.
+    expect((await cli(daemon.stateDir, ['pause', '--json'], root)).json.code).toBe('paused');
+    const doctor = await cli(daemon.stateDir, ['doctor', '--json'], root);
+    expect(doctor.json.data).toMatchObject({
+      way_out: null,
+      way_out_line: expect.stringMatching(/^way out: not rehearsed — the workspace is paused/) as unknown,
+    });
+    expect(remoteRefs(remote)).toBe(remoteBefore);
   });
 
   it('EVACUATE after a rehearsal scans only what changed since, and a secret written after it is still withheld', async () => {
