@@ -26,6 +26,7 @@ import {
   writeDaemonInfo,
 } from './store/index.js';
 import { createPruneService } from './prune/index.js';
+import { createRehearsals, type Rehearsals } from './rehearsal/index.js';
 import { createLeaseSync, createTakeoverService } from './takeover/index.js';
 import { createLeaseHomes } from './lease/lease-home.js';
 import { WorkspaceFilesWatcher } from './workspace-files-watch.js';
@@ -141,6 +142,8 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
       if (registry === null) throw new Error('the registry is used before it exists');
       return registry;
     };
+    // Made once the registry exists; the machine's effects run only after that.
+    let rehearsals: Rehearsals | null = null;
     const activity = new SessionActivity();
     const drain = (options.drainRunner ?? createDrainRunner)({
       registry: liveRegistry,
@@ -172,7 +175,7 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
       config,
       append: (record) => workspaceJournal.append(record),
       // After the transition has settled, so the drain reads the snapshot that entered EVACUATE.
-      effect: (_effect, root) => void setImmediate(() => drain.start(root)),
+      effect: (effect, root) => void setImmediate(() => (effect === 'startDrain' ? drain.start(root) : rehearsals?.start(root))),
       meta: () => eventMeta(clock, entropy),
       log,
       onOpen: async (root) => {
@@ -180,6 +183,17 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
         await files.watchWorkspace(root);
       },
     });
+    const rehearsing = createRehearsals({
+      registry,
+      config,
+      clock,
+      entropy,
+      stateDir: dir,
+      log: log.child({ module: 'rehearsal' }),
+      draining: (root) => drain.isRunning(root),
+      env: options.env,
+    });
+    rehearsals = rehearsing;
     registry.restore(records);
     // A journal grown before compaction existed (or past its bound while the daemon was down) starts small again.
     await workspaceJournal.compactIfLarge();
@@ -195,6 +209,9 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
       if (runningDrain(stateOf(snapshot), snapshot.context.cycle) !== null && snapshot.context.blocked === null) drain.start(workspace.root);
     }
     undo.push(() => drain.idle());
+    // A workspace restored in PREPARE (or one whose tree moved) is rehearsed by this check.
+    repeat(Math.min(60, config.rehearsal.interval_seconds) * 1000, 'rehearse the evacuation', () => rehearsing.tick());
+    undo.push(() => rehearsing.idle());
 
     let port = options.port;
     const startedAt = new Date(clock.now()).toISOString();
@@ -233,6 +250,7 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
       takeover,
       leaseSync,
       homes,
+      rehearsals: rehearsing,
       guardWhenUnverified: config.guard_when_lease_unverified,
       clock,
       stateDir: dir,

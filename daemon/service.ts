@@ -36,6 +36,7 @@ import type { Clock } from './clock.js';
 import type { DrainRunner } from './evacuation/index.js';
 import type { LeaseSync, TakeoverService } from './takeover/index.js';
 import type { LeaseHomes } from './lease/lease-home.js';
+import type { Rehearsals } from './rehearsal/index.js';
 import { writeFileAtomic } from './store/index.js';
 import type { WorkspaceRegistry } from './workspaces/registry.js';
 import { PAUSE_FILE, workspacePauseFile } from './workspaces/workspace-dir.js';
@@ -56,6 +57,8 @@ export interface ServiceDeps {
   readonly takeover: TakeoverService;
   readonly leaseSync: LeaseSync;
   readonly homes: LeaseHomes;
+  /** PREPARE's rehearsal of the evacuation; `handoff doctor` asks for one now. */
+  readonly rehearsals: Pick<Rehearsals, 'now'>;
   readonly guardWhenUnverified: 'refuse' | 'last_known';
   readonly clock: Clock;
   readonly stateDir: string;
@@ -131,6 +134,19 @@ export function createService(deps: ServiceDeps) {
         lease_sync: leaseSync,
         step_progress: deps.drain.progress(workspace.root),
         daemon: deps.info(),
+      });
+    },
+
+    /** `handoff doctor`: the way out proven (or not) now, in any state before an evacuation began. */
+    async rehearse(repo: string): Promise<Envelope> {
+      const workspace = await registry.open(await rootOf(repo));
+      const wayOut = await deps.rehearsals.now(workspace.root);
+      const snapshot = workspace.snapshot();
+      return success('way_out_rehearsed', {
+        workspace: workspace.root,
+        state: stateOf(snapshot),
+        thresholds: { evacuate_percent: snapshot.context.policy.evacuate_percent },
+        way_out: wayOut,
       });
     },
 

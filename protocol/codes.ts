@@ -37,6 +37,12 @@ export const CODES = registry({
   handoff_ready: { code: 'handoff_ready', status: 200, exit: 0, summary: 'the work is recoverable from a verified checkpoint and the lease is on offer' },
   capsule_saved: { code: 'capsule_saved', status: 200, exit: 0, summary: 'the capsule was validated and written to .session-handoff/capsule.json' },
   capsule_shown: { code: 'capsule_shown', status: 200, exit: 0, summary: 'the capsule on disk, or null when there is none' },
+  way_out_rehearsed: {
+    code: 'way_out_rehearsed',
+    status: 200,
+    exit: 0,
+    summary: 'a rehearsal of the evacuation ran (`handoff doctor`); `data.way_out` says whether the way out is proven, blocked or unknown',
+  },
   agents_live: { code: 'agents_live', status: 200, exit: 0, summary: '`handoff doctor`: every installed agent integration is live' },
   check_clear: { code: 'check_clear', status: 200, exit: 0, summary: '`handoff check`: nothing is interrupted' },
   resume_needed: { code: 'resume_needed', status: 200, exit: 1, summary: '`handoff check`: an evacuation stopped before it finished; run `handoff resume`' },

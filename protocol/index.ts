@@ -35,3 +35,4 @@ export * from './urgency.js';
 export * from './time-words.js';
 export * from './event-spool.js';
 export * from './held-back.js';
+export * from './way-out.js';

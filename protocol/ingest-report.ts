@@ -1,3 +1,4 @@
+import type { WayOut } from '../schemas/way-out.schema.js';
 import type { Metric, ProviderWarning, Reading, Source } from '../schemas/telemetry.schema.js';
 import type { Code } from './codes.js';
 import type { WorkspaceState } from './workspace-machine.js';
@@ -53,4 +54,6 @@ export interface IngestReport {
   readonly events: AgentEvent[];
   /** Lines of a multi-line payload that could not be read; every other line counted. */
   readonly skipped_lines: SkippedLine[];
+  /** The workspace's way out after the payload (protocol/way-out.ts): the agent's status line says it. */
+  readonly way_out?: WayOut;
 }

@@ -1,7 +1,9 @@
 import type { Reading } from '../schemas/telemetry.schema.js';
 import { heldBack, type StageMove } from './held-back.js';
+import type { WayOut } from '../schemas/way-out.schema.js';
 import { assess, countsForPressure, credibility, uncountedFamilyMessage } from './pressure-policy.js';
 import type { PauseInfo } from './workspace-events.js';
+import { UNKNOWN_WAY_OUT } from './way-out.js';
 import { nextSteps, situationOf, type NextStep, type Situation } from './ways-out.js';
 import type { WorkspaceState } from './workspace-machine.js';
 import { stateOf, type WorkspaceSnapshot } from './workspace-step.js';
@@ -58,6 +60,8 @@ export interface StatusView {
   readonly capsule: WorkspaceSnapshot['context']['capsule'];
   /** The secret scan of the cycle's current leg, once its snapshot was made; null before. */
   readonly secrets: SecretsView | null;
+  /** Whether the evacuation could leave from here, as the last rehearsal proved it (`unknown` before one). */
+  readonly way_out: WayOut;
   /** Where the workspace stands, as docs/concepts.md's "Ways out" table names it. */
   readonly situation: Situation;
   /** The ways on, the recommended one first: what `handoff status` prints under "next". */
@@ -115,6 +119,7 @@ export function statusView(snapshot: WorkspaceSnapshot, nowMs: number): StatusVi
     lease: context.lease,
     capsule: context.capsule,
     secrets: secretsOf(context.cycle),
+    way_out: context.way_out ?? UNKNOWN_WAY_OUT,
     situation: situationOf(ways),
     next: nextSteps(ways),
   };

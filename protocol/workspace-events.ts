@@ -1,4 +1,5 @@
 import type { ProviderWarning, Reading } from '../schemas/telemetry.schema.js';
+import type { WayOut } from '../schemas/way-out.schema.js';
 import type { PressurePolicy, Profile } from '../schemas/config.schema.js';
 import type { DrainProgress, DrainStep, DrainWaitReason, StepRecord } from './drain-plan.js';
 import type { RemoteLeaseRecord } from './remote-lease.js';
@@ -82,6 +83,8 @@ export type WorkspaceEvent =
   /** `withdrawn`: the commit of the remote chain's `withdrawn` record, when the offer had gone out through a remote (pushed first). */
   | (EventMeta & { type: 'CANCEL'; reason: string | null; withdrawn?: string | null })
   | (EventMeta & { type: 'LEASE_HEAD'; lease_head: string })
+  /** PREPARE's rehearsal (or `handoff doctor`'s) found the way out proven, blocked or unknown. */
+  | (EventMeta & { type: 'WAY_OUT'; way_out: WayOut })
   /**
    * `accept --checkout` whose git move failed after the accept was journaled: the lease goes back on
    * offer (the token stays spent). `imported`: the accept imported the cycle from a remote (this

@@ -1,6 +1,7 @@
 import { and, assertEvent, assign, not, setup } from 'xstate';
 import type { Profile } from '../schemas/config.schema.js';
 import type { ProviderWarning, Reading } from '../schemas/telemetry.schema.js';
+import type { WayOut } from '../schemas/way-out.schema.js';
 import type { Code } from './codes.js';
 import { formatCycleId } from './cycle-id.js';
 import * as leaseRules from './lease-rules.js';
@@ -86,6 +87,8 @@ export interface WorkspaceContext {
    * pressure that was already there cannot start the cancelled stage again by itself.
    */
   readonly cancelled_at?: string | null;
+  /** What PREPARE's last rehearsal proved about the way out (daemon/rehearsal/); absent before the first. */
+  readonly way_out?: WayOut | null;
   readonly outcome: Outcome;
 }
 
@@ -679,8 +682,14 @@ export const workspaceMachine = setup({
       ),
     })),
     replyAlreadyCurrent: assign({ outcome: done('ok', null, false) }),
+    recordWayOut: assign(({ context, event }) => {
+      assertEvent(event, 'WAY_OUT');
+      return { way_out: event.way_out, outcome: done('ok', null, JSON.stringify(context.way_out ?? null) !== JSON.stringify(event.way_out)) };
+    }),
     // The drain is an effect: `step()` hands it to the daemon, which runs it once the change is journaled.
     startDrain: () => undefined,
+    // So is PREPARE's rehearsal of the evacuation (daemon/rehearsal/).
+    startRehearsal: () => undefined,
   },
 }).createMachine({
   id: 'workspace',
@@ -724,6 +733,7 @@ export const workspaceMachine = setup({
     LEASE_BREAK: { actions: ['stamp', 'leaseBreak'] },
     CAPSULE_SET: { actions: ['stamp', 'recordCapsule'] },
     LEASE_HEAD: { actions: ['stamp', 'recordLeaseHead'] },
+    WAY_OUT: { actions: ['stamp', 'recordWayOut'] },
     // A state with something to end takes CANCEL itself; everywhere else there is nothing to cancel.
     CANCEL: { actions: ['stamp', 'replyNothingToCancel'] },
     // Not allowed here: every event no state takes (or whose guards all fail) is answered `wrong_state`,
@@ -757,7 +767,7 @@ export const workspaceMachine = setup({
       },
     },
     PREPARE: {
-      entry: [{ type: 'enterStage', params: { stage: 'PREPARE' } }, 'markPrepare'],
+      entry: [{ type: 'enterStage', params: { stage: 'PREPARE' } }, 'markPrepare', 'startRehearsal'],
       always: [
         { guard: and([not('paused'), 'atEvacuateLine']), target: 'EVACUATE', actions: 'startTelemetryCycle' },
         { guard: and([not('paused'), 'canRelax']), target: 'NORMAL' },

@@ -37,7 +37,8 @@ export function persist(snapshot: WorkspaceSnapshot): PersistedWorkspace {
 }
 
 /** The effects a transition asks for; the daemon runs them after the change is journaled. */
-export type WorkspaceEffect = 'startDrain';
+export const WORKSPACE_EFFECTS = ['startDrain', 'startRehearsal'] as const;
+export type WorkspaceEffect = (typeof WORKSPACE_EFFECTS)[number];
 
 type WorkspaceScope = ActorScope<WorkspaceSnapshot, WorkspaceEvent>;
 let inert: Omit<WorkspaceScope, 'actionExecutor'> | null = null;
@@ -73,6 +74,6 @@ export function step(snapshot: WorkspaceSnapshot, event: WorkspaceEvent): { next
   const actions: ExecutableActionObject[] = [];
   const next = workspaceMachine.transition(snapshot, event, { ...inertScope(snapshot), actionExecutor: (action) => void actions.push(action) });
   // assign() actions are already folded into `next`; what is left are the named effects.
-  const effects = actions.map((action) => action.type).filter((type): type is WorkspaceEffect => type === 'startDrain');
+  const effects = actions.map((action) => action.type).filter((type): type is WorkspaceEffect => (WORKSPACE_EFFECTS as readonly string[]).includes(type));
   return { next, outcome: next.context.outcome, effects };
 }

@@ -83,6 +83,16 @@ export const ConfigSchema = Type.Object(
     gemini: TelemetryOutfilesSchema,
     /** Qwen Code telemetry outfiles the daemon tails (docs/agents/qwen.md): Gemini CLI's layout under Qwen's event names. */
     qwen: TelemetryOutfilesSchema,
+    /** PREPARE's rehearsal of the evacuation (daemon/rehearsal/): the way out proven before it is needed. */
+    rehearsal: Type.Object(
+      {
+        /** Off: nothing is tried at PREPARE; `handoff doctor` still rehearses on demand. */
+        enabled: Type.Boolean({ default: true }),
+        /** While in PREPARE, a rehearsal again once the last is this old and the work tree changed since. */
+        interval_seconds: Type.Integer({ minimum: 60, maximum: 86_400, default: 600 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     /** `handoff hook claude-context`: tool calls after the PREPARE notice before its one reminder (0: never). */
     context_reminder_after_tool_calls: Type.Integer({ minimum: 0, maximum: 10_000, default: 20 }),
   },

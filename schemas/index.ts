@@ -8,3 +8,4 @@ export * from './manifest.schema.js';
 export * from './agent-context.schema.js';
 export * from './step-progress.schema.js';
 export * from './secret-verdicts.schema.js';
+export * from './way-out.schema.js';

@@ -2,6 +2,7 @@ import { exitCodeOf, type Envelope } from '../../protocol/envelope.js';
 import type { StatusView } from '../../protocol/status-view.js';
 import { printable, printableDeep, printableJson } from '../../protocol/printable.js';
 import { formatAge, formatDuration, plainStatus, type DrainReport } from '../../protocol/status-words.js';
+import { wayOutSentence } from '../../protocol/way-out.js';
 import { processView, relativeTime, wrapAll, type Renderer, type View } from './render/index.js';
 
 export interface Output {
@@ -107,6 +108,8 @@ export function renderStatus(raw: StatusView, options: RenderOptions = { color: 
   lines.push(`pressure  ${pressure}   lines ${prepare_percent} / ${evacuate_percent} (back below ${prepare_percent - hysteresis_percent})`);
   if (view.paused !== null) lines.push(c.red(`PAUSED    ${view.paused.scope}${view.paused.reason ? `: ${view.paused.reason}` : ''} (${view.paused.path})`));
   if (words.blocked !== null && view.blocked !== null) lines.push(c.red(`BLOCKED   ${words.blocked}`));
+  const wayOut = wayOutSentence(view.way_out, { nowMs: options.nowMs, evacuatePercent: evacuate_percent, age: formatAge });
+  lines.push(view.way_out.state === 'blocked' ? c.red(wayOut) : wayOut);
   if (view.cycle !== null) {
     lines.push(`cycle     ${view.cycle.id} (${view.cycle.trigger.kind}: ${view.cycle.trigger.reason})`);
   }

@@ -1,9 +1,9 @@
 export { dataArg } from './data-arg.js';
 export { CONFIG_OVERRIDES, gitEnv, SSH_COMMAND } from './git-env.js';
 export { chooseRemote, inspectRepository, instructionFiles, parseStatus } from './inspect.js';
-export { publishRefs, publishRoute, type PublishResult, type PublishRoute, type RefUpdate } from './publish.js';
+export { publishRefs, publishRoute, pushFailure, pushWords, type PublishResult, type PublishRoute, type PushFailure, type RefUpdate } from './publish.js';
 export { gitPath, resolveRepoRoot } from './repo-root.js';
-export { smudgePins } from './lfs.js';
+export { lfsPointers, smudgePins } from './lfs.js';
 export { git, GitError, runGit, type GitOptions, type GitResult } from './run-git.js';
 export {
   currentRef,

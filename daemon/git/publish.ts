@@ -34,17 +34,40 @@ export interface PublishResult {
   readonly lfsObjects: number;
 }
 
-function why(result: GitResult, timeoutMs: number): string {
+/** Why a push (or a dry run of one) failed, as the remote or git said it. */
+export type PushFailure = 'not_run' | 'timed_out' | 'credentials' | 'rejected' | 'failed' | 'unreachable';
+
+/** The one reading of a failed push's words, shared by the drain's publish and PREPARE's rehearsal. */
+export function pushFailure(result: GitResult): PushFailure {
   // `push --porcelain` reports each ref's fate on stdout; the remote's own words come on stderr.
-  const text = redactCredentials(`${result.stdout}\n${result.stderr}`);
-  if (result.startError !== undefined) return redactCredentials(result.startError);
-  if (result.timedOut) return `timed out after ${Math.round(timeoutMs / 1000)} s (a hook or the network hung)`;
-  if (/terminal prompts disabled|could not read (Username|Password)|Authentication failed|Permission denied \(publickey|askpass/i.test(text)) {
-    return 'the remote asks for credentials and the daemon never prompts';
+  const text = `${result.stdout}\n${result.stderr}`;
+  if (result.startError !== undefined) return 'not_run';
+  if (result.timedOut) return 'timed_out';
+  if (/terminal prompts disabled|could not read (Username|Password)|Authentication failed|Permission denied \(publickey|askpass/i.test(text))
+    return 'credentials';
+  if (/\[remote rejected\]|\[rejected\]|pre-receive hook declined|! \[/i.test(text)) return 'rejected';
+  if (/pre-push/i.test(text) || result.code === 1) return 'failed';
+  return 'unreachable';
+}
+
+/** The last words of a push's output, credentials stripped: what a cause quotes. */
+export const pushWords = (result: GitResult): string => lastLines(redactCredentials(`${result.stdout}\n${result.stderr}`));
+
+function why(result: GitResult, timeoutMs: number): string {
+  switch (pushFailure(result)) {
+    case 'not_run':
+      return redactCredentials(result.startError ?? '');
+    case 'timed_out':
+      return `timed out after ${Math.round(timeoutMs / 1000)} s (a hook or the network hung)`;
+    case 'credentials':
+      return 'the remote asks for credentials and the daemon never prompts';
+    case 'rejected':
+      return `the remote rejected the push: ${pushWords(result)}`;
+    case 'failed':
+      return `the push failed: ${pushWords(result)}`;
+    case 'unreachable':
+      return `the remote is unreachable: ${pushWords(result)}`;
   }
-  if (/\[remote rejected\]|\[rejected\]|pre-receive hook declined|! \[/i.test(text)) return `the remote rejected the push: ${lastLines(text)}`;
-  if (/pre-push/i.test(text) || result.code === 1) return `the push failed: ${lastLines(text)}`;
-  return `the remote is unreachable: ${lastLines(text)}`;
 }
 
 const lastLines = (text: string) => text.trim().split('\n').slice(-2).join(' / ').slice(0, 400);

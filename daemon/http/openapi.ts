@@ -85,6 +85,11 @@ const ROUTES: Readonly<Record<string, RouteDoc>> = {
     codes: ['cycle_resolved', 'unknown_cycle', 'ambiguous'],
   },
   'GET /v1/cycle': { summary: 'One cycle with every manifest revision and its integrity check', codes: ['cycle', 'unknown_cycle'] },
+  'POST /v1/rehearse': {
+    summary:
+      "Rehearse the evacuation now (`handoff doctor`), from the daemon's own environment: the remote answers, takes the drain's refspecs (dry run) and a probe ref under refs/handoff/rehearsal/ (deleted again at once); in NORMAL or PREPARE only, never while paused. data.way_out: proven, blocked (cause, fix) or unknown",
+    codes: ['way_out_rehearsed', 'wrong_state', 'paused_denied', 'not_a_repository'],
+  },
   'POST /v1/prune': {
     summary:
       "Delete the finished cycles' handoff branches and refs (never the current unfinished or received cycle, never a checked-out branch; with remote: there too, in one atomic push); dry_run lists and changes nothing",
@@ -151,6 +156,7 @@ const ROUTES: Readonly<Record<string, RouteDoc>> = {
   'GET /dashboard/app.css': { summary: "The dashboard's style sheet", codes: [] },
   'GET /dashboard/lib/time-words.js': { summary: 'The core module the page words times with (the CLI uses the same)', codes: [] },
   'GET /dashboard/lib/urgency.js': { summary: 'The core module the page orders workspaces with (the CLI uses the same)', codes: [] },
+  'GET /dashboard/lib/way-out.js': { summary: 'The core module the page words the way out with (the CLI uses the same)', codes: [] },
   'GET /dashboard/api/overview': { summary: 'What the page shows: every workspace (as GET /v1/workspaces)', codes: ['workspaces'] },
   'GET /dashboard/api/cycle': {
     summary: 'Every HANDOFF.md revision of one cycle, rendered to HTML from an escaped source, with its integrity',

@@ -1,5 +1,5 @@
 import { ADAPTERS } from '../../adapters/telemetry/index.js';
-import { HandoffError, readingKey, stateOf, type IngestReport } from '../../protocol/index.js';
+import { HandoffError, readingKey, stateOf, UNKNOWN_WAY_OUT, type IngestReport } from '../../protocol/index.js';
 import type { Reading, Source } from '../../schemas/telemetry.schema.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
@@ -102,7 +102,7 @@ export function createIngestService(deps: IngestDeps) {
       for (const event of report.events)
         log.info({ workspace: root, source: event.source, event: event.name, detail: event.detail, executor: event.executor }, 'agent event');
       const snapshot = (await registry.open(root)).snapshot();
-      return { ...report, state: stateOf(snapshot), cycle: snapshot.context.cycle?.id ?? null };
+      return { ...report, state: stateOf(snapshot), cycle: snapshot.context.cycle?.id ?? null, way_out: snapshot.context.way_out ?? UNKNOWN_WAY_OUT };
     },
   };
 }

@@ -10,13 +10,14 @@ import { tempDir, tempRepo } from '../support/git.js';
  * starts besides the HTTP app — the repeating work, the Codex tail — runs here too, on the test's clock.
  */
 describe('composeDaemon', () => {
-  it('puts the readings write and the lease sync on the injected clock: the write runs at its interval, close cancels both', async () => {
+  it('puts the readings write, the lease sync and the rehearsal check on the injected clock: the write runs at its interval, close cancels them', async () => {
     const repo = tempRepo();
     const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
     const daemon = await compose({ stateDir: join(tempDir('compose'), 'state'), clock });
     try {
-      // readings_flush_seconds (5 by default) and lease_sync_seconds (30): the two intervals main.ts starts.
-      expect(clock.repeatingTasks).toBe(2);
+      // readings_flush_seconds (5 by default), lease_sync_seconds (30) and the rehearsal's check (at most
+      // every 60 s; it rehearses nothing while disabled): the three intervals main.ts starts.
+      expect(clock.repeatingTasks).toBe(3);
       const reading = await daemon.inject('POST', '/v1/signals', { repo, source: 'claude-statusline', metric: 'five_hour', used_percent: 12 });
       expect({ status: reading.status, code: reading.body.code, durable: reading.body.data?.['durable'] }).toEqual({
         status: 200,

@@ -1,20 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
-
-// git-lfs comes from Debian's git-lfs package (.ci/run installs it).
-const hasLfs = (() => {
-  try {
-    execFileSync('git', ['lfs', 'version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+import { hasLfs, pathWithoutLfs } from '../support/lfs.js';
 
 let daemon: DaemonProcess;
 beforeAll(async () => {
@@ -75,8 +66,7 @@ describe.skipIf(!hasLfs)('Git LFS content travels on purpose, not by hook', () =
 
   it('without git-lfs on the daemon’s PATH the checkpoint is a blocked reason that says so', async () => {
     const { root } = lfsRepo();
-    const bin = tempDir('no-lfs-bin');
-    for (const tool of ['git', 'setsid', 'sh']) symlinkSync(execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(), join(bin, tool));
+    const bin = pathWithoutLfs();
     const stateDir = tempDir('state');
     chmodSync(stateDir, 0o700);
     writeFileSync(join(stateDir, 'config.json'), JSON.stringify({ git_timeout_seconds: 20 }));

@@ -9,16 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pinnedEndpoint } from '../../daemon/git/lfs.js';
 import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
-
-// git-lfs comes from Debian's git-lfs package (.ci/run installs it).
-const hasLfs = (() => {
-  try {
-    execFileSync('git', ['lfs', 'version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+import { hasLfs } from '../support/lfs.js';
 
 /**
  * Issue 23, LFS: a `.lfsconfig` (tracked, or only in a hostile checkpoint's work tree) that names

@@ -7,10 +7,16 @@ import { dirname, basename } from 'node:path';
  * A bare repository served over smart HTTP on 127.0.0.1 by git's own `git http-backend` (CGI), where
  * every upload-pack request (the ref listing and the fetch) waits `delayS` first: a remote that is slow
  * for real, whatever the receiver's git config says about upload-pack (the daemon pins its own).
- * Pushes are served too (`http.receivepack` is turned on in the bare repository).
+ * Pushes are served too (`http.receivepack` is turned on in the bare repository). With `basicAuth`
+ * (`user:password`), every request without those credentials is answered 401, as a hosted remote does.
  */
-export async function slowHttpRemote(bare: string, delayS: number): Promise<{ url: string; close(): Promise<void> }> {
+export async function slowHttpRemote(bare: string, delayS: number, basicAuth?: string): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
+    if (basicAuth !== undefined && req.headers.authorization !== `Basic ${Buffer.from(basicAuth).toString('base64')}`) {
+      req.resume();
+      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"' }).end('credentials required\n');
+      return;
+    }
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const slow = url.searchParams.get('service') === 'git-upload-pack' || url.pathname.endsWith('/git-upload-pack');
     setTimeout(

@@ -1,9 +1,10 @@
 import { homedir } from 'node:os';
 import type { Command } from 'commander';
-import { failure, success, type Envelope } from '../../../protocol/index.js';
+import { failure, formatAge, success, wayOutSentence, type Envelope } from '../../../protocol/index.js';
 import { printableDeep } from '../../../protocol/printable.js';
+import type { WayOut } from '../../../schemas/index.js';
 import type { Source } from '../../../schemas/telemetry.schema.js';
-import { action } from '../context.js';
+import { action, type CommandContext } from '../context.js';
 import { processView, relativeTime, type View } from '../render/index.js';
 import { checkAgent, DOCTOR_AGENTS, type AgentCheck } from '../doctor-checks.js';
 
@@ -11,6 +12,22 @@ interface DoctorReport {
   readonly agents: readonly AgentCheck[];
   /** Whether a daemon answered: without one, no telemetry can have been seen. */
   readonly daemon: boolean;
+  /** The rehearsal doctor ran now (null: none could run, `way_out_line` says why). */
+  readonly way_out: WayOut | null;
+  /** The way out in words (protocol/way-out.ts), or why it was not rehearsed. */
+  readonly way_out_line: string;
+}
+
+/** A rehearsal can take a few git round trips, each bounded by git_timeout_seconds in the daemon. */
+const REHEARSAL_WAIT_MS = 600_000;
+
+/** The way out, rehearsed now by the daemon for this repository (`POST /v1/rehearse`). */
+async function rehearse(call: (options: Parameters<CommandContext['call']>[0]) => Promise<Envelope>, repo: string, nowMs: number) {
+  const answer = await call({ method: 'POST', path: '/v1/rehearse', body: { repo }, autoStart: false, timeoutMs: REHEARSAL_WAIT_MS });
+  if (answer.error !== undefined) return { way_out: null, way_out_line: `way out: not rehearsed — ${answer.error.message}` };
+  const data = answer.data as { way_out: WayOut; thresholds: { evacuate_percent: number } };
+  const view = { nowMs, evacuatePercent: data.thresholds.evacuate_percent, age: formatAge };
+  return { way_out: data.way_out, way_out_line: wayOutSentence(data.way_out, view) };
 }
 
 interface WorkspacesOutline {
@@ -53,6 +70,7 @@ function agentLines(check: AgentCheck, view: View): string[] {
 export function renderDoctor(report: DoctorReport, _code?: string, view: View = processView()): string {
   const lines = report.agents.flatMap((check) => agentLines(check, view));
   if (!report.daemon) lines.push('daemon: not running, so no telemetry can have been seen (`handoff daemon`)');
+  lines.push(report.way_out_line);
   return lines.join('\n');
 }
 
@@ -60,7 +78,7 @@ export function registerDoctor(program: Command): void {
   program
     .command('doctor')
     .description(
-      'per agent (claude, codex, gemini, opencode, copilot, qwen): whether its config has our hooks, whether they are live (each command starts; Codex: a person trusted them), the one step that makes them live, and when its telemetry was last seen; reads only. Exit 0 when every installed agent is live, 10 (agents_not_live) otherwise',
+      'per agent (claude, codex, gemini, opencode, copilot, qwen): whether its config has our hooks, whether they are live (each command starts; Codex: a person trusted them), the one step that makes them live, and when its telemetry was last seen; then the way out: the running daemon rehearses the evacuation of this repository now, from its own environment (in any state before EVACUATE; nothing is pushed but a probe ref under refs/handoff/rehearsal/, deleted again at once). Changes nothing of yours. Exit 0 when every installed agent is live, 10 (agents_not_live) otherwise',
     )
     .action(
       action(async (ctx) => {
@@ -68,7 +86,7 @@ export function registerDoctor(program: Command): void {
         const seen = lastSeen(workspaces);
         const where = { env: process.env, home: homedir(), repo: ctx.repo, stateDir: ctx.stateDir, lastSeen: seen };
         const agents = await Promise.all(DOCTOR_AGENTS.map((agent) => checkAgent(agent, where)));
-        const report: DoctorReport = { agents, daemon: seen !== null };
+        const report: DoctorReport = { agents, daemon: seen !== null, ...(await rehearse(ctx.call, ctx.repo, Date.now())) };
         const dead = agents.filter((check) => check.installed && !check.live);
         if (dead.length === 0) return success('agents_live', report);
         // The human view of a failure is its message and hint only (output.ts): the report goes first, on stdout.

@@ -1,4 +1,6 @@
 import type { IngestReport } from '../../../protocol/index.js';
+import { wayOutSentence } from '../../../protocol/way-out.js';
+import type { WayOut } from '../../../schemas/way-out.schema.js';
 import type { DaemonAnswer } from './lean-client.js';
 
 /** Short names: the status line is one row shared with the user's own items. */
@@ -28,8 +30,8 @@ function readingsOf(data: Record<string, unknown>): Shown[] {
 }
 
 /**
- * `handoff PREPARE · 5h 82% · ctx 59%`: the workspace's state, the fullest quota window and the
- * context of the payload just sent, or what went wrong in a few words.
+ * `handoff PREPARE · 5h 82% · ctx 59% · way out proven`: the workspace's state, the fullest quota
+ * window and the context of the payload just sent, and the way out once rehearsed, or what went wrong in a few words.
  */
 export function statusText(answer: DaemonAnswer): string {
   if (answer.kind === 'down') return 'handoff: daemon down';
@@ -43,6 +45,9 @@ export function statusText(answer: DaemonAnswer): string {
   for (const reading of [quota, context]) {
     if (reading !== undefined && reading.used_percent !== null) parts.push(`${LABELS[reading.metric] ?? reading.metric} ${percent(reading.used_percent)}`);
   }
+  const wayOut = envelope.data['way_out'] as WayOut | undefined;
+  const said = wayOut === undefined ? null : wayOutSentence(wayOut, 'short');
+  if (said !== null) parts.push(said);
   return parts.join(' · ');
 }
 

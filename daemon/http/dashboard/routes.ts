@@ -50,6 +50,7 @@ const ASSET_DIR = inDist('daemon/http/dashboard/assets/');
 export const PAGE_MODULES: Readonly<Record<string, URL>> = {
   'time-words.js': inDist('protocol/time-words.js'),
   'urgency.js': inDist('protocol/urgency.js'),
+  'way-out.js': inDist('protocol/way-out.js'),
 };
 
 export interface DashboardRouteDeps {

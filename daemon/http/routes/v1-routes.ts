@@ -117,6 +117,12 @@ export function v1Routes(deps: V1Deps): readonly ApiRoute[] {
     }),
     route({
       method: 'POST',
+      url: '/rehearse',
+      schema: { body: RepoQuerySchema },
+      handler: async (request, reply) => sendEnvelope(reply, await service.rehearse(request.body.repo)),
+    }),
+    route({
+      method: 'POST',
       url: '/drained',
       schema: { body: RepoQuerySchema },
       handler: async (request, reply) => sendEnvelope(reply, await service.drained(request.body.repo)),

@@ -11,6 +11,7 @@ import { cachedRootResolver } from '../../../daemon/ingest/index.js';
 import { createLogger } from '../../../daemon/logger.js';
 import type { WorkspaceRegistry } from '../../../daemon/workspaces/registry.js';
 import { ensureWorkspaceDir } from '../../../daemon/workspaces/workspace-dir.js';
+import type { Config } from '../../../schemas/index.js';
 
 /** The port the composed server believes it is bound to: the Host check compares against it. */
 export const COMPOSED_PORT = 47_321;
@@ -126,6 +127,8 @@ export interface ComposeOptions {
   readonly onOpen?: (root: string) => Promise<void>;
 }
 
+const withoutRehearsal = (config: Config): Config => ({ ...config, rehearsal: { ...config.rehearsal, enabled: false } });
+
 export async function compose(options: ComposeOptions): Promise<Composed> {
   const { clock, drain } = options;
   const claimed = await claimStateDir(options.stateDir);
@@ -135,7 +138,9 @@ export async function compose(options: ComposeOptions): Promise<Composed> {
     const daemon = await composeDaemon({
       stateDir: claimed.dir,
       token: claimed.token,
-      config: await loadConfig(claimed.dir),
+      // The reference models have no rehearsal (daemon/rehearsal/): its WAY_OUT record would land
+      // whenever git answers, between their steps. test/integration/rehearsal.test.ts covers it.
+      config: withoutRehearsal(await loadConfig(claimed.dir)),
       port: COMPOSED_PORT,
       logger: createLogger(memoryLog().stream, 'warn'),
       clock,

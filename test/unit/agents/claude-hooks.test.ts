@@ -22,6 +22,14 @@ describe('statusText', () => {
     expect(statusText(answer('ingested', { state: 'NORMAL', recorded: [], unchanged: [] }))).toBe('handoff NORMAL');
   });
 
+  it('adds the way out once PREPARE rehearsed it, a blocked one pointing at `handoff status`', () => {
+    const wayOut = (state: string) => ({ state, checked_at: null, cause: null, fix: null, remote: 'origin', proven: [] });
+    const data = (state: string) => ({ state: 'PREPARE', recorded: [reading('five_hour', 82)], unchanged: [], way_out: wayOut(state) });
+    expect(statusText(answer('ingested', data('blocked')))).toBe('handoff PREPARE · 5h 82% · way out BLOCKED (handoff status)');
+    expect(statusText(answer('ingested', data('proven')))).toBe('handoff PREPARE · 5h 82% · way out proven');
+    expect(statusText(answer('ingested', data('unknown')))).toBe('handoff PREPARE · 5h 82%');
+  });
+
   it('says what went wrong in a few words', () => {
     expect(statusText({ kind: 'down', reason: 'ENOENT' })).toBe('handoff: daemon down');
     expect(statusText({ kind: 'timeout' })).toBe('handoff: daemon not answering');

@@ -23,12 +23,14 @@ describe('handoff doctor, for a person', () => {
       live: false,
       telemetry: { sources: ['codex-rollout' as const], last_seen: null },
     };
-    const text = renderDoctor({ agents: [claude, codex], daemon: true }, 'agents_live', { nowMs: NOW, columns: 80 });
+    const wayOut = 'way out: BLOCKED — origin does not answer; fix before 90 %';
+    const text = renderDoctor({ agents: [claude, codex], daemon: true, way_out: null, way_out_line: wayOut }, 'agents_live', { nowMs: NOW, columns: 80 });
     expect(text.split('\n')).toEqual([
       'claude: live (/home/me/.claude/settings.json)',
       '  telemetry (claude-statusline): last seen 2 min ago',
       'codex: not installed (/home/me/.codex/hooks.json)',
       '  telemetry (codex-rollout): never seen',
+      wayOut,
     ]);
   });
 });

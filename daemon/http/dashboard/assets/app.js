@@ -3,10 +3,11 @@
 // Everything from the daemon is put into the page as text (textContent) — except HANDOFF.md, which
 // the daemon renders with every character of the source escaped. No inline script: the page's CSP
 // allows scripts from this origin only. Times in words and the order of the cards come from the
-// daemon's own compiled modules (protocol/time-words.ts, protocol/urgency.ts), so the page and the
+// daemon's own compiled modules (protocol/time-words.ts, protocol/urgency.ts, protocol/way-out.ts), so the page and the
 // CLI say the same.
 import { formatAge, formatDuration, formatRelative } from '/dashboard/lib/time-words.js';
 import { compareUrgency, urgencyRank } from '/dashboard/lib/urgency.js';
+import { wayOutSentence } from '/dashboard/lib/way-out.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const SERIES_COLOURS = ['#2563eb', '#9333ea', '#0d9488', '#c2410c', '#4d7c0f', '#be185d', '#0369a1', '#854d0e'];
@@ -112,7 +113,14 @@ function timeline(card) {
   const pad = { left: 44, right: 132, top: 14, bottom: 30 };
   const series = card.history.filter((x) => x.points.some((p) => p.percent !== null));
   const marks = episodeMarks(card.stages);
-  const times = [...series.flatMap((x) => x.points.map((p) => Date.parse(p.t))), ...marks.map((m) => Date.parse(m.at))];
+  // A blocked way out (PREPARE's rehearsal, journaled with the workspace) is marked where it was found.
+  const wayOut = card.status.way_out;
+  const blockedAt = wayOut && wayOut.state === 'blocked' && wayOut.checked_at ? Date.parse(wayOut.checked_at) : null;
+  const times = [
+    ...series.flatMap((x) => x.points.map((p) => Date.parse(p.t))),
+    ...marks.map((m) => Date.parse(m.at)),
+    ...(blockedAt === null ? [] : [blockedAt]),
+  ];
   const end = Math.max(now(), ...times);
   // At least two minutes wide, with a little room before the first reading.
   const start = Math.min(end - 2 * 60_000, ...times.map((t) => t - 15_000));
@@ -158,6 +166,11 @@ function timeline(card) {
         text,
       ),
     );
+  }
+  if (blockedAt !== null) {
+    const bx = x(blockedAt);
+    svg.append(s('line', { x1: bx, x2: bx, y1: pad.top, y2: H - pad.bottom, class: 'way-out-mark', 'data-way-out': 'blocked' }));
+    svg.append(s('text', { x: bx + 3, y: pad.top + 22, class: 'way-out-label' }, 'WAY OUT BLOCKED'));
   }
   svg.append(s('text', { x: W - pad.right, y: H - 8, class: 'axis', 'text-anchor': 'end' }, 'now'));
 
@@ -362,6 +375,14 @@ function cyclesBlock(card) {
   return h('section', { class: 'cycles' }, h('h3', {}, 'Cycles'), card.cycles.length === 0 ? null : pending, list, doc);
 }
 
+/** PREPARE's rehearsal: the way out in the CLI's words; a blocked one is an alert, as a blocked drain is. */
+function wayOutLine(st) {
+  if (!st.way_out) return null;
+  const text = wayOutSentence(st.way_out, { nowMs: Date.now(), evacuatePercent: st.thresholds.evacuate_percent, age: formatAge });
+  const blocked = st.way_out.state === 'blocked';
+  return h('p', { class: blocked ? 'blocked way-out' : 'muted way-out', 'data-testid': 'way-out', ...(blocked ? { role: 'alert' } : {}) }, text);
+}
+
 function cardElement(card) {
   const st = card.status;
   const plain = card.words;
@@ -377,6 +398,7 @@ function cardElement(card) {
     ),
     h('p', { class: 'headline' }, words(plain.headline)),
     plain.blocked ? h('p', { class: 'blocked', role: 'alert' }, words(plain.blocked)) : null,
+    wayOutLine(st),
     h('p', { class: 'next' }, h('b', {}, 'Next: '), words(plain.next)),
     drainBlock(plain.drain),
     h('div', { class: 'columns' }, timeline(card), facts(card)),

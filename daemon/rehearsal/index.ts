@@ -1,0 +1,1 @@
+export { createRehearsals, type RehearsalDeps, type Rehearsals } from './rehearsal-service.js';
