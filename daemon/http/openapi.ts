@@ -137,7 +137,8 @@ const ROUTES: Readonly<Record<string, RouteDoc>> = {
   'POST /v1/dashboard/link': { summary: 'A one-time dashboard link (`handoff open`): it works once, within 60 s', codes: ['dashboard_link'] },
   'GET /v1/workspaces': { summary: 'Every workspace the daemon knows: status, plain-words summary, readings timeline, recorded cycles', codes: ['workspaces'] },
   'GET /dashboard/login': {
-    summary: 'Spend a one-time ticket: sets the http-only, SameSite=Strict session cookie and redirects (303) to /dashboard/',
+    summary:
+      'Spend a one-time ticket: sets the http-only, SameSite=Strict session cookie and answers a page that moves on to /dashboard/ (a page of this origin, so the cookie goes along)',
     codes: ['unauthorized'],
   },
   'GET /dashboard': { summary: 'Redirects (308) to /dashboard/', codes: [] },

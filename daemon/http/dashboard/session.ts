@@ -91,7 +91,9 @@ export class DashboardSessions {
       );
     }
     const site = request.headers['sec-fetch-site'];
-    if (typeof site === 'string' && !FETCH_SITES_ALLOWED.has(site)) {
+    // The ticket login is opened from `handoff open`'s redirect file (a file:// page: cross-site to the
+    // browser); the ticket itself is the credential there, and a stolen one is what the file prevents.
+    if (typeof site === 'string' && needsSession && !FETCH_SITES_ALLOWED.has(site)) {
       throw new HandoffError(
         'forbidden_origin',
         `a ${site} request was refused: only the dashboard's own pages may call it`,
