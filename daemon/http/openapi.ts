@@ -2,7 +2,7 @@ import type { RouteOptions } from 'fastify';
 import pino from 'pino';
 import { byCodeUnits } from '../../protocol/code-unit-order.js';
 import { CODES, PROTOCOL_VERSION, type Code } from '../../protocol/index.js';
-import { systemClock } from '../clock.js';
+import { systemClock, systemMonotonic } from '../clock.js';
 import { buildServer } from './build-server.js';
 import { createDashboard } from './dashboard/index.js';
 
@@ -172,6 +172,7 @@ export async function collectRoutes(): Promise<RouteOptions[]> {
     registry: { observe: () => () => undefined } as never,
     takeover: unused,
     clock: systemClock,
+    monotonic: systemMonotonic,
     info: unused,
     port: () => 0,
     log: logger,
