@@ -135,6 +135,20 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
       inflight.set(workspace.root, run);
       return run;
     },
+    /**
+     * Syncs, waiting at most `ms` (null: until it is done): false when the remote did not answer in
+     * time, and the sync goes on in the background (the edit guard's answer must not wait on the network).
+     */
+    async syncWithin(workspace: Workspace, ms: number | null): Promise<boolean> {
+      if (ms === null) return this.sync(workspace).then(() => true);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+      try {
+        return await Promise.race([this.sync(workspace).then(() => true as const), late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
     async syncAll(): Promise<void> {
       await Promise.all(deps.registry.all().map((workspace) => this.sync(workspace)));
     },

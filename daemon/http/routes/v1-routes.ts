@@ -80,7 +80,15 @@ export function v1Routes(deps: V1Deps): readonly ApiRoute[] {
       method: 'GET',
       url: '/status',
       schema: { querystring: StatusQuerySchema },
-      handler: async (request, reply) => sendEnvelope(reply, await service.status(request.query.repo, pollOf(request.query))),
+      handler: async (request, reply) =>
+        sendEnvelope(
+          reply,
+          await service.status(
+            request.query.repo,
+            pollOf(request.query),
+            request.query.lease_wait_ms === undefined ? null : Number(request.query.lease_wait_ms),
+          ),
+        ),
     }),
     route({
       method: 'POST',
