@@ -2,7 +2,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon as runDaemon, type RunningDaemon } from '../../daemon/main.js';
-import { api, until, type DaemonProcess } from '../support/daemon.js';
+import { agentAtWork, api, until, type DaemonProcess } from '../support/daemon.js';
 import { tempDir } from '../support/git.js';
 import { busyRepo } from '../support/scenario.js';
 
@@ -26,22 +26,14 @@ afterAll(async () => {
   await running.stop();
 });
 
-const status = async (repo: string) =>
-  (await api(daemon as DaemonProcess, 'GET', `/v1/status?repo=${encodeURIComponent(repo)}`)).body.data as Record<string, unknown>;
+const status = async (repo: string) => (await api(daemon, 'GET', `/v1/status?repo=${encodeURIComponent(repo)}`)).body.data as Record<string, unknown>;
 
 describe('every wait runs on a monotonic clock', () => {
   it('a wall clock set back an hour while EVACUATE waits for `handoff drained` does not stretch the wait', { timeout: 60_000 }, async () => {
     const { root } = busyRepo();
     // An agent session at work there, so the drain waits for it to say `handoff drained`.
-    const seen = await api(daemon as DaemonProcess, 'POST', '/v1/signals', {
-      repo: root,
-      source: 'claude-statusline',
-      metric: 'context',
-      used_percent: 30,
-      executor: 'session-1',
-    });
-    expect(seen.body.code).toBe('reading_recorded');
-    const now = await api(daemon as DaemonProcess, 'POST', '/v1/now', { repo: root, wait: true });
+    await agentAtWork(daemon, root);
+    const now = await api(daemon, 'POST', '/v1/now', { repo: root, wait: true });
     expect(now.status).toBe(200);
     await until('the drain waits', async () => {
       const view = await status(root);
