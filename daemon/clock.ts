@@ -8,6 +8,16 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
+/**
+ * Milliseconds for every wait and deadline: they must not move when the wall clock is set (NTP, a
+ * person, a VM resumed), so a step back never stretches a wait. The wall clock is for what a person reads.
+ */
+export interface Monotonic {
+  now(): number;
+}
+
+export const systemMonotonic: Monotonic = { now: () => performance.now() };
+
 /** Work the daemon repeats (the coalesced readings write, the lease sync): on the clock that runs it. */
 export interface Intervals {
   /** Runs `task` every `ms` until the returned function is called. */

@@ -5,7 +5,7 @@ import type { Config } from '../schemas/index.js';
 import { createConfigReload } from './config-reload.js';
 import { createAgentContextService, SessionActivity, SessionRecords } from './agent-context/index.js';
 import { readCapsule } from './capsule/capsule-file.js';
-import { eventMeta, randomEntropy, systemIntervals, type Clock, type Intervals } from './clock.js';
+import { eventMeta, randomEntropy, systemIntervals, systemMonotonic, type Clock, type Intervals, type Monotonic } from './clock.js';
 import { createDrainRunner, type DrainRunner } from './evacuation/index.js';
 import { resolveRepoRoot } from './git/index.js';
 import { createDashboard } from './http/dashboard/index.js';
@@ -72,6 +72,8 @@ export interface ComposeDaemonOptions {
   readonly port: number;
   readonly logger: Logger;
   readonly clock: Clock;
+  /** Waits and deadlines (the drain's wait above all); the system's monotonic clock by default. */
+  readonly monotonic?: Monotonic;
   /** On the same time as `clock`: whoever drives the clock drives the repeating work too. */
   readonly intervals?: Intervals;
   /** The random half of cycle ids. */
@@ -145,12 +147,14 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
     // Made once the registry exists; the machine's effects run only after that.
     let rehearsals: Rehearsals | null = null;
     const activity = new SessionActivity();
+    const monotonic = options.monotonic ?? systemMonotonic;
     const drain = (options.drainRunner ?? createDrainRunner)({
       registry: liveRegistry,
       lastHookMs: (root) => activity.lastHookMs(root),
       stateDir: dir,
       config,
       clock,
+      monotonic,
       log: log.child({ module: 'drain' }),
       killAfter: options.killAfterStep ?? null,
     });
@@ -276,7 +280,7 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
       log: log.child({ module: 'spool' }),
     });
     undo.push(() => spool.close());
-    const dashboard = createDashboard({ registry, takeover, clock, info, port: () => port, log, records });
+    const dashboard = createDashboard({ registry, takeover, clock, monotonic, info, port: () => port, log, records });
     const sessionRecords = await SessionRecords.open(dir, log.child({ module: 'agent-context' }));
     const agentContext = createAgentContextService({
       registry,

@@ -3,7 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import pino, { type DestinationStream } from 'pino';
 import { DRAIN_STEPS, HandoffError, type DrainStep } from '../protocol/index.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock, type Monotonic } from './clock.js';
 import { claimStateDir, composeDaemon, type ComposedDaemon } from './compose-daemon.js';
 import { loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
@@ -15,6 +15,7 @@ export interface DaemonOptions {
   readonly stateDir: string;
   readonly port: number;
   readonly clock?: Clock;
+  readonly monotonic?: Monotonic;
   /** Where log lines go; the log file in the state dir by default. */
   readonly logDestination?: DestinationStream;
   /** Test-only fault point (HANDOFF_TEST_KILL_AFTER_STEP): SIGKILL right after this drain step's effect. */
@@ -72,6 +73,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       port: options.port,
       logger,
       clock: options.clock ?? systemClock,
+      monotonic: options.monotonic,
       env: process.env,
       requestStop: () => void stop(),
       killAfterStep: options.killAfterStep ?? null,

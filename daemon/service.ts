@@ -108,7 +108,7 @@ export function createService(deps: ServiceDeps) {
 
   return {
     /** With `poll`, answers once the workspace moved past the change the caller saw (a long poll). */
-    async status(repo: string, poll: { afterChange: number; waitMs: number | null } | null = null): Promise<Envelope> {
+    async status(repo: string, poll: { afterChange: number; waitMs: number | null } | null = null, leaseWaitMs: number | null = null): Promise<Envelope> {
       // A receiver's checkout answers with the cycle it took over (TAKEOVER, its holder, its ways on),
       // so the agent working there, and the edit guard, see what it holds rather than its own idle workspace.
       const checkout = await rootOf(repo);
@@ -116,15 +116,17 @@ export function createService(deps: ServiceDeps) {
       const workspace = await registry.open(taken?.home ?? checkout);
       if (poll !== null) await workspace.changedSince(poll.afterChange, Math.min(poll.waitMs ?? LONG_POLL_MS, MAX_LONG_POLL_MS));
       // A lease that travels through the remote is read there first: another machine may have moved it.
-      await deps.leaseSync.sync(workspace);
+      // Within `leaseWaitMs` only, if given (the edit guard): past it the last known lease answers, unverified.
+      const verified = await deps.leaseSync.syncWithin(workspace, leaseWaitMs);
       const current = deps.takeover.receiving(checkout);
       const receiving = current === null ? null : { ...current, checkout };
       const leaseSync = deps.leaseSync.statusOf(workspace.root);
+      const unverifiedSince = verified ? (leaseSync?.unverified_since ?? null) : (leaseSync?.unverified_since ?? iso());
       // Read together: a change applied during the awaits below must not be reported as seen.
       const snapshot = workspace.snapshot();
       const change = workspace.change;
       const quality = await capsuleQuality(workspace.root, (await readCapsule(workspace.root)).capsule, snapshot.context);
-      const edits = editPolicy(stateOf(snapshot), leaseSync?.unverified_since ?? null, deps.guardWhenUnverified);
+      const edits = editPolicy(stateOf(snapshot), unverifiedSince, deps.guardWhenUnverified);
       return success('status', {
         ...statusView(snapshot, clock.now()),
         change,

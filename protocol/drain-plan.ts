@@ -82,6 +82,15 @@ export function nextDrainAction(drain: DrainProgress, nowMs: number, timeoutSeco
 }
 
 /**
+ * Where the drain wait ends on the monotonic clock, fixed when the daemon first sees the wait: what the
+ * wall clock says is left of it, never more than the whole wait (a wall clock set back since the drain
+ * started cannot stretch it); from then on a step of the wall clock changes nothing.
+ */
+export function drainWaitEnd(untilWallMs: number, nowWallMs: number, nowMonotonicMs: number, timeoutSeconds: number): number {
+  return nowMonotonicMs + Math.min(Math.max(0, untilWallMs - nowWallMs), timeoutSeconds * 1000);
+}
+
+/**
  * Whether an agent session showed signs of work in the repository since `sinceMs`: a reading it
  * reported (status line, hook, rollout line: readings that name their session), a capsule it wrote,
  * or a hook event of a session mid-turn (a prompt submitted, a tool call finished: `lastHookMs`),

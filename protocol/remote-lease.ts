@@ -54,6 +54,36 @@ export function claimOffer(record: RemoteLeaseRecord, executor: string, at: stri
   return refusedMove(record);
 }
 
+type OfferPause = NonNullable<RemoteLeaseRecord['paused']>;
+
+export const samePause = (a: OfferPause | null, b: OfferPause | null): boolean =>
+  a === null ? b === null : b !== null && a.since === b.since && a.reason === b.reason;
+
+/** A workspace's pause as its offer carries it: the reason without control characters, within the record's bound. */
+export function offerPauseOf(paused: { readonly since: string; readonly reason: string | null } | null): OfferPause | null {
+  if (paused === null) return null;
+  // eslint-disable-next-line no-control-regex -- the record's schema refuses them
+  return { since: paused.since, reason: paused.reason === null ? null : paused.reason.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, 500) };
+}
+
+/**
+ * The source's kill switch carried by its offer on the remote (an `offered` record again, the same
+ * holder and token): set while it is paused, cleared when it is unpaused. Nothing to write when the
+ * record already says so; a lease no longer on offer has nothing to pause.
+ */
+export function pauseOffer(record: RemoteLeaseRecord, paused: OfferPause | null, at: string): LeaseMove {
+  if (record.state !== 'offered') return refusedMove(record, 'wrong_state');
+  if (samePause(record.paused ?? null, paused)) return { ok: true, record };
+  return { ok: true, record: { ...record, paused, at } };
+}
+
+/** A receiver's check of an offer read from the remote: why its accept is refused (`paused_denied`), or null. */
+export function offerPausedRefusal(record: RemoteLeaseRecord): string | null {
+  const paused = record.paused ?? null;
+  if (paused === null) return null;
+  return `the source paused cycle ${record.cycle} on ${paused.since}${paused.reason === null || paused.reason === '' ? '' : ` (${paused.reason})`}: its offer cannot be accepted while it is paused`;
+}
+
 /** The source's `handoff cancel` of an out leg on offer: nobody may take it from now on. */
 export function withdrawOffer(record: RemoteLeaseRecord, at: string): LeaseMove {
   // Already withdrawn (a cancel that stopped between the push and the machine): nothing more to write.

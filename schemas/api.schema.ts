@@ -19,6 +19,11 @@ export const StatusQuerySchema = body({
   repo: Repo,
   after_change: Type.Optional(Digits('the `change` of the last status seen: answer once the workspace has moved past it')),
   wait_ms: Type.Optional(Digits('how long to wait for that change, at most 25000 ms (default 20000)')),
+  lease_wait_ms: Type.Optional(
+    Digits(
+      'how long to wait for a lease that travels to be read on the remote; past it, the last known lease answers and counts as unverified (guard_when_lease_unverified). The edit guard sends it so that its answer never waits on the network',
+    ),
+  ),
 });
 
 export const SignalBodySchema = body({

@@ -30,6 +30,19 @@ export const RemoteLeaseRecordSchema = Type.Object(
       { additionalProperties: false },
     ),
     at: IsoTimeSchema,
+    /**
+     * The source's kill switch while its offer stands (`handoff pause` there): another machine's accept
+     * is refused (`paused_denied`). Absent in records written before it existed: not paused.
+     */
+    paused: Type.Optional(
+      Type.Union([
+        Type.Object(
+          { since: IsoTimeSchema, reason: Type.Union([Type.String({ maxLength: 500, pattern: '^[^\\u0000-\\u001f\\u007f]*$' }), Type.Null()]) },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ]),
+    ),
   },
   { additionalProperties: false },
 );

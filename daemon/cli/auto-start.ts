@@ -107,12 +107,13 @@ export type WaitOutcome = { readonly kind: 'up' } | { readonly kind: 'exited'; r
  * passed. A start that lost the instance guard to another starter is not a failure: that one answers soon.
  */
 export async function waitForDaemon(started: StartedDaemon, answers: () => Promise<boolean>, deadlineMs: number): Promise<WaitOutcome> {
-  const deadline = Date.now() + deadlineMs;
+  // Monotonic: a wall-clock step must not stretch or cut the wait (daemon/clock.ts).
+  const deadline = performance.now() + deadlineMs;
   for (;;) {
     if (await answers()) return { kind: 'up' };
     const code = started.exitCode();
     if (code !== undefined && code !== ALREADY_RUNNING_EXIT) return { kind: 'exited', code };
-    if (Date.now() > deadline) return { kind: 'timeout' };
+    if (performance.now() > deadline) return { kind: 'timeout' };
     await sleep(POLL_MS);
   }
 }

@@ -59,8 +59,9 @@ export async function followDrain(ctx: CommandContext, started: Envelope, stderr
     if (view.blocked !== null) {
       return failure('drain_blocked', view.blocked, 'nothing of yours was changed; fix the cause, then run `handoff resume`', view);
     }
-    const now = Date.now();
-    const line = liveLine(view, view.step_progress ?? null, now);
+    // The wall clock words the line a person reads; its pacing is a duration, on the monotonic clock.
+    const line = liveLine(view, view.step_progress ?? null, Date.now());
+    const now = performance.now();
     if (line === null || ctx.output.json) {
       live = null;
     } else if (tty) {

@@ -1,6 +1,7 @@
 import {
   agentSeenWorking,
   drainKey,
+  drainWaitEnd,
   isHandoffError,
   nextDrainAction,
   redactCredentials,
@@ -11,7 +12,7 @@ import {
   type WorkspaceState,
 } from '../../protocol/index.js';
 import type { Config, StepProgress } from '../../schemas/index.js';
-import type { Clock } from '../clock.js';
+import type { Clock, Monotonic } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
 import { openVerdictCache } from './scan-verdicts.js';
@@ -33,6 +34,8 @@ export interface DrainDeps {
   readonly stateDir: string;
   readonly config: Config;
   readonly clock: Clock;
+  /** Every wait and duration of the drain (the wall clock only dates what it journals). */
+  readonly monotonic: Monotonic;
   readonly log: Logger;
   /** When a session's hook last showed it at work in a repository (daemon/agent-context/session-activity.ts). */
   readonly lastHookMs: (root: string) => number | null;
@@ -45,10 +48,11 @@ export interface DrainDeps {
  * next from the journaled progress, so a crash resumes at the first unfinished step.
  */
 export function createDrainRunner(deps: DrainDeps) {
-  const { clock, log } = deps;
+  const { clock, monotonic, log } = deps;
   const steps = createSteps({
     config: deps.config,
     clock,
+    monotonic,
     store: createStepStore(deps.stateDir),
     // The fingerprint names secretlint's versions: asked at the first scan, so an idle daemon never loads it.
     verdicts: async () => openVerdictCache(deps.stateDir, (await import('./secret-scan.js')).secretlintFingerprint()),
@@ -56,6 +60,8 @@ export function createDrainRunner(deps: DrainDeps) {
   const running = new Map<string, Promise<void>>();
   const again = new Set<string>();
   const timers = new Map<string, NodeJS.Timeout>();
+  // Per drain (drainKey): where its wait for `handoff drained` ends on the monotonic clock.
+  const waitEnds = new Map<string, number>();
   // The step in flight per workspace, for status: how far a long step got. In memory only, like a reading.
   const live = new Map<string, StepProgress>();
   // A count moves thousands of times a second; status needs it a few times a second at most.
@@ -63,14 +69,14 @@ export function createDrainRunner(deps: DrainDeps) {
 
   const dispatch = (root: string, body: Parameters<WorkspaceRegistry['dispatch']>[1]) => deps.registry().dispatch(root, body);
 
-  function schedule(root: string, atMs: number): void {
+  function schedule(root: string, atMonotonicMs: number): void {
     clearTimeout(timers.get(root));
     const timer = setTimeout(
       () => {
         timers.delete(root);
         start(root);
       },
-      Math.max(0, atMs - clock.now()),
+      Math.max(0, atMonotonicMs - monotonic.now()),
     );
     timer.unref();
     timers.set(root, timer);
@@ -90,8 +96,15 @@ export function createDrainRunner(deps: DrainDeps) {
       const timeoutMs = deps.config.drain_timeout_seconds * 1000;
       const since = Date.parse(drain.started_at) - timeoutMs;
       const agentWorking = agentSeenWorking(context.readings, context.capsule?.updated_at ?? null, since, deps.lastHookMs(root));
-      const action = nextDrainAction(drain, clock.now(), deps.config.drain_timeout_seconds, agentWorking);
-      if (action.kind === 'wait') return schedule(root, action.untilMs);
+      let action = nextDrainAction(drain, clock.now(), deps.config.drain_timeout_seconds, agentWorking);
+      if (action.kind === 'wait' || (action.kind === 'waited' && action.why === 'timeout')) {
+        // The wall clock only dates the start; how long the wait lasts is measured on the monotonic clock.
+        const untilMs = action.kind === 'wait' ? action.untilMs : clock.now();
+        const end = waitEnds.get(fence) ?? drainWaitEnd(untilMs, clock.now(), monotonic.now(), deps.config.drain_timeout_seconds);
+        waitEnds.set(fence, end);
+        if (monotonic.now() < end) return schedule(root, end);
+        action = { kind: 'waited', why: 'timeout' };
+      }
       const paused = context.paused.workspace ?? context.paused.global;
       if (paused !== null) {
         const where = action.kind === 'step' ? action.step : 'finishing';
@@ -104,6 +117,7 @@ export function createDrainRunner(deps: DrainDeps) {
         return;
       }
       if (action.kind === 'waited') {
+        waitEnds.delete(fence);
         await dispatch(root, { type: 'DRAIN_WAITED', drain: fence, why: action.why });
         continue;
       }
@@ -120,12 +134,13 @@ export function createDrainRunner(deps: DrainDeps) {
         return;
       }
       const started = clock.now();
+      const startedMonotonic = monotonic.now();
       log.info({ workspace: root, cycle: cycle.id, leg: drain.leg, step: action.step, revision: drain.revision }, 'drain step');
       const step = action.step;
       let reportedAt = 0;
       live.set(root, { step, started_at: new Date(started).toISOString(), phase: null, done: null, total: null, unit: null });
       const report: NonNullable<DrainTarget['report']> = (phase, done, total) => {
-        const at = clock.now();
+        const at = monotonic.now();
         if (phase === live.get(root)?.phase && at - reportedAt < REPORT_EVERY_MS) return;
         reportedAt = at;
         live.set(root, { step, started_at: new Date(started).toISOString(), phase, done, total, unit: total === null ? null : 'files' });
@@ -138,7 +153,7 @@ export function createDrainRunner(deps: DrainDeps) {
         } else {
           await dispatch(root, { type: 'DRAIN_STEP_DONE', drain: fence, step: action.step, record: outcome.record });
         }
-        log.info({ workspace: root, step: action.step, ms: clock.now() - started }, 'drain step done');
+        log.info({ workspace: root, step: action.step, ms: Math.round(monotonic.now() - startedMonotonic) }, 'drain step done');
       } catch (error) {
         const reason = isHandoffError(error) ? error.message : `${action.step} failed: ${redactCredentials((error as Error).message)}`;
         log.warn({ workspace: root, step: action.step, err: error }, 'drain step blocked');

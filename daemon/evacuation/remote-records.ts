@@ -16,7 +16,19 @@ import {
   type RemoteLeaseRecord,
 } from '../../protocol/index.js';
 import { RemoteLeaseRecordSchema, type RemoteLeaseRecordData } from '../../schemas/index.js';
-import { commitFiles, currentRef, dataArg, fetchRecordsRef, fetchRecordsRefs, filesAt, git, pushRecordsRef, runGit, type RefUpdate } from '../git/index.js';
+import {
+  boundedFilesAt as filesWithin,
+  commitFiles,
+  currentRef,
+  dataArg,
+  fetchRecordsRef,
+  fetchRecordsRefs,
+  git,
+  pushRecordsRef,
+  runGit,
+  type RecordBounds,
+  type RefUpdate,
+} from '../git/index.js';
 import { precompiled } from '../precompiled.js';
 import { describeErrors } from '../schema-check.js';
 import { cycleDir } from './package-writer.js';
@@ -88,23 +100,13 @@ export function leaseRecordOf(text: string, cycle: string, remote: string): Remo
   return value;
 }
 
-/** Bounds on what a records ref may hold, checked from the tree listing before any blob is read. */
-const MAX_FILES = 64;
-const MAX_FILE_BYTES = 4 * 1024 * 1024;
-const MAX_TOTAL_BYTES = 16 * 1024 * 1024;
+/** What a records ref may hold (a package is a handful of files two levels deep), checked before git lists it. */
+const RECORD_BOUNDS: RecordBounds = { maxEntries: 64, maxDepth: 4, maxFileBytes: 4 * 1024 * 1024, maxTotalBytes: 16 * 1024 * 1024 };
 
 async function boundedFilesAt(work: string, commit: string, what: string, remote: string): Promise<Record<string, string>> {
-  const listing = (await git(['ls-tree', '-r', '-l', '-z', '--end-of-options', commit], { cwd: work })).split('\0').filter(Boolean);
-  if (listing.length > MAX_FILES) throw refusedRecord(what, remote, `it holds ${listing.length} files (at most ${MAX_FILES})`);
-  let total = 0;
-  for (const line of listing) {
-    const [meta = '', path = ''] = line.split('\t');
-    const [, type, , size] = meta.split(/\s+/);
-    if (type !== 'blob') throw refusedRecord(what, remote, `${clipChars(path, 200)} is a ${type ?? 'thing'}, not a file`);
-    total += Number(size);
-    if (Number(size) > MAX_FILE_BYTES || total > MAX_TOTAL_BYTES) throw refusedRecord(what, remote, `${clipChars(path, 200)} is too large (${size} bytes)`);
-  }
-  return filesAt(work, commit);
+  const read = await filesWithin(work, commit, RECORD_BOUNDS);
+  if (!read.ok) throw refusedRecord(what, remote, clipChars(read.why, 400));
+  return read.files;
 }
 
 export async function readLease(

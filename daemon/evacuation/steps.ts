@@ -27,7 +27,7 @@ import {
 import type { Config, StepProgress } from '../../schemas/index.js';
 import { readCapsule } from '../capsule/capsule-file.js';
 import { capsuleQuality } from '../capsule/quality.js';
-import type { Clock } from '../clock.js';
+import type { Clock, Monotonic } from '../clock.js';
 import { currentRef, headAndIndex, inspectRepository, publishRefs, publishRoute, snapshotWorkTree, treeOfWorkTree } from '../git/index.js';
 import { precompiled } from '../precompiled.js';
 import { describeErrors } from '../schema-check.js';
@@ -46,6 +46,8 @@ export type StepOutcome =
 export interface StepDeps {
   readonly config: Config;
   readonly clock: Clock;
+  /** The validation's and the secret scan's deadlines and durations. */
+  readonly monotonic: Monotonic;
   readonly store: StepStore;
   /** The secret scan's verdicts of earlier drains, opened for one scan. */
   readonly verdicts: () => Promise<VerdictCache>;
@@ -205,7 +207,7 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
     },
 
     async validate(target) {
-      const result = await runValidation(target.work, config.validation.command, config.validation.timeout_seconds * 1000, () => deps.clock.now());
+      const result = await runValidation(target.work, config.validation.command, config.validation.timeout_seconds * 1000, () => deps.monotonic.now());
       const sha = await store.save(target.cycle.id, `validate-${target.drain.leg}`, [result]);
       return recordOf(deps, sha, { status: result.status });
     },
@@ -227,7 +229,7 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
         scan = await scanForSecrets(target.work, {
           timeoutMs: config.secret_scan.timeout_ms,
           maxFileBytes: config.secret_scan.max_file_bytes,
-          now: () => deps.clock.now(),
+          now: () => deps.monotonic.now(),
           onProgress: (done, total) => target.report?.('secret scan', done, total),
           verdicts,
           seen,

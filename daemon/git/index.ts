@@ -18,7 +18,16 @@ export {
   type WorkTreeSnapshot,
 } from './snapshot.js';
 export { fetchObjectsOf, isObjectId, readBlobBytes, readBlobsAt, type BlobBytes, type BlobRead } from './object-batch.js';
-export { commitFiles, fetchRecordsRef, fetchRecordsRefs, filesAt, pushRecordsRef, type RefFetch, type RefPush } from './records-ref.js';
+export {
+  boundedFilesAt,
+  commitFiles,
+  fetchRecordsRef,
+  fetchRecordsRefs,
+  pushRecordsRef,
+  type RecordBounds,
+  type RefFetch,
+  type RefPush,
+} from './records-ref.js';
 export {
   checkedOutBranches,
   cycleOfRef,

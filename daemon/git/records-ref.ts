@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { byCodeUnits } from '../../protocol/code-unit-order.js';
 import { redactCredentials } from '../../protocol/index.js';
 import { dataArg } from './data-arg.js';
+import { readBlobBytes } from './object-batch.js';
 import { git, runGit, type GitResult } from './run-git.js';
 
 const IDENTITY = {
@@ -118,16 +119,72 @@ export async function commitFiles(
   }
 }
 
-/** Every file of a records commit, path → text. */
-export async function filesAt(root: string, commit: string): Promise<Record<string, string>> {
-  const list = await git(['ls-tree', '-r', '-z', '--name-only', '--end-of-options', dataArg(commit, 'records commit', 'corrupt_record')], { cwd: root });
-  const files: Record<string, string> = {};
-  for (const path of list.split('\0').filter(Boolean)) {
-    const blob = await runGit(['cat-file', 'blob', '--end-of-options', `${commit}:${path}`], { cwd: root });
-    if (blob.code !== 0) throw new Error(`cannot read ${path} of ${commit}`);
-    files[path] = blob.stdout;
+/** What a records commit may hold: checked before git lists or reads more than that. */
+export interface RecordBounds {
+  readonly maxEntries: number;
+  readonly maxDepth: number;
+  readonly maxFileBytes: number;
+  readonly maxTotalBytes: number;
+}
+
+export type BoundedFiles = { readonly ok: true; readonly files: Record<string, string> } | { readonly ok: false; readonly why: string };
+
+/** A tree entry's bytes at most: mode, a name up to 255 bytes, a SHA-256 id. */
+const MAX_ENTRY_BYTES = 300;
+
+/**
+ * Every file of a records commit, path → text, within `bounds`, which hold before git is asked to
+ * list anything: one level at a time (never `ls-tree -r`: a tree bomb, one subtree shared a million
+ * times, lists without end from a few KB of objects), each tree's size checked first (its entries
+ * cannot outnumber its bytes), entries counted across levels, blob sizes checked before a byte is read.
+ */
+export async function boundedFilesAt(root: string, commit: string, bounds: RecordBounds): Promise<BoundedFiles> {
+  const maxTreeBytes = bounds.maxEntries * MAX_ENTRY_BYTES;
+  let level: { readonly prefix: string; readonly id: string }[] = [{ prefix: '', id: `${dataArg(commit, 'records commit', 'corrupt_record')}^{tree}` }];
+  const blobs: { readonly path: string; readonly id: string }[] = [];
+  let entries = 0;
+  let total = 0;
+  for (let depth = 0; level.length > 0; depth += 1) {
+    if (depth >= bounds.maxDepth) return { ok: false, why: `its tree is more than ${bounds.maxDepth} levels deep` };
+    const checked = await runGit(['cat-file', '--batch-check'], { cwd: root, input: `${level.map((tree) => tree.id).join('\n')}\n` });
+    if (checked.code !== 0) throw new Error(`git cat-file --batch-check exited ${checked.code}: ${checked.stderr.trim()}`);
+    const sizes = checked.stdout.split('\n');
+    const next: typeof level = [];
+    for (const [index, tree] of level.entries()) {
+      const [, type = '', size = ''] = (sizes[index] ?? '').split(' ');
+      if (type !== 'tree') return { ok: false, why: `${tree.prefix || 'its root'} is not a tree (${type || 'missing'})` };
+      if (Number(size) > maxTreeBytes) return { ok: false, why: `${tree.prefix || 'its root'} lists ${size} bytes of entries (at most ${maxTreeBytes})` };
+      const listing = await git(['ls-tree', '-l', '-z', '--end-of-options', tree.id], { cwd: root });
+      for (const line of listing.split('\0').filter(Boolean)) {
+        const [meta = '', name = ''] = line.split('\t');
+        const [, kind, id = '', bytes = ''] = meta.split(/\s+/);
+        const path = `${tree.prefix}${name}`;
+        entries += 1;
+        if (entries > bounds.maxEntries) return { ok: false, why: `it holds more than ${bounds.maxEntries} files and directories` };
+        if (kind === 'tree') {
+          next.push({ prefix: `${path}/`, id });
+          continue;
+        }
+        if (kind !== 'blob') return { ok: false, why: `${path} is a ${kind ?? 'thing'}, not a file` };
+        total += Number(bytes);
+        if (Number(bytes) > bounds.maxFileBytes || total > bounds.maxTotalBytes) return { ok: false, why: `${path} is too large (${bytes} bytes)` };
+        blobs.push({ path, id });
+      }
+    }
+    level = next;
   }
-  return files;
+  const read = await readBlobBytes(
+    root,
+    blobs.map((blob) => blob.id),
+    bounds.maxFileBytes,
+  );
+  const files: Record<string, string> = {};
+  for (const blob of blobs) {
+    const bytes = read.get(blob.id);
+    if (bytes?.ok !== true) throw new Error(`cannot read ${blob.path} of ${commit}`);
+    files[blob.path] = bytes.bytes.toString('utf8');
+  }
+  return { ok: true, files };
 }
 
 export type RefFetch = { readonly ok: true; readonly commit: string | null } | { readonly ok: false; readonly why: string };

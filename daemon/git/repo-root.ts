@@ -1,5 +1,5 @@
-import { realpath, stat } from 'node:fs/promises';
-import { isAbsolute } from 'node:path';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { HandoffError } from '../../protocol/index.js';
 import { git, GitError } from './run-git.js';
 
@@ -27,10 +27,39 @@ export async function resolveRepoRoot(dir: string): Promise<string> {
     top = await git(['rev-parse', '--show-toplevel'], { cwd: real, timeoutMs: 10_000 });
   } catch (error) {
     if (!(error instanceof GitError)) throw error;
+    // A path in a git dir belongs to its work tree: the edit guard must cover `.git/config` too.
+    const owner = await workTreeOfGitDir(real);
+    if (owner !== null) return owner;
     throw notARepository(dir, error.result.stderr.trim().split('\n')[0] ?? 'git failed');
   }
   if (top === '') throw notARepository(dir, 'a bare repository has no work tree');
   return realpath(top);
+}
+
+const gitIn = (cwd: string, args: string[]) => git(args, { cwd, timeoutMs: 10_000 }).catch(() => null);
+
+/**
+ * The work tree whose git dir holds `dir`, or null (not in a git dir, a bare repository): a linked
+ * worktree's (its `gitdir` file), one named by `core.worktree` (a separate git dir, a submodule's), or
+ * the directory above a `.git`. Each candidate counts only if git finds this very git dir from it.
+ */
+async function workTreeOfGitDir(dir: string): Promise<string | null> {
+  if ((await gitIn(dir, ['rev-parse', '--is-inside-git-dir'])) !== 'true') return null;
+  const gitDir = await gitIn(dir, ['rev-parse', '--absolute-git-dir']);
+  if (gitDir === null) return null;
+  const linked = await readFile(join(gitDir, 'gitdir'), 'utf8').then(
+    (text) => dirname(text.trim()),
+    () => null,
+  );
+  const configured = await gitIn(gitDir, ['config', '--get', 'core.worktree']);
+  for (const candidate of [linked, configured === null ? null : resolve(gitDir, configured), dirname(gitDir)]) {
+    if (candidate === null) continue;
+    const real = await realpath(candidate).catch(() => null);
+    if (real === null) continue;
+    const [top, found] = [await gitIn(real, ['rev-parse', '--show-toplevel']), await gitIn(real, ['rev-parse', '--absolute-git-dir'])];
+    if (top !== null && top !== '' && found !== null && (await realpath(found).catch(() => null)) === (await realpath(gitDir))) return realpath(top);
+  }
+  return null;
 }
 
 /** A path inside the git dir (the common dir's for linked worktrees), e.g. `info/exclude`. */

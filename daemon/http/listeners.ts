@@ -84,7 +84,7 @@ function createLimitedServer(handler: Handler, limits: ListenerLimits, log: Logg
   let dropped = 0;
   server.on('drop', () => {
     dropped += 1;
-    const now = Date.now();
+    const now = performance.now();
     if (now - lastLogged < ERROR_LOG_INTERVAL_MS) return;
     lastLogged = now;
     log.warn({ dropped, maxConnections: limits.maxConnections }, 'connections over the limit were closed at once');
@@ -95,7 +95,7 @@ function createLimitedServer(handler: Handler, limits: ListenerLimits, log: Logg
     // Before listening this is a bind error, which whoever called listen() reports. After it, only an
     // accept fails here: libuv has already closed that connection and the server keeps listening.
     if (!server.listening) return;
-    const now = Date.now();
+    const now = performance.now();
     if (now - lastError < ERROR_LOG_INTERVAL_MS) return;
     lastError = now;
     log.error({ err: error, code: error.code }, 'could not accept a connection; it was refused and the daemon keeps serving');

@@ -2,7 +2,7 @@ import type { RouteOptions } from 'fastify';
 import pino from 'pino';
 import { byCodeUnits } from '../../protocol/code-unit-order.js';
 import { CODES, PROTOCOL_VERSION, type Code } from '../../protocol/index.js';
-import { systemClock } from '../clock.js';
+import { systemClock, systemMonotonic } from '../clock.js';
 import { buildServer } from './build-server.js';
 import { createDashboard } from './dashboard/index.js';
 
@@ -147,7 +147,8 @@ const ROUTES: Readonly<Record<string, RouteDoc>> = {
   'POST /v1/dashboard/link': { summary: 'A one-time dashboard link (`handoff open`): it works once, within 60 s', codes: ['dashboard_link'] },
   'GET /v1/workspaces': { summary: 'Every workspace the daemon knows: status, plain-words summary, readings timeline, recorded cycles', codes: ['workspaces'] },
   'GET /dashboard/login': {
-    summary: 'Spend a one-time ticket: sets the http-only, SameSite=Strict session cookie and redirects (303) to /dashboard/',
+    summary:
+      'Spend a one-time ticket: sets the http-only, SameSite=Strict session cookie and answers a page that moves on to /dashboard/ (a page of this origin, so the cookie goes along)',
     codes: ['unauthorized'],
   },
   'GET /dashboard': { summary: 'Redirects (308) to /dashboard/', codes: [] },
@@ -182,6 +183,7 @@ export async function collectRoutes(): Promise<RouteOptions[]> {
     registry: { observe: () => () => undefined } as never,
     takeover: unused,
     clock: systemClock,
+    monotonic: systemMonotonic,
     info: unused,
     port: () => 0,
     log: logger,

@@ -1,4 +1,4 @@
-import { checkpointRef, failure, judgeTakeover, type Check, type Envelope } from '../../protocol/index.js';
+import { checkpointRef, failure, judgeTakeover, offerPausedRefusal, type Check, type Envelope } from '../../protocol/index.js';
 import type { Config, VerifyBody } from '../../schemas/index.js';
 import type { Clock } from '../clock.js';
 import { runGit } from '../git/index.js';
@@ -20,6 +20,9 @@ export function createJudge(deps: { readonly config: Config; readonly clock: Clo
         ? await sources.remoteSource({ ...body, from: body.from }, receiverRoot, progress)
         : await sources.localSource(body, receiverRoot);
     if (source.kind === 'refused') return source;
+    // The source's kill switch travels with its offer: refused before anything is fetched or written here.
+    const paused = source.lease === null ? null : offerPausedRefusal(source.lease.record);
+    if (paused !== null) return { kind: 'refused' as const, envelope: failure('paused_denied', paused, 'the source must run `handoff unpause` first') };
     progress.phase(`checking this checkout against cycle ${source.cycle.id} (fetching its checkpoint)`);
     const wantReturn = body.return === true;
     const receiver = await observeReceiver(receiverRoot, {

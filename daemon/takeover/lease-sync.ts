@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { leaseRef, packagesRef, stateOf, TRAVELLING_STATES, type Cycle, type RemoteLeaseRecord } from '../../protocol/index.js';
+import { leaseRef, offerPauseOf, packagesRef, samePause, stateOf, TRAVELLING_STATES, type Cycle, type RemoteLeaseRecord } from '../../protocol/index.js';
 import type { Clock } from '../clock.js';
 import { leaseChainSince, previousLease, readLease, readPackages } from '../evacuation/remote-records.js';
-import { chainRefusal } from './remote-lease-moves.js';
+import { chainRefusal, createRemoteLeaseMoves } from './remote-lease-moves.js';
 import { cycleDir } from '../evacuation/package-writer.js';
 import type { Logger } from '../logger.js';
 import type { Workspace } from '../workspaces/workspace.js';
@@ -31,6 +31,7 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
   const status = new Map<string, LeaseSyncStatus>();
   const inflight = new Map<string, Promise<void>>();
   const iso = () => new Date(deps.clock.now()).toISOString();
+  const chain = createRemoteLeaseMoves({ clock: deps.clock, timeoutMs: deps.timeoutMs });
 
   async function syncOne(workspace: Workspace): Promise<void> {
     const snapshot = workspace.snapshot();
@@ -40,7 +41,26 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
     try {
       const { head, record } = await readLease(workspace.root, cycle.remote.name, cycle.id, deps.timeoutMs);
       status.set(workspace.root, { remote: cycle.remote.name, verified_at: iso(), unverified_since: null, error: null });
-      if (head === null || record === null || head === cycle.remote.lease_head) return;
+      if (head === null || record === null) return;
+      const paused = snapshot.context.paused.workspace ?? snapshot.context.paused.global;
+      if (head === cycle.remote.lease_head) {
+        const carried = offerPauseOf(paused);
+        if (stateOf(snapshot) === 'HANDOFF_READY' && record.state === 'offered' && !samePause(record.paused ?? null, carried)) {
+          await carryPause(workspace, cycle.remote.name, cycle.id, head, carried);
+        }
+        return;
+      }
+      // Pause is a property of the cycle: a paused source follows no move made elsewhere, an accept above all.
+      if (paused !== null) {
+        const by = record.holder === null ? '' : ` by '${record.holder.executor}'`;
+        status.set(workspace.root, {
+          remote: cycle.remote.name,
+          verified_at: iso(),
+          unverified_since: null,
+          error: `paused (${paused.path}): the lease on the remote is ${record.state}${by}, which this machine does not follow while paused; after \`handoff unpause\` it does`,
+        });
+        return;
+      }
       // Every record since the one this machine knows must be a legal move, and the head its descendant:
       // a forged or rewritten chain is a sync error (shown by status, the guard refuses) and moves nothing.
       const refused = await chainRefusal(workspace.root, cycle.remote.name, cycle.id, cycle.remote.lease_head, head);
@@ -59,6 +79,13 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
       });
       deps.log.warn({ workspace: workspace.root, err: error }, 'lease sync failed');
     }
+  }
+
+  /** The source's pause written into its offer on the remote (or lifted from it), so other machines refuse to accept it. */
+  async function carryPause(workspace: Workspace, remote: string, cycle: string, head: string, paused: ReturnType<typeof offerPauseOf>): Promise<void> {
+    const moved = await chain.pause(workspace.root, remote, cycle, head, paused);
+    if (!moved.ok) throw new Error(moved.envelope.error?.message ?? moved.envelope.code);
+    if (moved.head !== head) await deps.registry.dispatch(workspace.root, { type: 'LEASE_HEAD', lease_head: moved.head });
   }
 
   /**
@@ -134,6 +161,20 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
       const run = syncOne(workspace).finally(() => inflight.delete(workspace.root));
       inflight.set(workspace.root, run);
       return run;
+    },
+    /**
+     * Syncs, waiting at most `ms` (null: until it is done): false when the remote did not answer in
+     * time, and the sync goes on in the background (the edit guard's answer must not wait on the network).
+     */
+    async syncWithin(workspace: Workspace, ms: number | null): Promise<boolean> {
+      if (ms === null) return this.sync(workspace).then(() => true);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+      try {
+        return await Promise.race([this.sync(workspace).then(() => true as const), late]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
     async syncAll(): Promise<void> {
       await Promise.all(deps.registry.all().map((workspace) => this.sync(workspace)));

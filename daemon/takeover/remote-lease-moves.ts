@@ -9,6 +9,7 @@ import {
   judgeLeaseChain,
   leaseRef,
   letGo,
+  pauseOffer,
   printable,
   reofferTaken,
   withdrawOffer,
@@ -160,6 +161,9 @@ export function createRemoteLeaseMoves(deps: { clock: Clock; timeoutMs: number }
               reason: `token ${token} does not hold the lease of cycle ${cycle} on '${displayRemote(remote)}' (${record.state}${record.holder ? `, holder '${record.holder.executor}' token ${record.holder.token}` : ''})`,
             },
       ),
+    /** The source's pause carried by its offer (null: lifted), so other machines' accepts are refused. */
+    pause: (work: string, remote: string, cycle: string, known: string | null, paused: (RemoteLeaseRecord['paused'] & object) | null) =>
+      move(work, remote, cycle, known, (record) => pauseOffer(record, paused, iso())),
     /** `handoff close --one-way` of a travelling lease: the holder writes `closed` with its token, so the source follows. */
     close: (work: string, remote: string, cycle: string, known: string | null, token: number) =>
       move(work, remote, cycle, known, (record) => closeOneWay(record, token, iso())),

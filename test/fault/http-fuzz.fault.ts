@@ -25,6 +25,7 @@ import { seedFrom } from './support/rng.js';
 
 const SOAK = process.env['SOAK'] === '1';
 const FUZZ_RUNS = Number(process.env['FUZZ_RUNS'] ?? (SOAK ? 100_000 : 10_000));
+const REFUSED_RUNS = Number(process.env['FUZZ_REFUSED_RUNS'] ?? (SOAK ? 20_000 : 2_000));
 const SEED = seedFrom('FUZZ_SEED');
 const figures = newFigures();
 const transitions = new TransitionLog();
@@ -619,6 +620,70 @@ describe('HTTP fuzzing of the real daemon', () => {
     // Still alive and serving.
     expect((await api(daemon, 'GET', `/v1/status?repo=${encodeURIComponent(repo)}`)).status).toBe(200);
   });
+
+  it(
+    `${REFUSED_RUNS} refused variants of every /v1 route, daemon/stop included: each a 4xx that changes nothing and stops nothing`,
+    { timeout: 900_000 },
+    async () => {
+      const port = daemon.port;
+      // Each refuses at the security hook, before any body is read: no route's effect may follow.
+      const refusals: readonly (readonly [string, (headers: [string, string][]) => [string, string][], number])[] = [
+        ['no token', (h) => h.filter(([name]) => name !== 'Authorization'), 401],
+        ['a wrong token', (h) => h.map(([n, v]) => [n, n === 'Authorization' ? `Bearer ${otherToken}` : v]), 401],
+        ['the token plus one byte', (h) => h.map(([n, v]) => [n, n === 'Authorization' ? `${v}0` : v]), 401],
+        ['another scheme', (h) => h.map(([n, v]) => [n, n === 'Authorization' ? v.replace('Bearer', 'Basic') : v]), 401],
+        ['a foreign Host', (h) => h.map(([n, v]) => [n, n === 'Host' ? `evil.example:${port}` : v]), 403],
+        ['a loopback Host of another port', (h) => h.map(([n, v]) => [n, n === 'Host' ? `127.0.0.1:${port + 1}` : v]), 403],
+        ['a foreign Origin', (h) => [...h, ['Origin', 'https://evil.example']], 403],
+        ['an opaque Origin', (h) => [...h, ['Origin', 'null']], 403],
+        ["the daemon's own Origin", (h) => [...h, ['Origin', `http://127.0.0.1:${port}`]], 403],
+      ];
+      const served = servedV1Routes();
+      const bodies = (method: string, url: string) =>
+        routes.find((r) => r.method === method && r.path === `${V1_PREFIX}${url.replace(':adapter', 'claude-statusline')}`)?.body ?? fc.constant({});
+      const refused = fc
+        .record({ row: fc.integer({ min: 0, max: served.length - 1 }), refusal: fc.integer({ min: 0, max: refusals.length - 1 }) })
+        .chain(({ row, refusal }) => {
+          const { method, url } = served[row] ?? { method: 'GET', url: '/status' };
+          return fc.record({ method: fc.constant(method), url: fc.constant(url), refusal: fc.constant(refusal), body: bodies(method, url) });
+        });
+      let sent = 0;
+      await fc.assert(
+        fc.asyncProperty(refused, async ({ method, url, refusal, body }) => {
+          const [how, spoil, status] = refusals[refusal] ?? ['', (h: [string, string][]) => h, 0];
+          // `POST /v1/hello` answers without a token by design; Host and Origin still hold there.
+          if (url === '/hello' && status === 401) return;
+          const payload = Buffer.from(method === 'POST' ? JSON.stringify(resolvePaths(body)) : '');
+          const target = `${V1_PREFIX}${url.replace(':adapter', 'claude-statusline')}${method === 'GET' ? `?repo=${encodeURIComponent(repo)}` : ''}`;
+          const headers = spoil([
+            ['Host', `127.0.0.1:${port}`],
+            ['Connection', 'close'],
+            ['Authorization', `Bearer ${daemon.token}`],
+            ...(method === 'POST'
+              ? ([
+                  ['Content-Type', 'application/json'],
+                  ['Content-Length', String(payload.length)],
+                ] as [string, string][])
+              : []),
+          ]);
+          const size = journalSize();
+          const files = watchedFiles();
+          const answer = await sendRaw(port, encodeRequest({ method, target, headers, body: payload }));
+          sent += 1;
+          figures.requests += 1;
+          expect(answer.status, `${method} ${target} with ${how}: ${answer.body.slice(0, 300)}`).toBe(status);
+          if (journalSize() !== size) expect(requestRecordsSince(size), `${method} ${target} with ${how} was refused but journaled`).toEqual([]);
+          expect(watchedFiles(), `${method} ${target} with ${how} was refused but changed files`).toEqual(files);
+          expect(daemon.child.exitCode, `${method} ${target} with ${how} stopped the daemon`).toBeNull();
+        }),
+        { numRuns: REFUSED_RUNS, seed: SEED },
+      );
+      figures.extra['refused_variants'] = sent;
+      // A stop runs right after its answer: one accepted request later, the daemon must still serve.
+      expect((await api(daemon, 'GET', `/v1/status?repo=${encodeURIComponent(repo)}`)).status).toBe(200);
+      expect(daemon.child.exitCode, daemon.stderr().slice(-1500)).toBeNull();
+    },
+  );
 
   it('regressions: requests the fuzzer found are 4xx Envelopes that change nothing', async () => {
     const base: Generated = {

@@ -2,7 +2,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Manifest } from '../../schemas/index.js';
-import { api, cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
+import { agentAtWork, api, cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
 import { tempDir } from '../support/git.js';
 import { busyRepo } from '../support/scenario.js';
 import { piped } from './ingest-support.js';
@@ -21,15 +21,7 @@ afterAll(async () => {
 describe('the drain wait and the capsule file', () => {
   it('without `handoff drained` the drain goes on after the timeout, and says why it stopped waiting', async () => {
     const { root } = busyRepo();
-    // An agent session at work in the repository: its status line reported a moment ago.
-    const seen = await api(daemon, 'POST', '/v1/signals', {
-      repo: root,
-      source: 'claude-statusline',
-      metric: 'context',
-      used_percent: 30,
-      executor: 'session-1',
-    });
-    expect(seen.body.code).toBe('reading_recorded');
+    await agentAtWork(daemon, root);
     const now = await cli(daemon.stateDir, ['now', '--json'], root);
     expect(now.json.code).toBe('handoff_ready');
     expect(now.json.data?.['cycle']).toMatchObject({ drain: { no_wait: false, waited: { why: 'timeout' } } });

@@ -127,7 +127,7 @@ describe('the npm package, installed into a fresh prefix', () => {
       const open = await cli('open', '--no-browser', '--json');
       const url = new URL((JSON.parse(open.stdout) as { data: { url: string } }).data.url);
       const login = await get(info.port, `${url.pathname}${url.search}`);
-      expect(login.status).toBe(303);
+      expect(login.status).toBe(200);
       const cookie = String(login.headers['set-cookie']?.[0]).split(';')[0] ?? '';
       const page = await get(info.port, '/dashboard/', cookie);
       expect([page.status, page.headers['content-type']]).toEqual([200, expect.stringMatching(/^text\/html/)]);

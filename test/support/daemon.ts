@@ -131,7 +131,13 @@ export function rawRequest(
 }
 
 /** A well-formed authenticated request; tests then break one thing at a time. */
-export function api(daemon: DaemonProcess, method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string | number> = {}) {
+export function api(
+  daemon: Pick<DaemonProcess, 'port' | 'token'>,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  headers: Record<string, string | number> = {},
+) {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return rawRequest(daemon.port, {
     method,
@@ -144,6 +150,12 @@ export function api(daemon: DaemonProcess, method: 'GET' | 'POST', path: string,
       ...headers,
     },
   });
+}
+
+/** An agent session at work in `repo`: its status line reported a moment ago, so a drain waits for its `handoff drained`. */
+export async function agentAtWork(daemon: Pick<DaemonProcess, 'port' | 'token'>, repo: string): Promise<void> {
+  const seen = await api(daemon, 'POST', '/v1/signals', { repo, source: 'claude-statusline', metric: 'context', used_percent: 30, executor: 'session-1' });
+  if (seen.body.code !== 'reading_recorded') throw new Error(`the agent's reading was not recorded: ${seen.text}`);
 }
 
 export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {

@@ -32,7 +32,8 @@ export async function stopDaemon(ctx: CommandContext): Promise<Envelope> {
   const answer = await ctx.call({ method: 'POST', path: '/v1/daemon/stop', autoStart: false });
   const pid = (answer.data as { pid?: number } | null)?.pid;
   if (answer.error || pid === undefined) return answer;
-  for (const deadline = Date.now() + STOP_WAIT_MS; Date.now() < deadline; await sleep(50)) {
+  // Monotonic: a wall-clock step must not stretch or cut the wait (daemon/clock.ts).
+  for (const deadline = performance.now() + STOP_WAIT_MS; performance.now() < deadline; await sleep(50)) {
     if (!isProcessAlive(pid)) return answer;
   }
   return {

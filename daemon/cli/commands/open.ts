@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import type { Envelope } from '../../../protocol/index.js';
 import { action } from '../context.js';
+import { writeOpenFile } from '../open-file.js';
 
 interface Link {
   readonly url: string;
@@ -17,7 +18,7 @@ export function browserCommand(platform: NodeJS.Platform, env: NodeJS.ProcessEnv
   return ['xdg-open', []];
 }
 
-/** Starts the browser and does not wait for it; false when it could not even be started. */
+/** Starts the browser on a file URL (never the link itself) and does not wait for it; false when it could not even be started. */
 function launch(url: string): Promise<boolean> {
   const [command, args] = browserCommand(process.platform, process.env);
   return new Promise((resolve) => {
@@ -40,8 +41,7 @@ export function registerOpen(program: Command): void {
         async (ctx, options: { browser: boolean }): Promise<Envelope> => {
           const answer = await ctx.call({ method: 'POST', path: '/v1/dashboard/link' });
           if (answer.error || ctx.output.json || !options.browser) return answer;
-          const { url } = answer.data as Link;
-          const opened = await launch(url);
+          const opened = await launch(await writeOpenFile(ctx.stateDir, answer.data as Link, Date.now()));
           return { ...answer, data: { ...(answer.data as Link), opened } };
         },
         (link: Link & { opened?: boolean }) =>

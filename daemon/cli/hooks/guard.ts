@@ -10,6 +10,11 @@ import { readStdin } from './stdin.js';
 
 /** A tool call waits on this; the daemon answers a status in milliseconds when it is alive. */
 const DAEMON_DEADLINE_MS = 2000;
+/**
+ * How long the daemon may spend reading a travelling lease on the remote for the guard: half the
+ * deadline, so a slow remote is answered by `guard_when_lease_unverified`, never by the guard's timeout.
+ */
+const LEASE_WAIT_MS = 1000;
 
 type Json = Record<string, unknown>;
 
@@ -91,7 +96,7 @@ async function guard(ctx: HookContext, dialect: GuardDialect): Promise<void> {
     ctx.out('{}');
     return;
   }
-  const query = new URLSearchParams({ repo: targetDir(payload) }).toString();
+  const query = new URLSearchParams({ repo: targetDir(payload), lease_wait_ms: String(LEASE_WAIT_MS) }).toString();
   const answer = await askDaemon(ctx.stateDir, { method: 'GET', path: `/v1/status?${query}` }, DAEMON_DEADLINE_MS);
   const session = typeof payload['session_id'] === 'string' && payload['session_id'] !== '' ? payload['session_id'] : null;
   const verdict = guardVerdict(session, answer);

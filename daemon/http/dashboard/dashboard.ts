@@ -1,5 +1,5 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
-import type { Clock } from '../../clock.js';
+import type { Clock, Monotonic } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import type { DaemonInfo } from '../../service.js';
 import type { TakeoverService } from '../../takeover/index.js';
@@ -16,6 +16,8 @@ export interface DashboardDeps {
   readonly registry: WorkspaceRegistry;
   readonly takeover: TakeoverService;
   readonly clock: Clock;
+  /** The login tickets' and sessions' expiry. */
+  readonly monotonic: Monotonic;
   readonly info: () => DaemonInfo;
   readonly port: () => number;
   readonly log: Logger;
@@ -45,7 +47,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
   const stages = new StageMarks();
   stages.seed(deps.records ?? []);
   const service = createDashboardService({ registry: deps.registry, takeover: deps.takeover, history, stages, clock: deps.clock, info: deps.info });
-  const sessions = new DashboardSessions({ clock: deps.clock, port: deps.port });
+  const sessions = new DashboardSessions({ clock: deps.clock, monotonic: deps.monotonic, port: deps.port });
   const live = new LiveStreams();
   const log = deps.log.child({ module: 'dashboard' });
 

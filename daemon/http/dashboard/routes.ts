@@ -33,6 +33,10 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
 };
 
+/** The login's answer: the dashboard, reached from this origin so the new session cookie goes along. */
+const ONWARD_PAGE =
+  '<!DOCTYPE html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/dashboard/"><title>session-handoff</title></head><body><a href="/dashboard/">Open the dashboard</a></body></html>\n';
+
 const ASSETS: Readonly<Record<string, string>> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
@@ -88,8 +92,12 @@ export function dashboardRoutes(server: FastifyInstance, deps: DashboardRouteDep
         .code(401)
         .send(failure('unauthorized', 'this dashboard link was used already or has expired', 'run `handoff open` for a fresh one-time link'));
     }
-    // 303 to a URL without the ticket, so it leaves neither the address bar nor the history.
-    return withPageHeaders(reply).header('set-cookie', sessions.setCookie(session.id, session.maxAgeSeconds)).redirect('/dashboard/', 303);
+    // On to a URL without the ticket by a page of this origin, not a 303: the login comes from the
+    // redirect file (file://), and a redirect would carry that cross-site start (no SameSite=Strict cookie).
+    return withPageHeaders(reply)
+      .header('set-cookie', sessions.setCookie(session.id, session.maxAgeSeconds))
+      .type(ASSETS['index.html'] ?? 'text/html')
+      .send(ONWARD_PAGE);
   });
   app.get('/dashboard', { config: { dashboard: 'session' } }, async (_request, reply) => withPageHeaders(reply).redirect('/dashboard/', 308));
   app.get('/dashboard/', { config: { dashboard: 'session' } }, async (_request, reply) =>

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { HandoffError } from '../../../protocol/index.js';
-import type { Clock } from '../../clock.js';
+import type { Clock, Monotonic } from '../../clock.js';
 
 /**
  * The dashboard's own authentication. A browser cannot send the bearer token, so:
@@ -27,7 +27,10 @@ const secret = (): string => randomBytes(32).toString('base64url');
 const FETCH_SITES_ALLOWED: ReadonlySet<string> = new Set(['same-origin', 'none']);
 
 export interface SessionStoreOptions {
+  /** Only for the expiry a person reads. */
   readonly clock: Clock;
+  /** Every expiry itself: a wall clock set back must not keep a ticket or a session alive longer. */
+  readonly monotonic: Monotonic;
   readonly port: () => number;
 }
 
@@ -41,18 +44,18 @@ export class DashboardSessions {
 
   /** A one-time link for `handoff open`. */
   issueLink(): { url: string; expires_at: string } {
-    const now = this.options.clock.now();
+    const now = this.options.monotonic.now();
     this.prune(now);
     const ticket = secret();
     this.tickets.set(digest(ticket), now + TICKET_TTL_MS);
     while (this.tickets.size > MAX_TICKETS) this.tickets.delete(this.tickets.keys().next().value as string);
     const url = `http://127.0.0.1:${this.options.port()}/dashboard/login?ticket=${ticket}`;
-    return { url, expires_at: new Date(now + TICKET_TTL_MS).toISOString() };
+    return { url, expires_at: new Date(this.options.clock.now() + TICKET_TTL_MS).toISOString() };
   }
 
   /** Spends a ticket: a new session id when it was valid, else null. A ticket works once. */
   redeem(ticket: string): { id: string; maxAgeSeconds: number } | null {
-    const now = this.options.clock.now();
+    const now = this.options.monotonic.now();
     this.prune(now);
     const key = digest(ticket);
     const expires = this.tickets.get(key);
@@ -66,7 +69,7 @@ export class DashboardSessions {
 
   isValid(id: string): boolean {
     const expires = this.sessions.get(digest(id));
-    return expires !== undefined && expires > this.options.clock.now();
+    return expires !== undefined && expires > this.options.monotonic.now();
   }
 
   setCookie(id: string, maxAgeSeconds: number): string {
@@ -91,7 +94,9 @@ export class DashboardSessions {
       );
     }
     const site = request.headers['sec-fetch-site'];
-    if (typeof site === 'string' && !FETCH_SITES_ALLOWED.has(site)) {
+    // The ticket login is opened from `handoff open`'s redirect file (a file:// page: cross-site to the
+    // browser); the ticket itself is the credential there, and a stolen one is what the file prevents.
+    if (typeof site === 'string' && needsSession && !FETCH_SITES_ALLOWED.has(site)) {
       throw new HandoffError(
         'forbidden_origin',
         `a ${site} request was refused: only the dashboard's own pages may call it`,

@@ -38,10 +38,17 @@ export interface ApiRoute {
 }
 
 /**
+ * A row's own lifecycle hooks are not offered: fastify runs them for a request the security hook
+ * refused as well, so an effect there would run unaccepted. Effects live in the handler.
+ */
+type RouteHook =
+  'onRequest' | 'preParsing' | 'preValidation' | 'preHandler' | 'preSerialization' | 'onSend' | 'onResponse' | 'onTimeout' | 'onError' | 'onRequestAbort';
+
+/**
  * A row whose handler is typed by its schema. The rows of a table each have their own schema type;
  * keeping the typed options inside `register` lets them share one row type without a cast.
  */
-export function route<S extends FastifySchema>(options: Omit<TypedRouteOptions<S>, 'method'> & { readonly method: ApiRoute['method'] }): ApiRoute {
+export function route<S extends FastifySchema>(options: Omit<TypedRouteOptions<S>, 'method' | RouteHook> & { readonly method: ApiRoute['method'] }): ApiRoute {
   return {
     method: options.method,
     url: options.url,

@@ -35,7 +35,7 @@ import type { TakeoverService } from '../../takeover/index.js';
 import type { Dashboard } from '../dashboard/index.js';
 import { helloAnswer, type HelloDeps } from '../hello.js';
 import { followed } from '../followed.js';
-import { sendEnvelope } from '../reply.js';
+import { afterAnswer, sendEnvelope } from '../reply.js';
 import { route, type ApiRoute } from './typed-route.js';
 
 /** The one place the JSON API's version prefix is written; every row's url is relative to it. */
@@ -81,7 +81,15 @@ export function v1Routes(deps: V1Deps): readonly ApiRoute[] {
       method: 'GET',
       url: '/status',
       schema: { querystring: StatusQuerySchema },
-      handler: async (request, reply) => sendEnvelope(reply, await service.status(request.query.repo, pollOf(request.query))),
+      handler: async (request, reply) =>
+        sendEnvelope(
+          reply,
+          await service.status(
+            request.query.repo,
+            pollOf(request.query),
+            request.query.lease_wait_ms === undefined ? null : Number(request.query.lease_wait_ms),
+          ),
+        ),
     }),
     route({
       method: 'POST',
@@ -280,8 +288,10 @@ export function v1Routes(deps: V1Deps): readonly ApiRoute[] {
       method: 'POST',
       url: '/daemon/stop',
       // Shut down only once the answer has left, so the caller learns that the stop was taken.
-      onResponse: async () => service.stop(),
-      handler: async (_request, reply) => sendEnvelope(reply, service.stopping()),
+      handler: async (_request, reply) => {
+        afterAnswer(reply, () => service.stop());
+        return sendEnvelope(reply, service.stopping());
+      },
     }),
 
     // What each stage asks of an agent session (the agent hooks)

@@ -144,6 +144,8 @@ export async function compose(options: ComposeOptions): Promise<Composed> {
       port: COMPOSED_PORT,
       logger: createLogger(memoryLog().stream, 'warn'),
       clock,
+      // The test's time runs the waits too (the drain's wait for `handoff drained`, the dashboard's tickets).
+      monotonic: clock,
       intervals: clock,
       // Entropy from a process-wide counter: never the same cycle id twice, even after a restart.
       entropy: () => base32(entropyCounter++),

@@ -12,7 +12,8 @@ function setup() {
       return this.t;
     },
   };
-  const sessions = new DashboardSessions({ clock, port: () => PORT });
+  // One fake for both clocks; the step-back test below gives the wall clock a life of its own.
+  const sessions = new DashboardSessions({ clock, monotonic: clock, port: () => PORT });
   return { clock, sessions };
 }
 
@@ -51,6 +52,17 @@ describe('dashboard tickets and sessions', () => {
     expect(sessions.isValid(session?.id ?? '')).toBe(true);
     clock.t += 1;
     expect(sessions.isValid(session?.id ?? '')).toBe(false);
+  });
+
+  it('a wall clock set back an hour keeps no ticket alive past its minute: expiry runs on the monotonic clock', () => {
+    const elapsed = { t: 0, now: () => elapsed.t };
+    const wall = { t: Date.parse('2026-11-29T10:00:00Z'), now: () => wall.t };
+    const sessions = new DashboardSessions({ clock: wall, monotonic: elapsed, port: () => PORT });
+    const link = sessions.issueLink();
+    expect(link.expires_at).toBe('2026-11-29T10:01:00.000Z');
+    wall.t -= 3600_000;
+    elapsed.t += TICKET_TTL_MS;
+    expect(sessions.redeem(ticketOf(link.url))).toBeNull();
   });
 
   it('the cookie is http-only, SameSite=Strict, scoped to /dashboard and named by port', () => {

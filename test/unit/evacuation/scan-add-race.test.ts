@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { systemMonotonic } from '../../../daemon/clock.js';
 import { parseConfig } from '../../../daemon/config.js';
 import { openVerdictCache } from '../../../daemon/evacuation/scan-verdicts.js';
 import { secretlintFingerprint } from '../../../daemon/evacuation/secret-scan.js';
@@ -18,6 +19,7 @@ async function snapshotWith(root: string, afterScan: () => Promise<void>) {
   const steps = createSteps({
     config: parseConfig({}, 'test'),
     clock: { now: () => Date.parse('2026-01-01T00:00:00Z') },
+    monotonic: systemMonotonic,
     store: createStepStore(stateDir),
     verdicts: () => openVerdictCache(stateDir, secretlintFingerprint()),
     afterScan,

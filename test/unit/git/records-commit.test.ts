@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commitFiles, filesAt } from '../../../daemon/git/records-ref.js';
+import { commitFiles, boundedFilesAt } from '../../../daemon/git/records-ref.js';
 import { git, tempDir, tempRepo } from '../../support/git.js';
 
 const AT = '2026-01-01T00:00:00Z';
@@ -37,7 +37,10 @@ describe('commitFiles: a records commit from objects alone', () => {
       const commit = await commitFiles(repo, FILES, null, 'handoff test: package', AT);
       expect(git(repo, 'rev-parse', `${commit}^{tree}`)).toBe(treeByGit(FILES, objectFormat));
       expect(git(repo, 'fsck', '--strict', '--no-dangling')).toBe('');
-      expect(await filesAt(repo, commit)).toEqual(FILES);
+      expect(await boundedFilesAt(repo, commit, { maxEntries: 64, maxDepth: 4, maxFileBytes: 1 << 20, maxTotalBytes: 1 << 22 })).toEqual({
+        ok: true,
+        files: FILES,
+      });
       expect(() => readFileSync(join(repo, '.git', 'index'))).toThrow(/ENOENT/);
     });
   }

@@ -1,0 +1,68 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
+import { git } from '../support/git.js';
+import { twoClones } from '../support/scenario.js';
+
+// Two machines: two daemons with their own state dirs, each with its clone of one bare remote.
+let source: DaemonProcess;
+let receiver: DaemonProcess;
+beforeAll(async () => {
+  [source, receiver] = await Promise.all([startDaemon(), startDaemon()]);
+});
+afterAll(async () => {
+  await Promise.all([source.stop(), receiver.stop()]);
+});
+
+async function handedOff() {
+  const scene = twoClones();
+  writeFileSync(join(scene.a, 'f.txt'), 'one\ntwo\n');
+  const now = await cli(source.stateDir, ['now', '--no-wait', '--json'], scene.a);
+  expect(now.json.code, JSON.stringify(now.json)).toBe('handoff_ready');
+  return { ...scene, cycle: (now.json.data?.['cycle'] as { id: string }).id };
+}
+
+const remoteLease = (remote: string, cycle: string) =>
+  JSON.parse(git(remote, 'show', `refs/handoff/lease/${cycle}:lease.json`)) as { state: string; paused?: { since: string; reason: string | null } | null };
+const accept = (b: string) => cli(receiver.stateDir, ['accept', '--latest', '--from', 'origin', '--as', 'cloud', '--checkout', '--json'], b);
+const status = async (a: string) =>
+  (await cli(source.stateDir, ['status', '--json'], a)).json.data as { state: string; lease_sync: { error: string | null } | null };
+
+describe('pause is a property of the cycle everywhere it lives', () => {
+  it('a paused source’s offer carries the pause: another machine’s accept is refused paused_denied before anything is written; unpaused, it is taken', async () => {
+    const { a, b, remote, cycle } = await handedOff();
+    expect((await cli(source.stateDir, ['pause', '--reason', 'wrong branch, stop', '--json'], a)).json.code).toBe('paused');
+    // The daemon keeps the offer on the remote current (each status, and every lease_sync_seconds).
+    await status(a);
+    expect(remoteLease(remote, cycle)).toMatchObject({ state: 'offered', paused: { reason: 'wrong branch, stop' } });
+
+    const head = git(b, 'rev-parse', 'HEAD');
+    const refused = await accept(b);
+    expect([refused.code, refused.json.code], JSON.stringify(refused.json)).toEqual([77, 'paused_denied']);
+    expect(refused.json.error?.message).toMatch(new RegExp(`the source paused cycle ${cycle} .*wrong branch, stop`));
+    expect(existsSync(join(b, '.session-handoff', cycle)), 'nothing of the package is written').toBe(false);
+    expect(git(b, 'rev-parse', 'HEAD')).toBe(head);
+    expect(git(b, 'status', '--porcelain')).toBe('');
+    expect(remoteLease(remote, cycle).state).toBe('offered');
+
+    expect((await cli(source.stateDir, ['unpause', '--json'], a)).json.code).toBe('unpaused');
+    await status(a);
+    expect(remoteLease(remote, cycle).paused).toBeNull();
+    const taken = await accept(b);
+    expect(taken.json.code, JSON.stringify(taken.json)).toBe('accepted');
+    expect(remoteLease(remote, cycle).state).toBe('taken');
+  }, 120_000);
+
+  it('a source paused after another machine accepted does not follow the accept, and says so; unpaused, it follows', async () => {
+    const { a, b, remote, cycle } = await handedOff();
+    expect((await accept(b)).json.code).toBe('accepted');
+    expect(remoteLease(remote, cycle).state).toBe('taken');
+    expect((await cli(source.stateDir, ['pause', '--json'], a)).json.code).toBe('paused');
+    const paused = await status(a);
+    expect(paused.state).toBe('HANDOFF_READY');
+    expect(paused.lease_sync?.error).toMatch(/paused .*: the lease on the remote is taken by 'cloud', which this machine does not follow while paused/);
+    expect((await cli(source.stateDir, ['unpause', '--json'], a)).json.code).toBe('unpaused');
+    expect((await status(a)).state).toBe('TAKEOVER');
+  }, 120_000);
+});
