@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CODES, stateOf, statusView, step, type WorkspaceEvent, type WorkspaceSnapshot } from '../../../protocol/index.js';
+import { CODES, stateOf, statusView, step, type NextStep, type WorkspaceEvent, type WorkspaceSnapshot } from '../../../protocol/index.js';
 import { Harness, T0 } from './machine-harness.js';
 
 const verified = { mechanism: 'handoff_branch' as const, ref: 'refs/heads/handoff/x', commit: 'abc', verified: true };
@@ -101,10 +102,39 @@ const eventArb = fc.oneof(
     { type: 'LEASE_BREAK', reason: 'gone' },
     { type: 'PAUSE_SET', scope: 'workspace', pause },
     { type: 'PAUSE_SET', scope: 'workspace', pause: null },
+    { type: 'PAUSE_SET', scope: 'global', pause },
+    { type: 'PAUSE_SET', scope: 'global', pause: null },
+    { type: 'CHECKPOINT_VERIFIED', checkpoint: { ...verified, mechanism: 'local_ref' }, remote: null },
+    { type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: { name: 'origin', lease_head: 'abc' } },
   ),
   fc.record({ type: fc.constantFrom('RETURN_START', 'RETURN_READY', 'CLOSE_ONE_WAY', 'LEASE_RELEASE', 'LEASE_RENEW'), token: fc.integer({ min: 1, max: 6 }) }),
   fc.constantFrom(...(['inspect', 'validate', 'snapshot', 'publish', 'package', 'offer'] as const)).map((step) => ({ kind: 'step' as const, step })),
 );
+
+/** docs/concepts.md's "Ways out" table: the commands documented from each situation. */
+const documentedWays = (() => {
+  const doc = readFileSync(new URL('../../../docs/concepts.md', import.meta.url), 'utf8');
+  const rows = [...doc.matchAll(/^\| `([^`]+)`(?: \(any state\))? \| (`handoff [^`]+`|\(wait\)) \|/gm)];
+  const ways = new Map<string, Set<string>>();
+  for (const [, where = '', command = ''] of rows) ways.set(where, (ways.get(where) ?? new Set()).add(command));
+  // Every situation has a row: a table this no longer parses must fail here, not pass vacuously.
+  if (ways.size !== 15) throw new Error(`docs/concepts.md: ${ways.size} situations in the "Ways out" table, 15 expected`);
+  return ways;
+})();
+
+/** A way out as the table writes it, and whether the step's command and sentence say the same. */
+function checkWay(situation: string, way: NextStep) {
+  const documented = way.verb === 'wait' ? '(wait)' : `\`handoff ${way.verb}\``;
+  expect([...(documentedWays.get(situation) ?? [])], `${situation} offers ${documented}`).toContain(documented);
+  if (way.command === null) {
+    expect(way.verb).toBe('wait');
+    expect(way.why).toMatch(/^wait: /);
+  } else {
+    // The command line is the verb's, with its arguments; its sentence names the command to type.
+    for (const word of way.verb.split(' ')) expect(way.command.split(' ')).toContain(word);
+    expect(way.why).toContain(`handoff ${way.verb.split(' ')[0] ?? ''}`);
+  }
+}
 
 /** The context without what every event restamps. */
 const settledOf = (snapshot: WorkspaceSnapshot) => JSON.stringify({ ...snapshot.context, now: 0, entropy: '', outcome: null });
@@ -148,6 +178,9 @@ describe('every machine verb does what it answers', () => {
           }
           const view = statusView(h.snapshot, h.at);
           expect(view.next.length, `${view.situation} offers no way on`).toBeGreaterThan(0);
+          for (const way of view.next) checkWay(view.situation, way);
+          // Paused is a situation of its own; otherwise the situation is the state, refined.
+          expect(view.situation.startsWith(h.state) || view.situation === 'paused').toBe(true);
         }
       }),
       { numRuns: 300 },
