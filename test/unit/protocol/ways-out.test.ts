@@ -2,10 +2,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CODES, stateOf, statusView, step, type NextStep, type WorkspaceEvent, type WorkspaceSnapshot } from '../../../protocol/index.js';
-import { Harness, T0 } from './machine-harness.js';
-
-const verified = { mechanism: 'handoff_branch' as const, ref: 'refs/heads/handoff/x', commit: 'abc', verified: true };
-const pause = { reason: null, since: new Date(T0).toISOString(), path: '/repo/.session-handoff/PAUSE' };
+import { bodyOf, eventArb, Harness, PAUSE as pause, VERIFIED as verified } from './machine-harness.js';
 
 function ways(h: Harness) {
   const view = statusView(h.snapshot, h.at);
@@ -79,38 +76,6 @@ describe('the ways out status offers (docs/concepts.md, "Ways out")', () => {
   });
 });
 
-const T = (at: number) => new Date(at).toISOString();
-const record = (at: number) => ({ at: T(at), sha256: null, summary: {} });
-
-/** Every event the operator, the agent, the drain and the receiver can send, with tokens near the real ones. */
-const eventArb = fc.oneof(
-  fc.integer({ min: 10, max: 99 }).map((p) => ({ kind: 'reading' as const, p })),
-  fc.constantFrom(
-    { type: 'NOW', reason: null, wait: false },
-    { type: 'NOW', reason: null, wait: true },
-    { type: 'PREPARE', reason: null },
-    { type: 'CANCEL', reason: null },
-    { type: 'DRAINED' },
-    { type: 'DRAIN_RESUME' },
-    { type: 'DRAIN_WAITED', why: 'no_wait' },
-    { type: 'DRAIN_BLOCKED', reason: 'push rejected', step: 'publish' },
-    { type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: null },
-    { type: 'CHECKPOINT_VERIFIED', checkpoint: { ...verified, verified: false }, remote: null },
-    { type: 'HANDOFF_ACCEPTED', executor: 'receiver', receiver_root: '/clone', token: null },
-    { type: 'RETURN_ACCEPTED', executor: 'primary', token: null },
-    { type: 'LEASE_ACQUIRE', executor: 'someone' },
-    { type: 'LEASE_BREAK', reason: 'gone' },
-    { type: 'PAUSE_SET', scope: 'workspace', pause },
-    { type: 'PAUSE_SET', scope: 'workspace', pause: null },
-    { type: 'PAUSE_SET', scope: 'global', pause },
-    { type: 'PAUSE_SET', scope: 'global', pause: null },
-    { type: 'CHECKPOINT_VERIFIED', checkpoint: { ...verified, mechanism: 'local_ref' }, remote: null },
-    { type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: { name: 'origin', lease_head: 'abc' } },
-  ),
-  fc.record({ type: fc.constantFrom('RETURN_START', 'RETURN_READY', 'CLOSE_ONE_WAY', 'LEASE_RELEASE', 'LEASE_RENEW'), token: fc.integer({ min: 1, max: 6 }) }),
-  fc.constantFrom(...(['inspect', 'validate', 'snapshot', 'publish', 'package', 'offer'] as const)).map((step) => ({ kind: 'step' as const, step })),
-);
-
 /** docs/concepts.md's "Ways out" table: the commands documented from each situation. */
 const documentedWays = (() => {
   const doc = readFileSync(new URL('../../../docs/concepts.md', import.meta.url), 'utf8');
@@ -146,28 +111,8 @@ describe('every machine verb does what it answers', () => {
         const h = new Harness(undefined, profile);
         for (const e of events) {
           h.advance(7);
-          let body: Record<string, unknown>;
-          if ('kind' in e) {
-            body =
-              e.kind === 'reading'
-                ? {
-                    type: 'READING',
-                    reading: {
-                      source: 'claude-statusline',
-                      metric: 'five_hour',
-                      used_percent: e.p,
-                      resets_at: null,
-                      observed_at: T(h.at),
-                      raw_sha256: null,
-                      executor: 'session-1',
-                    },
-                  }
-                : { type: 'DRAIN_STEP_DONE', step: e.step, record: record(h.at) };
-          } else {
-            body = { ...e, ...(e.type === 'RETURN_START' ? { wait: false } : {}), ...(e.type === 'RETURN_READY' ? { checkpoint: verified } : {}) };
-          }
           // What the machine computed, before the daemon decides (by `changed`) whether to journal and apply it.
-          const { next, outcome } = step(h.snapshot, { ...body, at: h.at, entropy: 'k3f7qa' } as WorkspaceEvent);
+          const { next, outcome } = step(h.snapshot, { ...bodyOf(e, h.at), at: h.at, entropy: 'k3f7qa' } as WorkspaceEvent);
           const failed = CODES[outcome.code].status >= 400 && outcome.code !== 'drain_blocked';
           if (failed) expect(outcome.changed, `${JSON.stringify(e)} answered ${outcome.code}`).toBe(false);
           if (!outcome.changed) {
