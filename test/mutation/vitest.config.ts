@@ -7,6 +7,6 @@ export default defineConfig({
   test: {
     include: ['test/unit/protocol/**/*.test.ts'],
     // A hang detector: the bounded-state test drives 10,000 sessions and is slow under instrumentation.
-    testTimeout: 60_000,
+    testTimeout: 180_000,
   },
 });
