@@ -36,20 +36,13 @@ describe('nextDrainAction', () => {
 });
 
 describe('a new drain and a new revision', () => {
-  it('a drain starts at revision 1 with nothing done, nothing drained or waited for, on the leg it was started for', () => {
-    const started = new Date(T).toISOString();
-    expect(newDrain('return', false, started)).toEqual({
-      leg: 'return',
-      started_at: started,
-      no_wait: false,
-      drained_at: null,
-      waited: null,
-      revision: 1,
-      steps: {},
-      manifests: [],
-      revision_at: null,
-      previous_commit: null,
-    });
+  it('a new drain waits for the agent from its start, has done nothing yet, and is the first revision of its leg', () => {
+    const drain = newDrain('return', false, new Date(T).toISOString());
+    expect(nextDrainAction(drain, T, 60, true)).toEqual({ kind: 'wait', untilMs: T + 60_000 });
+    const waited = { ...drain, waited: { at: 'x', why: 'drained' as const } };
+    expect(nextDrainAction(waited, T, 60, true)).toEqual({ kind: 'step', step: 'inspect' });
+    // The first revision has no predecessor manifest and no earlier snapshot to build on.
+    expect(drain).toMatchObject({ leg: 'return', revision: 1, manifests: [], previous_commit: null, revision_at: null });
   });
 
   it('a work tree that moved after the snapshot redoes every step that observed it, and keeps the validation', () => {

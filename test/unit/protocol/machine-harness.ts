@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { Reading } from '../../../schemas/telemetry.schema.js';
-import { initialSnapshot, stateOf, step, type PressurePolicy, type WorkspaceEvent, type WorkspaceSnapshot } from '../../../protocol/index.js';
+import { initialSnapshot, stateOf, step, type Outcome, type PressurePolicy, type WorkspaceEvent, type WorkspaceSnapshot } from '../../../protocol/index.js';
 
 export const POLICY: PressurePolicy = { prepare_percent: 80, evacuate_percent: 90, hysteresis_percent: 5, freshness_seconds: 600 };
 export const T0 = Date.parse('2026-08-20T10:00:00Z');
@@ -115,4 +115,30 @@ export function bodyOf(e: Generated, at: number): Body<WorkspaceEvent> {
     ACCEPT_UNDONE: { imported: false, reason: 'checkout failed', lease_head: null },
   };
   return { ...e, ...(extra[e.type as keyof typeof extra] ?? {}) } as Body<WorkspaceEvent>;
+}
+
+/** A generated history: events 7 s apart, on a workspace of either profile. */
+export const historyArb = fc.tuple(fc.array(eventArb, { maxLength: 40 }), fc.constantFrom('emergency-return' as const, 'one-way' as const));
+
+export interface Visit {
+  readonly body: Body<WorkspaceEvent>;
+  /** The snapshot the event met, what the machine computed from it, and what the daemon kept (by `changed`). */
+  readonly before: WorkspaceSnapshot;
+  readonly next: WorkspaceSnapshot;
+  readonly outcome: Outcome;
+  readonly after: WorkspaceSnapshot;
+  readonly at: number;
+}
+
+/** Drives a history through the pure step the way the daemon does, showing each step to `visit`. */
+export function walk([events, profile]: [readonly Generated[], 'emergency-return' | 'one-way'], visit: (step: Visit) => void): void {
+  const h = new Harness(undefined, profile);
+  for (const e of events) {
+    h.advance(7);
+    const body = bodyOf(e, h.at);
+    const before = h.snapshot;
+    const { next, outcome } = step(before, { ...body, at: h.at, entropy: 'k3f7qa' } as WorkspaceEvent);
+    if (outcome.changed) h.snapshot = next;
+    visit({ body, before, next, outcome, after: h.snapshot, at: h.at });
+  }
 }

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CODES, stateOf, statusView, step, type NextStep, type WorkspaceEvent, type WorkspaceSnapshot } from '../../../protocol/index.js';
-import { bodyOf, eventArb, Harness, PAUSE as pause, VERIFIED as verified } from './machine-harness.js';
+import { CODES, stateOf, statusView, type NextStep, type WorkspaceSnapshot } from '../../../protocol/index.js';
+import { Harness, historyArb, PAUSE as pause, VERIFIED as verified, walk } from './machine-harness.js';
 
 function ways(h: Harness) {
   const view = statusView(h.snapshot, h.at);
@@ -107,27 +107,20 @@ const settledOf = (snapshot: WorkspaceSnapshot) => JSON.stringify({ ...snapshot.
 describe('every machine verb does what it answers', () => {
   it('a refusal (an error code) changes nothing; an answer that changed nothing leaves the state as it was; from every state status offers a way on', () => {
     fc.assert(
-      fc.property(fc.array(eventArb, { maxLength: 40 }), fc.constantFrom('emergency-return' as const, 'one-way' as const), (events, profile) => {
-        const h = new Harness(undefined, profile);
-        for (const e of events) {
-          h.advance(7);
-          // What the machine computed, before the daemon decides (by `changed`) whether to journal and apply it.
-          const { next, outcome } = step(h.snapshot, { ...bodyOf(e, h.at), at: h.at, entropy: 'k3f7qa' } as WorkspaceEvent);
+      fc.property(historyArb, (history) =>
+        walk(history, ({ body, before, next, outcome, after, at }) => {
+          const said = `${JSON.stringify(body)} answered ${outcome.code}`;
           const failed = CODES[outcome.code].status >= 400 && outcome.code !== 'drain_blocked';
-          if (failed) expect(outcome.changed, `${JSON.stringify(e)} answered ${outcome.code}`).toBe(false);
-          if (!outcome.changed) {
-            // Dropped by the daemon: so it must not have changed anything that would be lost.
-            expect([stateOf(next), settledOf(next)], `${JSON.stringify(e)} answered ${outcome.code} unchanged`).toEqual([h.state, settledOf(h.snapshot)]);
-          } else {
-            h.snapshot = next;
-          }
-          const view = statusView(h.snapshot, h.at);
+          if (failed) expect(outcome.changed, said).toBe(false);
+          // Dropped by the daemon: so it must not have changed anything that would be lost.
+          if (!outcome.changed) expect([stateOf(next), settledOf(next)], `${said} unchanged`).toEqual([stateOf(before), settledOf(before)]);
+          const view = statusView(after, at);
           expect(view.next.length, `${view.situation} offers no way on`).toBeGreaterThan(0);
           for (const way of view.next) checkWay(view.situation, way);
           // Paused is a situation of its own; otherwise the situation is the state, refined.
-          expect(view.situation.startsWith(h.state) || view.situation === 'paused').toBe(true);
-        }
-      }),
+          expect(view.situation.startsWith(stateOf(after)) || view.situation === 'paused').toBe(true);
+        }),
+      ),
       { numRuns: 300 },
     );
   });
