@@ -49,6 +49,12 @@ describe('judgeTakeover', () => {
       ['instructions', 'ok'],
       ['recency', 'ok'],
     ]);
+    // Integrity is checked before the judge runs (the daemon compares the recorded sha256); it still says what was compared.
+    expect(checkOf(checks, 'integrity')).toMatchObject({
+      expected: 'sha256 recorded in the journal',
+      observed: 'bytes on disk match',
+      detail: 'manifest and HANDOFF.md match their recorded sha256',
+    });
     expect(checkOf(checks, 'identity').detail).toBe('same repository');
     expect(checkOf(checks, 'commit').detail).toBe('checkpoint commit is present');
     expect(checkOf(checks, 'work_tree').detail).toBe('the work tree equals the checkpoint');
