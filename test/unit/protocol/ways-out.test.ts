@@ -1,10 +1,8 @@
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CODES, stateOf, statusView, step, type WorkspaceEvent, type WorkspaceSnapshot } from '../../../protocol/index.js';
-import { Harness, T0 } from './machine-harness.js';
-
-const verified = { mechanism: 'handoff_branch' as const, ref: 'refs/heads/handoff/x', commit: 'abc', verified: true };
-const pause = { reason: null, since: new Date(T0).toISOString(), path: '/repo/.session-handoff/PAUSE' };
+import { CODES, stateOf, statusView, type NextStep, type WorkspaceSnapshot } from '../../../protocol/index.js';
+import { Harness, historyArb, PAUSE as pause, VERIFIED as verified, walk } from './machine-harness.js';
 
 function ways(h: Harness) {
   const view = statusView(h.snapshot, h.at);
@@ -78,33 +76,30 @@ describe('the ways out status offers (docs/concepts.md, "Ways out")', () => {
   });
 });
 
-const T = (at: number) => new Date(at).toISOString();
-const record = (at: number) => ({ at: T(at), sha256: null, summary: {} });
+/** docs/concepts.md's "Ways out" table: the commands documented from each situation. */
+const documentedWays = (() => {
+  const doc = readFileSync(new URL('../../../docs/concepts.md', import.meta.url), 'utf8');
+  const rows = [...doc.matchAll(/^\| `([^`]+)`(?: \(any state\))? \| (`handoff [^`]+`|\(wait\)) \|/gm)];
+  const ways = new Map<string, Set<string>>();
+  for (const [, where = '', command = ''] of rows) ways.set(where, (ways.get(where) ?? new Set()).add(command));
+  // Every situation has a row: a table this no longer parses must fail here, not pass vacuously.
+  if (ways.size !== 15) throw new Error(`docs/concepts.md: ${ways.size} situations in the "Ways out" table, 15 expected`);
+  return ways;
+})();
 
-/** Every event the operator, the agent, the drain and the receiver can send, with tokens near the real ones. */
-const eventArb = fc.oneof(
-  fc.integer({ min: 10, max: 99 }).map((p) => ({ kind: 'reading' as const, p })),
-  fc.constantFrom(
-    { type: 'NOW', reason: null, wait: false },
-    { type: 'NOW', reason: null, wait: true },
-    { type: 'PREPARE', reason: null },
-    { type: 'CANCEL', reason: null },
-    { type: 'DRAINED' },
-    { type: 'DRAIN_RESUME' },
-    { type: 'DRAIN_WAITED', why: 'no_wait' },
-    { type: 'DRAIN_BLOCKED', reason: 'push rejected', step: 'publish' },
-    { type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: null },
-    { type: 'CHECKPOINT_VERIFIED', checkpoint: { ...verified, verified: false }, remote: null },
-    { type: 'HANDOFF_ACCEPTED', executor: 'receiver', receiver_root: '/clone', token: null },
-    { type: 'RETURN_ACCEPTED', executor: 'primary', token: null },
-    { type: 'LEASE_ACQUIRE', executor: 'someone' },
-    { type: 'LEASE_BREAK', reason: 'gone' },
-    { type: 'PAUSE_SET', scope: 'workspace', pause },
-    { type: 'PAUSE_SET', scope: 'workspace', pause: null },
-  ),
-  fc.record({ type: fc.constantFrom('RETURN_START', 'RETURN_READY', 'CLOSE_ONE_WAY', 'LEASE_RELEASE', 'LEASE_RENEW'), token: fc.integer({ min: 1, max: 6 }) }),
-  fc.constantFrom(...(['inspect', 'validate', 'snapshot', 'publish', 'package', 'offer'] as const)).map((step) => ({ kind: 'step' as const, step })),
-);
+/** A way out as the table writes it, and whether the step's command and sentence say the same. */
+function checkWay(situation: string, way: NextStep) {
+  const documented = way.verb === 'wait' ? '(wait)' : `\`handoff ${way.verb}\``;
+  expect([...(documentedWays.get(situation) ?? [])], `${situation} offers ${documented}`).toContain(documented);
+  if (way.command === null) {
+    expect(way.verb).toBe('wait');
+    expect(way.why).toMatch(/^wait: /);
+  } else {
+    // The command line is the verb's, with its arguments; its sentence names the command to type.
+    for (const word of way.verb.split(' ')) expect(way.command.split(' ')).toContain(word);
+    expect(way.why).toContain(`handoff ${way.verb.split(' ')[0] ?? ''}`);
+  }
+}
 
 /** The context without what every event restamps. */
 const settledOf = (snapshot: WorkspaceSnapshot) => JSON.stringify({ ...snapshot.context, now: 0, entropy: '', outcome: null });
@@ -112,44 +107,20 @@ const settledOf = (snapshot: WorkspaceSnapshot) => JSON.stringify({ ...snapshot.
 describe('every machine verb does what it answers', () => {
   it('a refusal (an error code) changes nothing; an answer that changed nothing leaves the state as it was; from every state status offers a way on', () => {
     fc.assert(
-      fc.property(fc.array(eventArb, { maxLength: 40 }), fc.constantFrom('emergency-return' as const, 'one-way' as const), (events, profile) => {
-        const h = new Harness(undefined, profile);
-        for (const e of events) {
-          h.advance(7);
-          let body: Record<string, unknown>;
-          if ('kind' in e) {
-            body =
-              e.kind === 'reading'
-                ? {
-                    type: 'READING',
-                    reading: {
-                      source: 'claude-statusline',
-                      metric: 'five_hour',
-                      used_percent: e.p,
-                      resets_at: null,
-                      observed_at: T(h.at),
-                      raw_sha256: null,
-                      executor: 'session-1',
-                    },
-                  }
-                : { type: 'DRAIN_STEP_DONE', step: e.step, record: record(h.at) };
-          } else {
-            body = { ...e, ...(e.type === 'RETURN_START' ? { wait: false } : {}), ...(e.type === 'RETURN_READY' ? { checkpoint: verified } : {}) };
-          }
-          // What the machine computed, before the daemon decides (by `changed`) whether to journal and apply it.
-          const { next, outcome } = step(h.snapshot, { ...body, at: h.at, entropy: 'k3f7qa' } as WorkspaceEvent);
+      fc.property(historyArb, (history) =>
+        walk(history, ({ body, before, next, outcome, after, at }) => {
+          const said = `${JSON.stringify(body)} answered ${outcome.code}`;
           const failed = CODES[outcome.code].status >= 400 && outcome.code !== 'drain_blocked';
-          if (failed) expect(outcome.changed, `${JSON.stringify(e)} answered ${outcome.code}`).toBe(false);
-          if (!outcome.changed) {
-            // Dropped by the daemon: so it must not have changed anything that would be lost.
-            expect([stateOf(next), settledOf(next)], `${JSON.stringify(e)} answered ${outcome.code} unchanged`).toEqual([h.state, settledOf(h.snapshot)]);
-          } else {
-            h.snapshot = next;
-          }
-          const view = statusView(h.snapshot, h.at);
+          if (failed) expect(outcome.changed, said).toBe(false);
+          // Dropped by the daemon: so it must not have changed anything that would be lost.
+          if (!outcome.changed) expect([stateOf(next), settledOf(next)], `${said} unchanged`).toEqual([stateOf(before), settledOf(before)]);
+          const view = statusView(after, at);
           expect(view.next.length, `${view.situation} offers no way on`).toBeGreaterThan(0);
-        }
-      }),
+          for (const way of view.next) checkWay(view.situation, way);
+          // Paused is a situation of its own; otherwise the situation is the state, refined.
+          expect(view.situation.startsWith(stateOf(after)) || view.situation === 'paused').toBe(true);
+        }),
+      ),
       { numRuns: 300 },
     );
   });

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { step, type WorkspaceEvent } from '../../../protocol/index.js';
-import { Harness } from './machine-harness.js';
+import { persist, restoreSnapshot, stateOf, step, type WorkspaceEvent } from '../../../protocol/index.js';
+import { bodyOf, eventArb, Harness } from './machine-harness.js';
 
 const reading = (h: Harness, used_percent: number) =>
   ({
@@ -36,5 +37,36 @@ describe('step', () => {
     const context = structuredClone(before.context);
     step(before, reading(h, 95));
     expect([before.value, before.context]).toEqual(['NORMAL', context]);
+  });
+});
+
+describe('persist and restoreSnapshot', () => {
+  it('a daemon restarted from its journal goes on exactly as the one that wrote it would have', () => {
+    fc.assert(
+      fc.property(fc.array(eventArb, { maxLength: 30 }), eventArb, (history, probe) => {
+        const h = new Harness();
+        for (const e of history) {
+          h.advance(7);
+          h.send(bodyOf(e, h.at));
+        }
+        const journal: unknown = JSON.parse(JSON.stringify(persist(h.snapshot)));
+        const restored = restoreSnapshot(journal as ReturnType<typeof persist>);
+        expect(stateOf(restored)).toBe(h.state);
+        expect(restored.value).toEqual(h.snapshot.value);
+        const event = { ...bodyOf(probe, h.at + 7000), at: h.at + 7000, entropy: 'k3f7qa' } as WorkspaceEvent;
+        const live = step(h.snapshot, event);
+        const again = step(restored, event);
+        expect([stateOf(again.next), again.outcome, again.effects]).toEqual([stateOf(live.next), live.outcome, live.effects]);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('a journal written before the context named its stage restores with the stage of its state', () => {
+    const h = new Harness();
+    h.send({ type: 'NOW', reason: null, wait: false });
+    const { state, context } = persist(h.snapshot);
+    const restored = restoreSnapshot({ state, context: { ...context, stage: 'NORMAL' } });
+    expect([stateOf(restored), restored.context.stage]).toEqual(['EVACUATE', 'EVACUATE']);
   });
 });

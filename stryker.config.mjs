@@ -1,0 +1,19 @@
+// Mutation testing of the pure core (issue 37): every file of protocol/ must keep ≥ 90 % of its
+// mutants killed by the unit tests. `npm run mutation` runs everything; CI runs it incrementally.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  mutate: ['protocol/**/*.ts'],
+  testRunner: 'vitest',
+  vitest: { configFile: 'test/mutation/vitest.config.ts' },
+  coverageAnalysis: 'perTest',
+  // The first run covers every test with all 5,000 mutants instrumented: minutes on a busy 2-core machine.
+  dryRunTimeoutMinutes: 20,
+  checkers: [],
+  concurrency: 2,
+  thresholds: { high: 95, low: 90, break: 90 },
+  incremental: true,
+  incrementalFile: 'test/mutation/stryker-incremental.json',
+  reporters: ['clear-text', 'progress-append-only'],
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: 'always',
+};
