@@ -27,5 +27,6 @@ export {
   localHandoffRefs,
   remoteHandoffRefs,
   type HandoffRef,
+  type RemoteHandoffRef,
   type LocalDeletion,
 } from './prune-refs.js';

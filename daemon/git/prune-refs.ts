@@ -86,17 +86,30 @@ async function pushUrl(root: string, remote: string, timeoutMs: number): Promise
   return dataArg(url.stdout.trim(), 'remote URL');
 }
 
-/** The handoff refs the remote holds now (one `ls-remote`). */
-export async function remoteHandoffRefs(root: string, remote: string, timeoutMs: number): Promise<HandoffRef[]> {
+/** A ref on the remote, with the other names there that git's push would also take for it. */
+export interface RemoteHandoffRef extends HandoffRef {
+  readonly lookAlikes: readonly string[];
+}
+
+/**
+ * The names git's push matches a destination against besides the name itself (its DWIM rules apply
+ * even to a full `refs/...` name): a remote ref of one of them makes a push or delete of `ref`
+ * ambiguous, or, when `ref` is absent, moves that ref instead.
+ */
+const lookAlikeNames = (ref: string): string[] => [`refs/${ref}`, `refs/tags/${ref}`, `refs/heads/${ref}`, `refs/remotes/${ref}`, `refs/remotes/${ref}/HEAD`];
+
+/** The handoff refs the remote holds now (one `ls-remote`, whose patterns match a name's tail: look-alikes are listed too). */
+export async function remoteHandoffRefs(root: string, remote: string, timeoutMs: number): Promise<RemoteHandoffRef[]> {
   const url = await pushUrl(root, remote, timeoutMs);
   const listed = await runGit(['ls-remote', '--refs', '--end-of-options', url, 'refs/heads/handoff/*', 'refs/handoff/*'], { cwd: root, timeoutMs });
   if (listed.code !== 0 || listed.timedOut) throw unreachable(`cannot read '${redactCredentials(url)}': ${failure(listed)}`);
-  return parseRefLines(listed.stdout, '\t');
+  const names = new Set(listed.stdout.split('\n').map((line) => line.split('\t')[1]));
+  return parseRefLines(listed.stdout, '\t').map((ref) => ({ ...ref, lookAlikes: lookAlikeNames(ref.ref).filter((name) => names.has(name)) }));
 }
 
 /**
  * Deletes refs the remote was just seen to hold, in one `push --atomic` (all or none, never forced,
- * no hooks of this repository), through the push URL.
+ * no hooks of this repository), through the push URL. The caller leaves out a ref with a look-alike.
  */
 export async function deleteRemoteRefs(root: string, remote: string, refs: readonly HandoffRef[], timeoutMs: number): Promise<void> {
   if (refs.length === 0) return;
@@ -108,5 +121,17 @@ export async function deleteRemoteRefs(root: string, remote: string, refs: reado
       timeoutMs,
     },
   );
-  if (push.code !== 0 || push.timedOut || push.startError !== undefined) throw unreachable(`the remote did not take the deletion: ${failure(push)}`);
+  if (push.code === 0 && !push.timedOut && push.startError === undefined) return;
+  // git answered: a refusal (a hook, a protected ref, a name that became ambiguous) is not a network failure.
+  const refused = push.stdout.split('\n').filter((line) => line.startsWith('!'));
+  const ambiguous = /dst refspec (\S+) matches more than one/.exec(push.stderr)?.[1];
+  if (ambiguous !== undefined || refused.length > 0)
+    throw new HandoffError(
+      'remote_refused',
+      ambiguous !== undefined
+        ? `the remote holds another ref git cannot tell apart from ${redactCredentials(ambiguous)} (a look-alike such as refs/tags/${redactCredentials(ambiguous)}): git refused the deletion`
+        : `the remote refused the deletion: ${failure(push)}`,
+      "nothing was deleted; the remote's owner decides about the ref it names; then run `handoff prune` again",
+    );
+  throw unreachable(`the remote did not take the deletion: ${failure(push)}`);
 }
