@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, open, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,7 +12,7 @@ import patternPackage from '@secretlint/secretlint-rule-pattern/package.json' wi
 import recommendedPackage from '@secretlint/secretlint-rule-preset-recommend/package.json' with { type: 'json' };
 import { HandoffError, redactHits } from '../../protocol/index.js';
 import type { AllowListSource, SecretVerdict, Unscanned, Withheld } from '../../schemas/index.js';
-import { currentRef, git, runGit } from '../git/index.js';
+import { blobIds, currentRef, git, OWN_FILES_EXCLUDE, runGit } from '../git/index.js';
 import { readAllowList } from './secret-allow.js';
 import { verdictKey, type VerdictCache } from './scan-verdicts.js';
 
@@ -238,11 +237,15 @@ const split = (output: string): string[] => output.split('\0').filter(Boolean);
 export async function changedPaths(root: string, head: string | null): Promise<string[]> {
   const options = { cwd: root, timeoutMs: GIT_TIMEOUT_MS };
   if (head === null) {
-    const tracked = await git(['ls-files', '-z', '--cached'], options);
-    const untracked = await git(['ls-files', '-z', '--others', '--exclude-standard'], options);
+    const tracked = await git(['ls-files', '-z', '--cached', '--', '.', OWN_FILES_EXCLUDE], options);
+    const untracked = await git(['ls-files', '-z', '--others', '--exclude-standard', '--', '.', OWN_FILES_EXCLUDE], options);
     return [...new Set([...split(tracked), ...split(untracked)])].sort();
   }
-  const status = await git(['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all'], options);
+  // The daemon's own files are never added (snapshot.ts); one staged anyway is scanned by the staged audit.
+  const status = await git(
+    ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all', '--', '.', OWN_FILES_EXCLUDE],
+    options,
+  );
   const paths = new Set<string>();
   for (const record of split(status)) {
     // `1 XY sub mH mI mW hH hI path`, `u XY sub m1 m2 m3 mW h1 h2 h3 path`, `? path`; no `2` (no renames).
@@ -255,12 +258,6 @@ export async function changedPaths(root: string, head: string | null): Promise<s
 
 type Read =
   { kind: 'text'; content: string; source: 'file' | 'link'; bytes: Uint8Array } | { kind: 'skip' } | { kind: 'unscanned'; why: Unscanned; bytes?: Uint8Array };
-
-/** git's object ids of a blob of these bytes, SHA-1 and SHA-256 (whichever the repository uses). */
-export function blobIds(bytes: Uint8Array): string[] {
-  const header = `blob ${bytes.length}\0`;
-  return ['sha1', 'sha256'].map((algorithm) => createHash(algorithm).update(header).update(bytes).digest('hex'));
-}
 
 /**
  * A regular file's text, read without following a link; a link's target path, which is what git
