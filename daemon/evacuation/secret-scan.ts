@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { lstat, open, readlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import { lintSource } from '@secretlint/core';
 import { secretLintProfiler } from '@secretlint/profiler';
 import { creator as pattern } from '@secretlint/secretlint-rule-pattern';
@@ -30,6 +30,12 @@ export interface SecretHit {
 export type SecretScanner = (path: string, content: string) => Promise<readonly SecretHit[]>;
 
 const PATTERN_RULE = '@secretlint/secretlint-rule-pattern';
+const NPMRC_TOKEN = 'Npmrc_authToken';
+
+const lineEnd = (content: string, from: number): number => {
+  const newline = content.indexOf('\n', from);
+  return newline === -1 ? content.length : newline;
+};
 
 /**
  * Credential shapes the recommended preset does not know, given to secretlint's maintained pattern
@@ -59,7 +65,7 @@ const SECRETLINT_CONFIG = {
 };
 
 /** Raised when what this file does with a text changes in a way the fingerprint below cannot see. */
-const SCAN_LOGIC_VERSION = 1;
+const SCAN_LOGIC_VERSION = 2;
 
 /**
  * What the verdicts of secretlintScanner depend on besides the text and its path: the versions of
@@ -94,8 +100,11 @@ export const secretlintScanner: SecretScanner = async (path, content) => {
   // every drain, unbounded memory and a slower scan each time (0.5 s → 3.3 s for the same 250 files
   // over six scans). The daemon reads no profile, so marking is switched off.
   secretLintProfiler.mark = () => undefined;
+  // Rules keyed on the extension (GCP's service-account `.json`) read it from `ext`, which secretlint
+  // does not derive; `.p12` is left out: that rule reads the file at `filePath` from disk, not `content`.
+  const ext = extname(path) === '.p12' ? '' : extname(path);
   const result = await lintSource({
-    source: { content, filePath: path, contentType: 'text' },
+    source: { content, filePath: path, ext, contentType: 'text' },
     // Masked: a message never carries the secret, even into a log.
     options: { config: SECRETLINT_CONFIG, maskSecrets: true },
   });
@@ -104,7 +113,9 @@ export const secretlintScanner: SecretScanner = async (path, content) => {
     id: message.ruleId === PATTERN_RULE ? patternName(content, message.range[0]) : message.messageId,
     line: message.loc.start.line,
     start: message.range[0],
-    end: message.range[1],
+    // The npm rule's `_authToken=` range starts at the key but is only the token long: to the line's
+    // end instead, so a record's marker leaves no tail of the token.
+    end: message.messageId === NPMRC_TOKEN ? lineEnd(content, message.range[1]) : message.range[1],
   }));
 };
 
@@ -115,8 +126,15 @@ export const secretlintScanner: SecretScanner = async (path, content) => {
  */
 const inert = (text: string): string => text.replace(/secretlint-(?=disable|enable)/g, 'secretlint_');
 
-/** Texts of a record joined so one secretlint call scans them all; a hit is mapped back to each text it touches. */
+/** Texts of a record joined so one secretlint call per file type scans them all; a hit is mapped back to each text it touches. */
 const SEPARATOR = '\n\n';
+
+/**
+ * A record's text could be any file's, so it is scanned as each file type whose rules differ: the npm
+ * rule looks for `_authToken=` only in a `.npmrc`, and for tokens in package files only in a
+ * `package.json` (also GCP's `.json` service-account key); every other rule ignores the name.
+ */
+const RECORD_AS = ['.npmrc', 'package.json'] as const;
 
 /** The hits in each text, from one scanner call over all of them. */
 export async function scanTexts(texts: readonly string[], scanner: SecretScanner = secretlintScanner): Promise<SecretHit[][]> {
@@ -128,7 +146,12 @@ export async function scanTexts(texts: readonly string[], scanner: SecretScanner
     starts.push(offset);
     offset += text.length + SEPARATOR.length;
   }
-  const hits = await scanner('session-handoff-record.txt', inert(texts.join(SEPARATOR)));
+  const joined = inert(texts.join(SEPARATOR));
+  const seen = new Set<string>();
+  const hits = (await Promise.all(RECORD_AS.map((name) => scanner(name, joined)))).flat().filter((hit) => {
+    const key = `${hit.rule} ${hit.start} ${hit.end}`;
+    return !seen.has(key) && seen.add(key);
+  });
   for (const hit of hits) {
     texts.forEach((text, index) => {
       const begin = starts[index] ?? 0;
@@ -210,12 +233,33 @@ const utf16 = (bytes: Buffer, layout: 'le' | 'be'): string => {
   return (layout === 'be' ? even.swap16() : even).toString('utf16le');
 };
 
+/** UTF-32 (Buffer has no codec for it); null when a unit is no Unicode scalar value or the length is cut. */
+function utf32(bytes: Buffer, layout: 'le' | 'be'): string | null {
+  if (bytes.length % 4 !== 0) return null;
+  const parts: string[] = [];
+  // In slices: a spread of a whole file's code points would overflow the call stack.
+  for (let at = 0; at < bytes.length; at += 4 * 4096) {
+    const points: number[] = [];
+    for (let i = at; i < Math.min(at + 4 * 4096, bytes.length); i += 4) {
+      const point = layout === 'le' ? bytes.readUInt32LE(i) : bytes.readUInt32BE(i);
+      if (point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff)) return null;
+      points.push(point);
+    }
+    parts.push(String.fromCodePoint(...points));
+  }
+  return parts.join('');
+}
+
 /**
- * A file's text as an editor would read it: UTF-8 (its BOM dropped), or UTF-16 by its BOM or by the
- * NULs of mostly-ASCII UTF-16 — git calls that binary, yet a `.env` saved so still holds a token.
- * Null for anything else with a NUL: binary.
+ * A file's text as an editor would read it: by its BOM UTF-8 (the BOM dropped), UTF-32 or UTF-16, or
+ * UTF-16 by the NULs of mostly-ASCII UTF-16 — git calls that binary, yet a `.env` saved so still holds
+ * a token. Null for anything else with a NUL, or that its BOM's encoding cannot decode: never clean,
+ * the caller lists it as pushed unscanned.
  */
 export function decodeText(bytes: Buffer): string | null {
+  // UTF-32 LE's BOM begins with UTF-16 LE's: it is looked for first.
+  if (bytes[0] === 0xff && bytes[1] === 0xfe && bytes[2] === 0 && bytes[3] === 0) return utf32(bytes.subarray(4), 'le');
+  if (bytes[0] === 0 && bytes[1] === 0 && bytes[2] === 0xfe && bytes[3] === 0xff) return utf32(bytes.subarray(4), 'be');
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return utf16(bytes.subarray(2), 'le');
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return utf16(bytes.subarray(2), 'be');
   const body = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
