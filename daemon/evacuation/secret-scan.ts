@@ -134,7 +134,7 @@ const SEPARATOR = '\n\n';
  * rule looks for `_authToken=` only in a `.npmrc`, and for tokens in package files only in a
  * `package.json` (also GCP's `.json` service-account key); every other rule ignores the name.
  */
-const RECORD_AS = ['.npmrc', 'package.json'] as const;
+export const RECORD_AS: readonly string[] = ['.npmrc', 'package.json'];
 
 /** The hits in each text, from one scanner call over all of them. */
 export async function scanTexts(texts: readonly string[], scanner: SecretScanner = secretlintScanner): Promise<SecretHit[][]> {
@@ -147,12 +147,9 @@ export async function scanTexts(texts: readonly string[], scanner: SecretScanner
     offset += text.length + SEPARATOR.length;
   }
   const joined = inert(texts.join(SEPARATOR));
-  const seen = new Set<string>();
-  const hits = (await Promise.all(RECORD_AS.map((name) => scanner(name, joined)))).flat().filter((hit) => {
-    const key = `${hit.rule} ${hit.start} ${hit.end}`;
-    return !seen.has(key) && seen.add(key);
-  });
-  for (const hit of hits) {
+  // A hit every file type finds is one hit.
+  const hits = new Map((await Promise.all(RECORD_AS.map((name) => scanner(name, joined)))).flat().map((hit) => [`${hit.rule} ${hit.start} ${hit.end}`, hit]));
+  for (const hit of hits.values()) {
     texts.forEach((text, index) => {
       const begin = starts[index] ?? 0;
       const start = Math.max(hit.start - begin, 0);

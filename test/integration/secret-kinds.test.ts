@@ -49,7 +49,7 @@ describe('secrets in every kind of text the daemon pushes (issue 33 item 7)', ()
       const cycle = (now.json.data?.['cycle'] as { id: string }).id;
 
       const manifest = manifestOf(root, cycle);
-      expect(manifest.withheld.map((file) => file.path)).toEqual(['.npmrc']);
+      expect((manifest.withheld ?? []).map((file) => file.path)).toEqual(['.npmrc']);
       const marker = '[withheld: secretlint rule @secretlint/secretlint-rule-npm]';
       expect(manifest.trigger.reason).toBe(`quota; //registry.npmjs.org/:${marker}`);
       expect(manifest.capsule.decisions).toEqual([`registry login: //registry.npmjs.org/:${marker}`]);
@@ -74,7 +74,7 @@ describe('secrets in every kind of text the daemon pushes (issue 33 item 7)', ()
       const cycle = (now.json.data?.['cycle'] as { id: string }).id;
 
       const manifest = manifestOf(root, cycle);
-      expect(manifest.withheld.map((file) => [file.path, file.rule])).toEqual([
+      expect((manifest.withheld ?? []).map((file) => [file.path, file.rule])).toEqual([
         ['be.env', '@secretlint/secretlint-rule-aws'],
         ['le.env', '@secretlint/secretlint-rule-aws'],
       ]);
