@@ -1,5 +1,6 @@
 import { HandoffError, isCycleId, redactCredentials } from '../../protocol/index.js';
 import { dataArg } from './data-arg.js';
+import { lookAlikeNames, lookAlikePush } from './look-alike.js';
 import { runGit, type GitResult } from './run-git.js';
 
 /** One handoff ref and the commit it holds; `cycle` is the valid cycle id its name ends in. */
@@ -91,13 +92,6 @@ export interface RemoteHandoffRef extends HandoffRef {
   readonly lookAlikes: readonly string[];
 }
 
-/**
- * The names git's push matches a destination against besides the name itself (its DWIM rules apply
- * even to a full `refs/...` name): a remote ref of one of them makes a push or delete of `ref`
- * ambiguous, or, when `ref` is absent, moves that ref instead.
- */
-const lookAlikeNames = (ref: string): string[] => [`refs/${ref}`, `refs/tags/${ref}`, `refs/heads/${ref}`, `refs/remotes/${ref}`, `refs/remotes/${ref}/HEAD`];
-
 /** The handoff refs the remote holds now (one `ls-remote`, whose patterns match a name's tail: look-alikes are listed too). */
 export async function remoteHandoffRefs(root: string, remote: string, timeoutMs: number): Promise<RemoteHandoffRef[]> {
   const url = await pushUrl(root, remote, timeoutMs);
@@ -121,17 +115,22 @@ export async function deleteRemoteRefs(root: string, remote: string, refs: reado
       timeoutMs,
     },
   );
+  // A look-alike that appeared since the listing: git refuses the name, or deletes the look-alike.
+  const alike = await lookAlikePush(
+    root,
+    url,
+    push,
+    refs.map(({ ref }) => ref),
+    timeoutMs,
+  );
+  if (alike !== null) throw new HandoffError('remote_refused', alike, 'then run `handoff prune` again; it names what is left');
   if (push.code === 0 && !push.timedOut && push.startError === undefined) return;
-  // git answered: a refusal (a hook, a protected ref, a name that became ambiguous) is not a network failure.
-  const refused = push.stdout.split('\n').filter((line) => line.startsWith('!'));
-  const ambiguous = /dst refspec (\S+) matches more than one/.exec(push.stderr)?.[1];
-  if (ambiguous !== undefined || refused.length > 0)
+  // git answered: a refusal (a hook, a protected ref) is not a network failure.
+  if (push.stdout.split('\n').some((line) => line.startsWith('!')))
     throw new HandoffError(
       'remote_refused',
-      ambiguous !== undefined
-        ? `the remote holds another ref git cannot tell apart from ${redactCredentials(ambiguous)} (a look-alike such as refs/tags/${redactCredentials(ambiguous)}): git refused the deletion`
-        : `the remote refused the deletion: ${failure(push)}`,
-      "nothing was deleted; the remote's owner decides about the ref it names; then run `handoff prune` again",
+      `the remote refused the deletion: ${failure(push)}`,
+      "nothing was deleted; the remote's owner decides; then run `handoff prune` again",
     );
   throw unreachable(`the remote did not take the deletion: ${failure(push)}`);
 }

@@ -104,4 +104,19 @@ describe('prune removes only what this repository proves finished (issue 33 item
     expect(text.stdout).toContain('kept: look-alike on the remote');
     expect(text.stdout).toContain(decoy);
   });
+
+  it("a look-alike of the lease ref on the remote makes an accept a refusal that names it, never 'unreachable'; the lease stays on offer", async () => {
+    const { a, b, remote } = twoClones();
+    writeFileSync(join(b, 'f.txt'), 'one\nfrom B\n');
+    const cycle = cycleOf((await on(machineB, ['now', '--no-wait'], b)).json);
+    const lease = `refs/handoff/lease/${cycle}`;
+    const offered = git(remote, 'rev-parse', lease);
+    git(remote, 'update-ref', `refs/${lease}`, offered);
+
+    const accepted = await on(machineA, ['accept', cycle, '--from', 'origin', '--as', 'laptop-a', '--checkout'], a);
+    expect([accepted.code, accepted.json.code]).toEqual([77, 'remote_refused']);
+    expect(accepted.json.error?.message, accepted.json.error?.message).toContain(`refs/${lease}`);
+    expect(git(remote, 'rev-parse', lease)).toBe(offered);
+    expect((await on(machineB, ['status'], b)).json.data?.['state']).toBe('HANDOFF_READY');
+  });
 });
