@@ -1,23 +1,16 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
-import { git, tempDir } from '../support/git.js';
+import { cli, startDaemon, stateDirWith, type DaemonProcess } from '../support/daemon.js';
+import { git } from '../support/git.js';
 import { hook, twoClones } from '../support/scenario.js';
 
 /** Two daemons with their own state dirs stand for two machines sharing one bare remote. */
 let machineA: DaemonProcess;
 let machineB: DaemonProcess;
 
-function stateDir(): string {
-  const dir = tempDir('state');
-  chmodSync(dir, 0o700);
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ git_timeout_seconds: 10 }));
-  return dir;
-}
-
 beforeAll(async () => {
-  [machineA, machineB] = await Promise.all([startDaemon(stateDir()), startDaemon(stateDir())]);
+  [machineA, machineB] = await Promise.all([startDaemon(stateDirWith({ git_timeout_seconds: 10 })), startDaemon(stateDirWith({ git_timeout_seconds: 10 }))]);
 });
 afterAll(async () => {
   await Promise.all([machineA.stop(), machineB.stop()]);

@@ -1,13 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Manifest } from '../../schemas/index.js';
-import { cli, startDaemon } from '../support/daemon.js';
+import { cli, startDaemon, stateDirWith } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
 import { busyRepo } from '../support/scenario.js';
-import { plantedSecrets } from '../support/secrets.js';
+import { plantedSecrets, utf32WithBom } from '../support/secrets.js';
 
 /** Whether any object of the remote (every blob, tree and commit, decompressed) holds the text. */
 const remoteHolds = (remote: string, text: string): boolean =>
@@ -15,27 +15,12 @@ const remoteHolds = (remote: string, text: string): boolean =>
 
 const manifestOf = (root: string, cycle: string) => JSON.parse(readFileSync(join(root, '.session-handoff', cycle, 'manifest.json'), 'utf8')) as Manifest;
 
-function stateWithConfig(config: unknown): string {
-  const stateDir = tempDir('state');
-  chmodSync(stateDir, 0o700);
-  writeFileSync(join(stateDir, 'config.json'), JSON.stringify(config));
-  return stateDir;
-}
-
-/** `text` as UTF-32 with its BOM, as an editor saves it. */
-function utf32(text: string, layout: 'le' | 'be'): Buffer {
-  const points = [0xfeff, ...[...text].map((char) => char.codePointAt(0) ?? 0)];
-  const bytes = Buffer.alloc(points.length * 4);
-  points.forEach((point, i) => (layout === 'le' ? bytes.writeUInt32LE(point, i * 4) : bytes.writeUInt32BE(point, i * 4)));
-  return bytes;
-}
-
 describe('secrets in every kind of text the daemon pushes (issue 33 item 7)', () => {
   it('an `.npmrc`-form token in --reason, validation output and the capsule never reaches the remote, not even its tail', async () => {
     // A legacy npm token: only the npm rule's `.npmrc` check (`_authToken=`) knows it.
     const token = randomUUID();
     const line = `//registry.npmjs.org/:_authToken=${token}`;
-    const stateDir = stateWithConfig({ validation: { command: `echo '${line}'` } });
+    const stateDir = stateDirWith({ validation: { command: `echo '${line}'` } });
     const daemon = await startDaemon(stateDir);
     try {
       const { root, remote } = busyRepo();
@@ -67,8 +52,8 @@ describe('secrets in every kind of text the daemon pushes (issue 33 item 7)', ()
     try {
       const secrets = plantedSecrets();
       const { root, remote } = busyRepo();
-      writeFileSync(join(root, 'le.env'), utf32(secrets.env, 'le'));
-      writeFileSync(join(root, 'be.env'), utf32(secrets.env, 'be'));
+      writeFileSync(join(root, 'le.env'), utf32WithBom(secrets.env, 'le'));
+      writeFileSync(join(root, 'be.env'), utf32WithBom(secrets.env, 'be'));
       const now = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], root);
       expect(now.json.code, JSON.stringify(now.json.error)).toBe('handoff_ready');
       const cycle = (now.json.data?.['cycle'] as { id: string }).id;
@@ -80,7 +65,7 @@ describe('secrets in every kind of text the daemon pushes (issue 33 item 7)', ()
       ]);
       const pushed = git(remote, 'ls-tree', '-r', '--name-only', `refs/heads/handoff/${cycle}`).split('\n');
       expect(pushed.filter((path) => path.endsWith('.env'))).toEqual([]);
-      expect(remoteHolds(remote, utf32(secrets.awsSecret, 'le').subarray(4).toString('latin1'))).toBe(false);
+      expect(remoteHolds(remote, utf32WithBom(secrets.awsSecret, 'le').subarray(4).toString('latin1'))).toBe(false);
     } finally {
       await daemon.stop();
     }
