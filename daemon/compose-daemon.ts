@@ -6,7 +6,7 @@ import { createConfigReload } from './config-reload.js';
 import { createAgentContextService, SessionActivity, SessionRecords } from './agent-context/index.js';
 import { readCapsule } from './capsule/capsule-file.js';
 import { eventMeta, randomEntropy, systemIntervals, systemMonotonic, type Clock, type Intervals, type Monotonic } from './clock.js';
-import { createDrainRunner, type DrainRunner } from './evacuation/index.js';
+import { createDrainRunner, createStepStore, type DrainRunner } from './evacuation/index.js';
 import { resolveRepoRoot } from './git/index.js';
 import { createDashboard } from './http/dashboard/index.js';
 import { buildServer } from './http/index.js';
@@ -25,7 +25,7 @@ import {
   TOKEN_FILE,
   writeDaemonInfo,
 } from './store/index.js';
-import { createPruneService } from './prune/index.js';
+import { createCycleLedger, createPruneService } from './prune/index.js';
 import { createRehearsals, type Rehearsals } from './rehearsal/index.js';
 import { createLeaseSync, createTakeoverService } from './takeover/index.js';
 import { createLeaseHomes } from './lease/lease-home.js';
@@ -293,7 +293,10 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
       log: log.child({ module: 'agent-context' }),
     });
     undo.push(() => agentContext.flush());
-    const prune = createPruneService({ registry, takeover, resolveRoot: rootOf, remoteTimeoutMs: config.git_timeout_seconds * 1000 });
+    const ledger = createCycleLedger(createStepStore(dir));
+    const unwatch = ledger.watch(registry, log.child({ module: 'prune' }));
+    undo.push(async () => unwatch());
+    const prune = createPruneService({ registry, takeover, ledger, resolveRoot: rootOf, remoteTimeoutMs: config.git_timeout_seconds * 1000 });
     const app = buildServer({ service, takeover, prune, ingest, token, port: () => port, logger, bodyLimit: config.body_limit_bytes, dashboard, agentContext });
     undo.push(() => app.close());
     await app.ready();

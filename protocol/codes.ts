@@ -235,7 +235,8 @@ export const CODES = registry({
     code: 'remote_refused',
     status: 409,
     exit: 77,
-    summary: "the git remote's own policy (a hook, a protected ref) declined the lease record: its reason is in the message; nothing was changed",
+    summary:
+      "the git remote's own policy (a hook, a protected ref) declined the lease record, or git or the remote refused a prune's deletion (a look-alike ref made it ambiguous): the message names the ref and the reason; nothing was changed",
   },
   paused_denied: { code: 'paused_denied', status: 423, exit: 77, summary: 'the kill switch is on; unpause first' },
   insecure_state_dir: { code: 'insecure_state_dir', status: 500, exit: 77, summary: 'the state dir or token file is accessible to others' },

@@ -6,7 +6,8 @@ import { writeFileAtomic } from '../store/index.js';
 import { NotRegularFileError, readRegularFile } from '../store/regular-file.js';
 import { precompiled } from '../precompiled.js';
 import { describeErrors } from '../schema-check.js';
-import { workspaceDir } from '../workspaces/workspace-dir.js';
+import { asCommitted } from '../git/index.js';
+import { WORKSPACE_DIR, workspaceDir } from '../workspaces/workspace-dir.js';
 
 export const CAPSULE_FILE = 'capsule.json';
 export const capsulePath = (root: string): string => join(workspaceDir(root), CAPSULE_FILE);
@@ -52,19 +53,34 @@ export interface CapsuleRead {
   readonly error: string | null;
 }
 
-/** The agent's capsule as it is on disk now; a missing file is `capsule: null`, not an error. */
+/** Where the capsule is, relative to the repository's root (as git names it). */
+const CAPSULE_IN_REPO = `${WORKSPACE_DIR}/${CAPSULE_FILE}`;
+
+/**
+ * The agent's capsule as it is on disk now; a missing file is `capsule: null`, not an error. Only text
+ * written in this checkout is the agent's: a capsule whose bytes are exactly what the index or HEAD
+ * holds came with a commit (a clone, a pull), is untrusted text, and is not used.
+ */
 export async function readCapsule(root: string): Promise<CapsuleRead> {
-  let text: string;
+  let bytes: Buffer;
   try {
     // A link planted here must not make the daemon read (and quote in status) another file.
-    text = (await readRegularFile(capsulePath(root))).toString('utf8');
+    bytes = await readRegularFile(capsulePath(root));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { capsule: null, sha256: null, error: null };
     if (error instanceof NotRegularFileError) return { capsule: null, sha256: null, error: `${CAPSULE_FILE} is ${error.what}; only a regular file is read` };
     return { capsule: null, sha256: null, error: `unreadable: ${code ?? 'error'}` };
   }
+  const text = bytes.toString('utf8');
   const sha256 = createHash('sha256').update(text).digest('hex');
+  if (await asCommitted(root, CAPSULE_IN_REPO, bytes)) {
+    return {
+      capsule: null,
+      sha256,
+      error: `${CAPSULE_IN_REPO} is committed in this repository: it came with a commit, not from this checkout's agent, so its text is untrusted and not used (the agent's \`handoff capsule set\` writes its own)`,
+    };
+  }
   try {
     return { capsule: parseCapsule(JSON.parse(text)), sha256, error: null };
   } catch (error) {

@@ -3,24 +3,13 @@ import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ALLOW_SECRETS_FILE, HandoffError } from '../../protocol/index.js';
 import type { AllowListSource } from '../../schemas/index.js';
-import { git } from '../git/index.js';
+import { cameThroughGit } from '../git/index.js';
 
 const MAX_BYTES = 65_536;
 
 export interface AllowList {
   readonly paths: ReadonlySet<string>;
   readonly source: AllowListSource;
-}
-
-/**
- * Whether the remote could have supplied the list: it is in the index, or in any commit of any ref
- * (a pull brings it; `git rm --cached` afterwards does not make it the user's).
- */
-async function fromUpstream(root: string): Promise<boolean> {
-  const pathspec = `:(literal)${ALLOW_SECRETS_FILE}`;
-  const options = { cwd: root, timeoutMs: 120_000 };
-  if ((await git(['ls-files', '-z', '--cached', '--', pathspec], options)) !== '') return true;
-  return (await git(['rev-list', '-1', '--all', '--', pathspec], options)) !== '';
 }
 
 /**
@@ -36,7 +25,7 @@ export async function readAllowList(root: string): Promise<AllowList> {
     (error: NodeJS.ErrnoException) => error.code !== 'ENOENT' && error.code !== 'ENOTDIR',
   );
   if (!present) return { paths: new Set(), source: 'absent' };
-  if (await fromUpstream(root)) return { paths: new Set(), source: 'ignored' };
+  if (await cameThroughGit(root, ALLOW_SECRETS_FILE)) return { paths: new Set(), source: 'ignored' };
   const paths = await readListFile(root);
   return paths === null ? { paths: new Set(), source: 'absent' } : { paths, source: 'read' };
 }

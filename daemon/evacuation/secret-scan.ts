@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, open, readlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import { lintSource } from '@secretlint/core';
 import { secretLintProfiler } from '@secretlint/profiler';
 import { creator as pattern } from '@secretlint/secretlint-rule-pattern';
@@ -13,7 +12,7 @@ import patternPackage from '@secretlint/secretlint-rule-pattern/package.json' wi
 import recommendedPackage from '@secretlint/secretlint-rule-preset-recommend/package.json' with { type: 'json' };
 import { HandoffError, redactHits } from '../../protocol/index.js';
 import type { AllowListSource, SecretVerdict, Unscanned, Withheld } from '../../schemas/index.js';
-import { currentRef, git, runGit } from '../git/index.js';
+import { blobIds, currentRef, git, OWN_FILES_EXCLUDE, runGit } from '../git/index.js';
 import { readAllowList } from './secret-allow.js';
 import { verdictKey, type VerdictCache } from './scan-verdicts.js';
 
@@ -31,6 +30,12 @@ export interface SecretHit {
 export type SecretScanner = (path: string, content: string) => Promise<readonly SecretHit[]>;
 
 const PATTERN_RULE = '@secretlint/secretlint-rule-pattern';
+const NPMRC_TOKEN = 'Npmrc_authToken';
+
+const lineEnd = (content: string, from: number): number => {
+  const newline = content.indexOf('\n', from);
+  return newline === -1 ? content.length : newline;
+};
 
 /**
  * Credential shapes the recommended preset does not know, given to secretlint's maintained pattern
@@ -60,7 +65,7 @@ const SECRETLINT_CONFIG = {
 };
 
 /** Raised when what this file does with a text changes in a way the fingerprint below cannot see. */
-const SCAN_LOGIC_VERSION = 1;
+const SCAN_LOGIC_VERSION = 2;
 
 /**
  * What the verdicts of secretlintScanner depend on besides the text and its path: the versions of
@@ -95,8 +100,11 @@ export const secretlintScanner: SecretScanner = async (path, content) => {
   // every drain, unbounded memory and a slower scan each time (0.5 s → 3.3 s for the same 250 files
   // over six scans). The daemon reads no profile, so marking is switched off.
   secretLintProfiler.mark = () => undefined;
+  // Rules keyed on the extension (GCP's service-account `.json`) read it from `ext`, which secretlint
+  // does not derive; `.p12` is left out: that rule reads the file at `filePath` from disk, not `content`.
+  const ext = extname(path) === '.p12' ? '' : extname(path);
   const result = await lintSource({
-    source: { content, filePath: path, contentType: 'text' },
+    source: { content, filePath: path, ext, contentType: 'text' },
     // Masked: a message never carries the secret, even into a log.
     options: { config: SECRETLINT_CONFIG, maskSecrets: true },
   });
@@ -105,7 +113,9 @@ export const secretlintScanner: SecretScanner = async (path, content) => {
     id: message.ruleId === PATTERN_RULE ? patternName(content, message.range[0]) : message.messageId,
     line: message.loc.start.line,
     start: message.range[0],
-    end: message.range[1],
+    // The npm rule's `_authToken=` range starts at the key but is only the token long: to the line's
+    // end instead, so a record's marker leaves no tail of the token.
+    end: message.messageId === NPMRC_TOKEN ? lineEnd(content, message.range[1]) : message.range[1],
   }));
 };
 
@@ -116,8 +126,15 @@ export const secretlintScanner: SecretScanner = async (path, content) => {
  */
 const inert = (text: string): string => text.replace(/secretlint-(?=disable|enable)/g, 'secretlint_');
 
-/** Texts of a record joined so one secretlint call scans them all; a hit is mapped back to each text it touches. */
+/** Texts of a record joined so one secretlint call per file type scans them all; a hit is mapped back to each text it touches. */
 const SEPARATOR = '\n\n';
+
+/**
+ * A record's text could be any file's, so it is scanned as each file type whose rules differ: the npm
+ * rule looks for `_authToken=` only in a `.npmrc`, and for tokens in package files only in a
+ * `package.json` (also GCP's `.json` service-account key); every other rule ignores the name.
+ */
+export const RECORD_AS: readonly string[] = ['.npmrc', 'package.json'];
 
 /** The hits in each text, from one scanner call over all of them. */
 export async function scanTexts(texts: readonly string[], scanner: SecretScanner = secretlintScanner): Promise<SecretHit[][]> {
@@ -129,8 +146,10 @@ export async function scanTexts(texts: readonly string[], scanner: SecretScanner
     starts.push(offset);
     offset += text.length + SEPARATOR.length;
   }
-  const hits = await scanner('session-handoff-record.txt', inert(texts.join(SEPARATOR)));
-  for (const hit of hits) {
+  const joined = inert(texts.join(SEPARATOR));
+  // A hit every file type finds is one hit.
+  const hits = new Map((await Promise.all(RECORD_AS.map((name) => scanner(name, joined)))).flat().map((hit) => [`${hit.rule} ${hit.start} ${hit.end}`, hit]));
+  for (const hit of hits.values()) {
     texts.forEach((text, index) => {
       const begin = starts[index] ?? 0;
       const start = Math.max(hit.start - begin, 0);
@@ -211,12 +230,33 @@ const utf16 = (bytes: Buffer, layout: 'le' | 'be'): string => {
   return (layout === 'be' ? even.swap16() : even).toString('utf16le');
 };
 
+/** UTF-32 (Buffer has no codec for it); null when a unit is no Unicode scalar value or the length is cut. */
+function utf32(bytes: Buffer, layout: 'le' | 'be'): string | null {
+  if (bytes.length % 4 !== 0) return null;
+  const parts: string[] = [];
+  // In slices: a spread of a whole file's code points would overflow the call stack.
+  for (let at = 0; at < bytes.length; at += 4 * 4096) {
+    const points: number[] = [];
+    for (let i = at; i < Math.min(at + 4 * 4096, bytes.length); i += 4) {
+      const point = layout === 'le' ? bytes.readUInt32LE(i) : bytes.readUInt32BE(i);
+      if (point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff)) return null;
+      points.push(point);
+    }
+    parts.push(String.fromCodePoint(...points));
+  }
+  return parts.join('');
+}
+
 /**
- * A file's text as an editor would read it: UTF-8 (its BOM dropped), or UTF-16 by its BOM or by the
- * NULs of mostly-ASCII UTF-16 — git calls that binary, yet a `.env` saved so still holds a token.
- * Null for anything else with a NUL: binary.
+ * A file's text as an editor would read it: by its BOM UTF-8 (the BOM dropped), UTF-32 or UTF-16, or
+ * UTF-16 by the NULs of mostly-ASCII UTF-16 — git calls that binary, yet a `.env` saved so still holds
+ * a token. Null for anything else with a NUL, or that its BOM's encoding cannot decode: never clean,
+ * the caller lists it as pushed unscanned.
  */
 export function decodeText(bytes: Buffer): string | null {
+  // UTF-32 LE's BOM begins with UTF-16 LE's: it is looked for first.
+  if (bytes[0] === 0xff && bytes[1] === 0xfe && bytes[2] === 0 && bytes[3] === 0) return utf32(bytes.subarray(4), 'le');
+  if (bytes[0] === 0 && bytes[1] === 0 && bytes[2] === 0xfe && bytes[3] === 0xff) return utf32(bytes.subarray(4), 'be');
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return utf16(bytes.subarray(2), 'le');
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return utf16(bytes.subarray(2), 'be');
   const body = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
@@ -238,11 +278,15 @@ const split = (output: string): string[] => output.split('\0').filter(Boolean);
 export async function changedPaths(root: string, head: string | null): Promise<string[]> {
   const options = { cwd: root, timeoutMs: GIT_TIMEOUT_MS };
   if (head === null) {
-    const tracked = await git(['ls-files', '-z', '--cached'], options);
-    const untracked = await git(['ls-files', '-z', '--others', '--exclude-standard'], options);
+    const tracked = await git(['ls-files', '-z', '--cached', '--', '.', OWN_FILES_EXCLUDE], options);
+    const untracked = await git(['ls-files', '-z', '--others', '--exclude-standard', '--', '.', OWN_FILES_EXCLUDE], options);
     return [...new Set([...split(tracked), ...split(untracked)])].sort();
   }
-  const status = await git(['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all'], options);
+  // The daemon's own files are never added (snapshot.ts); one staged anyway is scanned by the staged audit.
+  const status = await git(
+    ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all', '--', '.', OWN_FILES_EXCLUDE],
+    options,
+  );
   const paths = new Set<string>();
   for (const record of split(status)) {
     // `1 XY sub mH mI mW hH hI path`, `u XY sub m1 m2 m3 mW h1 h2 h3 path`, `? path`; no `2` (no renames).
@@ -255,12 +299,6 @@ export async function changedPaths(root: string, head: string | null): Promise<s
 
 type Read =
   { kind: 'text'; content: string; source: 'file' | 'link'; bytes: Uint8Array } | { kind: 'skip' } | { kind: 'unscanned'; why: Unscanned; bytes?: Uint8Array };
-
-/** git's object ids of a blob of these bytes, SHA-1 and SHA-256 (whichever the repository uses). */
-export function blobIds(bytes: Uint8Array): string[] {
-  const header = `blob ${bytes.length}\0`;
-  return ['sha1', 'sha256'].map((algorithm) => createHash(algorithm).update(header).update(bytes).digest('hex'));
-}
 
 /**
  * A regular file's text, read without following a link; a link's target path, which is what git

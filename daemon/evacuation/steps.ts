@@ -31,6 +31,7 @@ import type { Clock, Monotonic } from '../clock.js';
 import { currentRef, headAndIndex, inspectRepository, publishRefs, publishRoute, snapshotWorkTree, treeOfWorkTree } from '../git/index.js';
 import { precompiled } from '../precompiled.js';
 import { describeErrors } from '../schema-check.js';
+import { recordOrigin } from '../prune/cycle-ledger.js';
 import { sha256, writePackage } from './package-writer.js';
 import { adoptPublished, followRecords, leaseOfferRecord, packageRecord } from './remote-records.js';
 import type { StepStore } from './step-store.js';
@@ -193,6 +194,7 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
 
   return {
     async inspect(target) {
+      if (target.drain.leg === 'out') await recordOrigin(store, target.cycle.id, target.home);
       const observed = await inspectRepository(target.work);
       const sha = await store.save(target.cycle.id, recordName(target, 'inspect'), observed);
       const dirty = observed.dirty.staged.length + observed.dirty.unstaged.length + observed.dirty.untracked.length;

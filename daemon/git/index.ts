@@ -2,7 +2,9 @@ export { dataArg } from './data-arg.js';
 export { CONFIG_OVERRIDES, gitEnv, SSH_COMMAND } from './git-env.js';
 export { chooseRemote, inspectRepository, instructionFiles, parseStatus } from './inspect.js';
 export { publishRefs, publishRoute, pushFailure, pushWords, type PublishResult, type PublishRoute, type PushFailure, type RefUpdate } from './publish.js';
+export { OWN_FILES_EXCLUDE, WORKSPACE_DIR } from './own-files.js';
 export { gitPath, resolveRepoRoot } from './repo-root.js';
+export { asCommitted, blobIds, cameThroughGit } from './tracked.js';
 export { lfsPointers, smudgePins } from './lfs.js';
 export { git, GitError, runGit, type GitOptions, type GitResult } from './run-git.js';
 export {
@@ -36,5 +38,6 @@ export {
   localHandoffRefs,
   remoteHandoffRefs,
   type HandoffRef,
+  type RemoteHandoffRef,
   type LocalDeletion,
 } from './prune-refs.js';

@@ -4,6 +4,7 @@ import { readdir, readFile, lstat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { displayRemote, isLocalRemote } from '../../protocol/index.js';
 import type { RepositoryObservation } from '../../schemas/index.js';
+import { OWN_FILES_EXCLUDE } from './own-files.js';
 import { git, runGit } from './run-git.js';
 
 /** Files whose content steers an agent: a receiver must know when they changed under it. */
@@ -136,7 +137,10 @@ export async function inspectRepository(root: string): Promise<RepositoryObserva
   // changed paths: every git process costs the daemon a fork (docs/performance/evacuation.md).
   const [gitDir, status, remotes, rootList, urls, instructions] = await Promise.all([
     git(['rev-parse', '--absolute-git-dir'], { cwd: root }),
-    git(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--ignore-submodules=none'], { cwd: root, timeoutMs: 120_000 }),
+    git(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--ignore-submodules=none', '--', '.', OWN_FILES_EXCLUDE], {
+      cwd: root,
+      timeoutMs: 120_000,
+    }),
     remoteNames(root),
     // Fails, so null, on an unborn HEAD.
     optional(['rev-list', '--max-parents=0', 'HEAD'], root),

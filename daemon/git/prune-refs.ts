@@ -1,5 +1,6 @@
 import { HandoffError, isCycleId, redactCredentials } from '../../protocol/index.js';
 import { dataArg } from './data-arg.js';
+import { lookAlikeNames, lookAlikePush } from './look-alike.js';
 import { runGit, type GitResult } from './run-git.js';
 
 /** One handoff ref and the commit it holds; `cycle` is the valid cycle id its name ends in. */
@@ -86,17 +87,23 @@ async function pushUrl(root: string, remote: string, timeoutMs: number): Promise
   return dataArg(url.stdout.trim(), 'remote URL');
 }
 
-/** The handoff refs the remote holds now (one `ls-remote`). */
-export async function remoteHandoffRefs(root: string, remote: string, timeoutMs: number): Promise<HandoffRef[]> {
+/** A ref on the remote, with the other names there that git's push would also take for it. */
+export interface RemoteHandoffRef extends HandoffRef {
+  readonly lookAlikes: readonly string[];
+}
+
+/** The handoff refs the remote holds now (one `ls-remote`, whose patterns match a name's tail: look-alikes are listed too). */
+export async function remoteHandoffRefs(root: string, remote: string, timeoutMs: number): Promise<RemoteHandoffRef[]> {
   const url = await pushUrl(root, remote, timeoutMs);
   const listed = await runGit(['ls-remote', '--refs', '--end-of-options', url, 'refs/heads/handoff/*', 'refs/handoff/*'], { cwd: root, timeoutMs });
   if (listed.code !== 0 || listed.timedOut) throw unreachable(`cannot read '${redactCredentials(url)}': ${failure(listed)}`);
-  return parseRefLines(listed.stdout, '\t');
+  const names = new Set(listed.stdout.split('\n').map((line) => line.split('\t')[1]));
+  return parseRefLines(listed.stdout, '\t').map((ref) => ({ ...ref, lookAlikes: lookAlikeNames(ref.ref).filter((name) => names.has(name)) }));
 }
 
 /**
  * Deletes refs the remote was just seen to hold, in one `push --atomic` (all or none, never forced,
- * no hooks of this repository), through the push URL.
+ * no hooks of this repository), through the push URL. The caller leaves out a ref with a look-alike.
  */
 export async function deleteRemoteRefs(root: string, remote: string, refs: readonly HandoffRef[], timeoutMs: number): Promise<void> {
   if (refs.length === 0) return;
@@ -108,5 +115,22 @@ export async function deleteRemoteRefs(root: string, remote: string, refs: reado
       timeoutMs,
     },
   );
-  if (push.code !== 0 || push.timedOut || push.startError !== undefined) throw unreachable(`the remote did not take the deletion: ${failure(push)}`);
+  // A look-alike that appeared since the listing: git refuses the name, or deletes the look-alike.
+  const alike = await lookAlikePush(
+    root,
+    url,
+    push,
+    refs.map(({ ref }) => ref),
+    timeoutMs,
+  );
+  if (alike !== null) throw new HandoffError('remote_refused', alike, 'then run `handoff prune` again; it names what is left');
+  if (push.code === 0 && !push.timedOut && push.startError === undefined) return;
+  // git answered: a refusal (a hook, a protected ref) is not a network failure.
+  if (push.stdout.split('\n').some((line) => line.startsWith('!')))
+    throw new HandoffError(
+      'remote_refused',
+      `the remote refused the deletion: ${failure(push)}`,
+      "nothing was deleted; the remote's owner decides; then run `handoff prune` again",
+    );
+  throw unreachable(`the remote did not take the deletion: ${failure(push)}`);
 }

@@ -1,5 +1,6 @@
 import { displayRemote, HandoffError, redactCredentials } from '../../protocol/index.js';
 import { dataArg } from './data-arg.js';
+import { lookAlikePush } from './look-alike.js';
 import { publishLfs } from './lfs.js';
 import { runGit, type GitResult } from './run-git.js';
 
@@ -128,6 +129,19 @@ export async function publishRefs(root: string, request: PublishRequest): Promis
       timeoutMs,
     },
   );
+  const alike = await lookAlikePush(
+    root,
+    remote,
+    push,
+    updates.map(({ ref }) => ref),
+    timeoutMs,
+  );
+  if (alike !== null)
+    throw new HandoffError(
+      'drain_blocked',
+      `publish to '${displayRemote(remote)}' failed: ${alike}`,
+      'nothing of yours was changed; then run `handoff resume`',
+    );
   if (push.code !== 0 || push.timedOut || push.startError !== undefined) throw blocked('failed', push, timeoutMs, remote);
   const after = await remoteShas(
     root,

@@ -6,6 +6,7 @@ import { byCodeUnits } from '../../protocol/code-unit-order.js';
 import { redactCredentials } from '../../protocol/index.js';
 import { dataArg } from './data-arg.js';
 import { readBlobBytes } from './object-batch.js';
+import { lookAlikePush } from './look-alike.js';
 import { git, runGit, type GitResult } from './run-git.js';
 
 const IDENTITY = {
@@ -239,6 +240,8 @@ export async function pushRecordsRef(root: string, remote: string, commit: strin
   dataArg(remote, 'remote');
   dataArg(ref, 'records ref');
   const push = await runGit(['push', '--porcelain', '--no-verify', '--end-of-options', remote, `${commit}:${ref}`], { cwd: root, timeoutMs });
+  const alike = await lookAlikePush(root, remote, push, [ref], timeoutMs);
+  if (alike !== null) return { ok: false, rejected: false, refused: true, why: alike };
   if (push.code === 0 && !push.timedOut) {
     await runGit(['update-ref', '--end-of-options', ref, commit], { cwd: root });
     return { ok: true };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { HandoffError } from '../../protocol/index.js';
 import { dataArg } from './data-arg.js';
 import { git, GitError, runGit } from './run-git.js';
+import { OWN_FILES_EXCLUDE } from './own-files.js';
 import { gitPath } from './repo-root.js';
 import { keepCommitted, withholdExcludes } from './withhold.js';
 
@@ -28,7 +29,17 @@ function refusedPaths(stderr: string): string[] {
 async function addAll(root: string, env: Readonly<Record<string, string>>, withhold: readonly string[]): Promise<string[]> {
   const refused: string[] = [];
   for (;;) {
-    const args = ['add', '-A', '--sparse', '--ignore-errors', '--', '.', ...refused.map((path) => `:(exclude,literal)${path}`), ...withholdExcludes(withhold)];
+    const args = [
+      'add',
+      '-A',
+      '--sparse',
+      '--ignore-errors',
+      '--',
+      '.',
+      OWN_FILES_EXCLUDE,
+      ...refused.map((path) => `:(exclude,literal)${path}`),
+      ...withholdExcludes(withhold),
+    ];
     const result = await runGit(args, { cwd: root, env, timeoutMs: ADD_TIMEOUT_MS });
     if (result.code === 0 && !result.timedOut && result.startError === undefined) return refused;
     const found = result.timedOut || result.startError !== undefined ? [] : refusedPaths(result.stderr).filter((path) => !refused.includes(path));

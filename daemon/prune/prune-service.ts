@@ -3,23 +3,31 @@ import { fromError, HandoffError, stateOf, success, type Envelope } from '../../
 import type { PruneBody } from '../../schemas/index.js';
 import { checkedOutBranches, deleteLocalRefs, deleteRemoteRefs, localHandoffRefs, remoteHandoffRefs, type HandoffRef } from '../git/index.js';
 import type { TakeoverService } from '../takeover/index.js';
+import type { CycleLedger } from './cycle-ledger.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
 
 export interface PruneDeps {
   readonly registry: WorkspaceRegistry;
   readonly takeover: Pick<TakeoverService, 'receiving'>;
+  readonly ledger: Pick<CycleLedger, 'owns' | 'returnTaken'>;
   readonly resolveRoot: (dir: string) => Promise<string>;
   readonly remoteTimeoutMs: number;
 }
 
-/** What prune did (or, dry, would do) to one ref: gone, kept with the reason, or moved under it. */
-export type RefFate = 'removed' | 'would_remove' | 'kept_checked_out' | 'kept_moved';
+/** What prune did (or, dry, would do) to one ref: gone, or kept with the reason. */
+export type RefFate = 'removed' | 'would_remove' | 'kept_checked_out' | 'kept_moved' | 'kept_not_taken_back' | 'kept_look_alike';
+
+export interface RefOutcome {
+  readonly ref: string;
+  readonly fate: RefFate;
+  readonly why?: string;
+}
 
 export interface PrunedCycle {
   readonly cycle: string;
-  readonly local: readonly { readonly ref: string; readonly fate: RefFate; readonly why?: string }[];
+  readonly local: readonly RefOutcome[];
   /** Refs of this cycle the remote held (only with a remote). */
-  readonly remote: readonly { readonly ref: string; readonly fate: 'removed' | 'would_remove' }[];
+  readonly remote: readonly RefOutcome[];
 }
 
 export interface PruneResult {
@@ -28,6 +36,8 @@ export interface PruneResult {
   readonly dry_run: boolean;
   /** The cycles that are still running here (current and not CLOSED, or received): never touched. */
   readonly kept_unfinished: readonly string[];
+  /** Cycles this checkout's daemon did not start (a verify fetched them, or this checkout received them): their owner prunes them. */
+  readonly kept_foreign: readonly string[];
   readonly cycles: readonly PrunedCycle[];
 }
 
@@ -37,11 +47,18 @@ const byCycle = (refs: readonly HandoffRef[]) => {
   return groups;
 };
 
+const isReturnBranch = (ref: string): boolean => ref.startsWith('refs/heads/handoff/') && ref.endsWith('-return');
+
+/** Why a ref of a finished cycle stays, or null when it may go. */
+type Keep = (ref: HandoffRef) => { readonly fate: RefFate; readonly why?: string } | null;
+
 /**
- * `handoff prune`: the daemon knows which cycles ended, so it decides. A cycle is finished when it is
- * not the workspace's current one (the machine holds one at a time) or the current one is CLOSED, and
- * this checkout is not receiving it. Only handoff refs of valid cycle ids are named; the
- * `.session-handoff/<cycle>/` files stay, they are the record.
+ * `handoff prune`: only what this daemon's own records prove finished goes. A cycle is finished when
+ * this checkout drained its out leg (the ledger's origin record: a cycle a verify fetched or this
+ * checkout received is never this checkout's to delete), it is not the workspace's current one (the
+ * machine holds one at a time) or the current one is CLOSED, and this checkout is not receiving it.
+ * A `-return` branch goes only once this checkout took the return back. Only handoff refs of valid
+ * cycle ids are named; the `.session-handoff/<cycle>/` files stay, they are the record.
  */
 export function createPruneService(deps: PruneDeps) {
   async function plan(root: string) {
@@ -55,37 +72,63 @@ export function createPruneService(deps: PruneDeps) {
     if (current !== null && stateOf(snapshot) !== 'CLOSED') unfinished.add(current.id);
     const received = deps.takeover.receiving(root);
     if (received !== null) unfinished.add(received.cycle);
-    const finished = [...byCycle(refs)].filter(([cycle]) => !unfinished.has(cycle)).sort(([a], [b]) => byCodeUnits(a, b));
-    return { finished, checkedOut, unfinished: [...unfinished].filter((cycle) => refs.some((ref) => ref.cycle === cycle)).sort() };
+    const finished: [string, HandoffRef[]][] = [];
+    const foreign: string[] = [];
+    const taken = new Set<string>();
+    for (const [cycle, group] of [...byCycle(refs)].sort(([a], [b]) => byCodeUnits(a, b))) {
+      if (unfinished.has(cycle)) continue;
+      if (!(await deps.ledger.owns(cycle, root))) foreign.push(cycle);
+      else {
+        finished.push([cycle, group]);
+        if (await deps.ledger.returnTaken(cycle, root)) taken.add(cycle);
+      }
+    }
+    return { finished, foreign, taken, checkedOut, unfinished: [...unfinished].filter((cycle) => refs.some((ref) => ref.cycle === cycle)).sort() };
   }
 
   async function prune(body: PruneBody): Promise<Envelope<PruneResult>> {
     const root = await deps.resolveRoot(body.repo);
     const remoteName = body.remote ?? null;
-    const { finished, checkedOut, unfinished } = await plan(root);
+    const { finished, foreign, taken, checkedOut, unfinished } = await plan(root);
     const names = new Set(finished.map(([cycle]) => cycle));
     const onRemote = remoteName === null ? [] : (await remoteHandoffRefs(root, remoteName, deps.remoteTimeoutMs)).filter((ref) => names.has(ref.cycle));
-    // A branch kept here because someone has it checked out is kept on the remote too.
-    const remoteDoomed = onRemote.filter((ref) => !checkedOut.has(ref.ref));
+    const lookAlikes = new Map(onRemote.filter((ref) => ref.lookAlikes.length > 0).map((ref) => [ref.ref, ref.lookAlikes]));
+    const keep: Keep = (ref) => {
+      // A branch kept here because someone has it checked out is kept on the remote too.
+      if (checkedOut.has(ref.ref)) return { fate: 'kept_checked_out' };
+      if (isReturnBranch(ref.ref) && !taken.has(ref.cycle))
+        return {
+          fate: 'kept_not_taken_back',
+          why: `the returned work was never taken back into this work tree (\`git diff HEAD ${ref.ref}\` shows it); delete it yourself once you have what you need`,
+        };
+      const alike = lookAlikes.get(ref.ref);
+      // Kept here too while it stays on the remote, so the next prune still names it there.
+      if (alike !== undefined)
+        return {
+          fate: 'kept_look_alike',
+          why: `the remote also holds ${alike.join(', ')}, which a git push cannot tell apart from this name; its owner removes it`,
+        };
+      return null;
+    };
+    const remoteDoomed = onRemote.filter((ref) => keep(ref) === null);
     if (!body.dry_run && remoteName !== null) await deleteRemoteRefs(root, remoteName, remoteDoomed, deps.remoteTimeoutMs);
+    const removed: RefFate = body.dry_run ? 'would_remove' : 'removed';
+    const fateOf = (ref: HandoffRef): RefOutcome => ({ ref: ref.ref, ...(keep(ref) ?? { fate: removed }) });
     const cycles: PrunedCycle[] = [];
     for (const [cycle, refs] of finished) {
-      const doomed = refs.filter((ref) => !checkedOut.has(ref.ref));
+      const doomed = refs.filter((ref) => keep(ref) === null);
       const outcome = body.dry_run ? { deleted: doomed, failed: [] } : await deleteLocalRefs(root, doomed);
-      const removed: RefFate = body.dry_run ? 'would_remove' : 'removed';
       cycles.push({
         cycle,
         local: [
-          ...outcome.deleted.map(({ ref }) => ({ ref, fate: removed })),
-          ...refs.filter((ref) => checkedOut.has(ref.ref)).map(({ ref }) => ({ ref, fate: 'kept_checked_out' as const })),
+          ...outcome.deleted.map(fateOf),
+          ...refs.filter((ref) => keep(ref) !== null).map(fateOf),
           ...outcome.failed.map(({ ref, why }) => ({ ref: ref.ref, fate: 'kept_moved' as const, why })),
         ],
-        remote: remoteDoomed
-          .filter((ref) => ref.cycle === cycle)
-          .map(({ ref }) => ({ ref, fate: body.dry_run ? ('would_remove' as const) : ('removed' as const) })),
+        remote: onRemote.filter((ref) => ref.cycle === cycle).map(fateOf),
       });
     }
-    return success('ok', { repo: root, remote: remoteName, dry_run: body.dry_run, kept_unfinished: unfinished, cycles });
+    return success('ok', { repo: root, remote: remoteName, dry_run: body.dry_run, kept_unfinished: unfinished, kept_foreign: foreign, cycles });
   }
 
   return {

@@ -1,8 +1,8 @@
 import { mkdir, readFile, appendFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { gitPath } from '../git/index.js';
+import { gitPath, WORKSPACE_DIR } from '../git/index.js';
 
-export const WORKSPACE_DIR = '.session-handoff';
+export { WORKSPACE_DIR };
 export const PAUSE_FILE = 'PAUSE';
 const EXCLUDE_LINE = `/${WORKSPACE_DIR}/`;
 

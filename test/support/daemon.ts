@@ -1,5 +1,5 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -30,6 +30,14 @@ export function cli(stateDir: string, args: readonly string[], cwd?: string): Pr
       resolve({ code, stdout, stderr, json });
     });
   });
+}
+
+/** A fresh private state dir whose `config.json` holds `config`: a daemon of its own, as on another machine. */
+export function stateDirWith(config: object): string {
+  const dir = tempDir('state');
+  chmodSync(dir, 0o700);
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+  return dir;
 }
 
 export interface DaemonProcess {

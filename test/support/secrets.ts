@@ -60,3 +60,11 @@ export function plantedSecrets(): PlantedSecrets {
     githubToken,
   };
 }
+
+/** `text` as UTF-32 with its BOM, as an editor saves it. */
+export function utf32WithBom(text: string, layout: 'le' | 'be'): Buffer {
+  const points = [0xfeff, ...[...text].map((char) => char.codePointAt(0) ?? 0)];
+  const bytes = Buffer.alloc(points.length * 4);
+  points.forEach((point, i) => (layout === 'le' ? bytes.writeUInt32LE(point, i * 4) : bytes.writeUInt32BE(point, i * 4)));
+  return bytes;
+}

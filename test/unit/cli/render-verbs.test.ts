@@ -108,7 +108,7 @@ const SAMPLES: { readonly [V in keyof typeof RENDERERS]: readonly (readonly [Cod
     ['capsule_shown', { workspace: WS, capsule: null, sha256: null, error: 'capsule.next_action is required' }],
   ],
   prune: [
-    ['ok', { repo: WS, remote: null, dry_run: false, kept_unfinished: [CYCLE], cycles: [] }],
+    ['ok', { repo: WS, remote: null, dry_run: false, kept_unfinished: [CYCLE], kept_foreign: [CYCLE], cycles: [] }],
     [
       'ok',
       {
@@ -116,6 +116,7 @@ const SAMPLES: { readonly [V in keyof typeof RENDERERS]: readonly (readonly [Cod
         remote: 'origin',
         dry_run: true,
         kept_unfinished: [],
+        kept_foreign: [],
         cycles: [
           {
             cycle: CYCLE,
@@ -123,7 +124,10 @@ const SAMPLES: { readonly [V in keyof typeof RENDERERS]: readonly (readonly [Cod
               { ref: `refs/heads/handoff/${CYCLE}`, fate: 'would_remove' },
               { ref: `refs/heads/handoff/${CYCLE}-return`, fate: 'kept_checked_out' },
             ],
-            remote: [{ ref: `refs/handoff/lease/${CYCLE}`, fate: 'would_remove' }],
+            remote: [
+              { ref: `refs/handoff/lease/${CYCLE}`, fate: 'would_remove' },
+              { ref: `refs/heads/handoff/${CYCLE}`, fate: 'kept_look_alike', why: `the remote also holds refs/tags/refs/heads/handoff/${CYCLE}` },
+            ],
           },
         ],
       },

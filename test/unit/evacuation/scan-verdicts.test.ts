@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openVerdictCache, verdictKey, verdictsFile } from '../../../daemon/evacuation/scan-verdicts.js';
-import { scanForSecrets, secretlintFingerprint, type SecretScanner } from '../../../daemon/evacuation/secret-scan.js';
+import { RECORD_AS, scanForSecrets, secretlintFingerprint, type SecretScanner } from '../../../daemon/evacuation/secret-scan.js';
 import { SECRET_VERDICTS_MAX } from '../../../schemas/index.js';
 import { tempDir, tempRepo } from '../../support/git.js';
 import { plantedSecrets } from '../../support/secrets.js';
@@ -13,8 +13,8 @@ const options = { timeoutMs: 60_000, maxFileBytes: 1 << 20, now: () => 0 };
 function countingScanner(finds: (path: string, content: string) => boolean) {
   const calls: string[] = [];
   const scanner: SecretScanner = async (path, content) => {
-    // The one call over every file name (not a file's content) finds nothing here.
-    if (path === 'session-handoff-record.txt') return [];
+    // The calls over every file name (not a file's content) find nothing here.
+    if (RECORD_AS.includes(path)) return [];
     calls.push(path);
     return finds(path, content) ? [{ rule: 'test-rule', id: 'TEST', line: 1, start: 0, end: Math.min(content.length, 1) }] : [];
   };
@@ -136,7 +136,7 @@ describe('a scan past its budget', () => {
     const verdicts = await openVerdictCache(stateDir, 'fp');
     // Each file scanned (not the one call over the names) moves the clock 10 ms; the budget ends after 12 of them.
     const slow: SecretScanner = async (path, content) => {
-      if (path !== 'session-handoff-record.txt') clock += 10;
+      if (!RECORD_AS.includes(path)) clock += 10;
       return scanner(path, content);
     };
     await expect(scanForSecrets(root, { ...options, timeoutMs: 115, now: () => clock, scanner: slow, verdicts })).rejects.toThrow(
