@@ -28,6 +28,12 @@ const USER_FILES = new Set([
   'copilot-instructions.md',
 ]);
 
+/** Files a script writes into this repository, cited before their first run has written them. */
+const WRITTEN_BY_SCRIPTS = new Set([
+  // `npm run mutation` writes it; committed once a full run has been made (README, issue 37).
+  'test/mutation/stryker-incremental.json',
+]);
+
 function filesUnder(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
@@ -50,6 +56,7 @@ function missing(file: string, cited: string): boolean {
   // `../` in code is a path from the built file's place in dist/ (tsc checks imports); in Markdown, a link.
   if (/[*{<>$]/.test(path) || path.startsWith('/') || (path.startsWith('../') && !file.endsWith('.md'))) return false;
   const underTop = TOP_DIRS.some((dir) => path.startsWith(`${dir}/`));
+  if (WRITTEN_BY_SCRIPTS.has(path)) return false;
   if (underTop || path.startsWith('../')) return !existsSync(join(ROOT, path)) && !existsSync(join(ROOT, dirname(file), path));
   if (!path.endsWith('.md')) return false;
   const name = basename(path);
