@@ -34,3 +34,5 @@ export * from './ingest-report.js';
 export * from './urgency.js';
 export * from './time-words.js';
 export * from './event-spool.js';
+export * from './accept-command.js';
+export * from './accept-hint.js';

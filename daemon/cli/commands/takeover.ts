@@ -1,7 +1,8 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { CYCLE_ID_EXAMPLE, isCycleId } from '../../../protocol/index.js';
 import { action, parseInteger, usage, type CommandContext } from '../context.js';
 import { followDrain } from '../drain-wait.js';
+import { DEFAULT_EXECUTOR_WORDS, defaultExecutor } from '../executor-default.js';
 import { RENDERERS } from '../render/index.js';
 
 interface PickOptions {
@@ -34,6 +35,9 @@ function cycleId(value: string): string {
   return value;
 }
 
+/** Kept for scripts written before the move became the default: a tree is moved whenever nothing can be lost. */
+const checkoutOption = () => new Option('--checkout', 'no longer needed: the accept moves a clean tree by itself').hideHelp();
+
 export function registerTakeover(program: Command): void {
   program
     .command('verify')
@@ -42,7 +46,7 @@ export function registerTakeover(program: Command): void {
     .option('--latest', 'the one ready cycle of this repository (refuses when several are ready)')
     .option('--from <remote>', 'read the cycle from this git remote (another machine handed off)')
     .option('--return', 'verify the return leg')
-    .option('--checkout', 'say what `accept --checkout` would move')
+    .addOption(checkoutOption())
     .action(
       action(
         (ctx, cycle: string | undefined, options: PickOptions) =>
@@ -55,17 +59,20 @@ export function registerTakeover(program: Command): void {
     .command('accept')
     .description('verify this checkout against the manifest, then take the lease (prints the token)')
     .argument('[cycle]', 'the cycle id', cycleId)
-    .requiredOption('--as <executor>', 'your executor id')
+    .option('--as <executor>', 'your executor id (default: your login and host name, login@host)')
     .option('--latest', 'the one ready cycle of this repository (refuses when several are ready)')
     .option('--from <remote>', 'take the cycle from this git remote: only a clone and the remote are needed')
-    .option('--return', 'accept the return leg (the primary takes the work back)')
-    .option('--checkout', 'move this work tree to the checkpoint when nothing can be lost')
+    .option('--return', 'accept the return leg (the primary takes the work back into its work tree)')
+    .addOption(checkoutOption())
     .action(
-      action(
-        (ctx, cycle: string | undefined, options: PickOptions & { as: string }) =>
-          ctx.call({ method: 'POST', path: '/v1/accept', body: { repo: ctx.repo, as: options.as, ...pick(cycle, options) }, follow: followed(ctx) }),
-        RENDERERS.accept,
-      ),
+      action(async (ctx, cycle: string | undefined, options: PickOptions & { as?: string }) => {
+        const body = { repo: ctx.repo, as: options.as ?? defaultExecutor(), ...pick(cycle, options) };
+        const answer = await ctx.call({ method: 'POST', path: '/v1/accept', body, follow: followed(ctx) });
+        // Said beside the id: a default nobody typed is named with where it came from.
+        return options.as !== undefined || answer.error !== undefined || answer.data === null
+          ? answer
+          : { ...answer, data: { ...answer.data, executor_from: DEFAULT_EXECUTOR_WORDS } };
+      }, RENDERERS.accept),
     );
 
   program
