@@ -22,3 +22,23 @@ export function acceptCommand(cycle: string, options: AcceptCommandOptions = {})
   if (options.as !== undefined && options.as !== null) parts.push('--as', shellWord(options.as));
   return parts.join(' ');
 }
+
+/** What of a cycle decides where it is accepted: the remote its lease travels on, if any. */
+export interface OfferedCycle {
+  readonly id: string;
+  readonly remote: { readonly name: string } | null;
+}
+
+/**
+ * Where and how a cycle on offer is accepted, in words: the out leg through the remote its lease travels
+ * on (from a clone), or in a checkout on this machine when nothing travels; the return leg in the primary's checkout.
+ */
+export function offeredAcceptWords(cycle: OfferedCycle, leg: 'out' | 'return'): { readonly command: string; readonly where: string } {
+  if (leg === 'return') return { command: acceptCommand(cycle.id, { leg }), where: 'in the source checkout' };
+  if (cycle.remote === null)
+    return { command: acceptCommand(cycle.id), where: 'in this checkout or another checkout of this repository on this machine (no remote carries it)' };
+  return {
+    command: acceptCommand(cycle.id, { from: cycle.remote.name }),
+    where: `in a clone of this repository (in this checkout: \`${acceptCommand(cycle.id)}\`)`,
+  };
+}
