@@ -41,7 +41,8 @@ async function ensureCommit(
   if (await hasCommit(root, commit)) return 'present';
   for (const source of from.sources) {
     const fetched = await runGit(
-      ['fetch', '--no-tags', '--no-write-fetch-head', '--end-of-options', dataArg(source, 'remote'), dataArg(from.ref, 'checkpoint ref')],
+      // `--refmap=`: a named remote's fetch refspec would otherwise also write its remote-tracking ref (git's opportunistic update).
+      ['fetch', '--no-tags', '--no-write-fetch-head', '--refmap=', '--end-of-options', dataArg(source, 'remote'), dataArg(from.ref, 'checkpoint ref')],
       { cwd: root, timeoutMs },
     );
     if (fetched.code === 0 && (await hasCommit(root, commit))) return 'fetched';
