@@ -236,3 +236,25 @@ describe('HANDOFF.md', () => {
     expect(text).not.toMatch(UNPRINTABLE);
   });
 });
+
+describe('HANDOFF.md names the accept that works where it is read', () => {
+  const authority = (manifest: Manifest) =>
+    renderHandoff(manifest)
+      .split('\n')
+      .find((l) => l.startsWith('Authority:')) ?? '';
+
+  it('the out leg: from a clone through the remote (no flag to add), or here in the source checkout', () => {
+    const manifest = manifestWith(null);
+    const line = authority(manifest);
+    expect(line).toContain(`\`handoff accept ${manifest.cycle_id} --from origin\` in your clone first`);
+    expect(line).toContain(`in the source checkout: \`handoff accept ${manifest.cycle_id}\``);
+    expect(line).not.toMatch(/<you>|--as/);
+  });
+
+  it('the return leg: the accept that brings the work home, and no switch the frozen tree would refuse', () => {
+    const manifest: Manifest = { ...manifestWith(null), leg: 'return' };
+    const text = renderHandoff(manifest);
+    expect(authority(manifest)).toContain(`\`handoff accept ${manifest.cycle_id} --return\` in the source checkout`);
+    expect(text).not.toMatch(/git switch -c \S+ \S+ && git reset --mixed/);
+  });
+});
