@@ -42,12 +42,23 @@ export function createCheckoutMove(deps: { readonly registry: WorkspaceRegistry;
     );
   }
 
-  /** The returned work is in the tree but the cycle could not close: the same accept closes it (it finds the tree as returned). */
-  function broughtNotClosed(source: Source, refused: Envelope): Envelope {
+  /**
+   * The returned work is in the tree but the cycle could not close (the return was withdrawn first, the
+   * remote refused or could not be reached): the tree is put back exactly as frozen, so the holder's cycle
+   * goes on as if this accept never ran. Only when git cannot put it back is the work left in, and said so.
+   */
+  async function closeRefused(source: Source, receiverRoot: string, refused: Envelope): Promise<Envelope> {
+    const checkpoint = source.record.manifest.checkpoint;
+    const options = { withhold: source.frozenWithhold ?? [], remote: lfsRemote(source) };
+    const back = await bringToReturned(receiverRoot, checkpoint.tree ?? '', source.frozenTree ?? '', options).then(
+      () => null,
+      (error: unknown) => (error as Error).message,
+    );
+    if (back === null) return refused;
     return failure(
       refused.code,
-      `${refused.error?.message ?? refused.code}; the returned work of cycle ${source.cycle.id} is in the work tree already`,
-      `${refused.error?.hint ?? ''}; then run \`${acceptCommand(source.cycle.id, { leg: 'return' })}\` again to close the cycle`,
+      `${refused.error?.message ?? refused.code}; the returned work of cycle ${source.cycle.id} is in the work tree, and git could not put the frozen state back (${back})`,
+      `${refused.error?.hint ?? ''}; \`${acceptCommand(source.cycle.id, { leg: 'return' })}\` closes the cycle once it can`,
       refused.data,
     );
   }
@@ -96,5 +107,5 @@ export function createCheckoutMove(deps: { readonly registry: WorkspaceRegistry;
     );
   }
 
-  return { carryOutCheckout, returnNotBrought, broughtNotClosed, undoAccept };
+  return { carryOutCheckout, returnNotBrought, closeRefused, undoAccept };
 }

@@ -196,7 +196,8 @@ export async function undoPartialSwitch(root: string, commit: string, remote: st
 /**
  * Return leg: the primary's work tree, verified equal to the out checkpoint (so every
  * byte is also in that commit), is brought to the returned tree. HEAD and the branch stay; the
- * returned work appears as uncommitted changes on top of them, ready for review.
+ * returned work appears as uncommitted changes on top of them, ready for review. Run backwards (returned
+ * → frozen) it puts the frozen state back when the cycle could not close after the move.
  */
 export async function bringToReturned(
   root: string,

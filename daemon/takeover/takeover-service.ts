@@ -67,7 +67,7 @@ export function createTakeoverService(deps: TakeoverDeps) {
       if (!progress.commit())
         return failure('interrupted', `the accept of cycle ${source.cycle.id} was cancelled before anything was written`, 'nothing was changed; accept again');
       // The return leg brings the work home before the cycle closes: a move that fails leaves the return on
-      // offer, and an accept run again finds the tree as returned (nothing moved) or still as frozen.
+      // offer, and a close that is refused puts the frozen tree back (closeRefused), so the tree and the cycle agree.
       if (leg === 'return' && moves) {
         progress.phase(`bringing the returned work of cycle ${source.cycle.id} into this work tree`);
         const why = await checkout.carryOutCheckout(source, receiverRoot, true).then(
@@ -87,7 +87,7 @@ export function createTakeoverService(deps: TakeoverDeps) {
         source.home === null
           ? await importAccept.acceptRemote(source, body, receiverRoot)
           : await deps.homes.at(source.home).accept(leg, body.as, receiverRoot);
-      if (accepted.error) return leg === 'return' && moves ? checkout.broughtNotClosed(source, accepted) : accepted;
+      if (accepted.error) return leg === 'return' && moves ? checkout.closeRefused(source, receiverRoot, accepted) : accepted;
       const token = Number((accepted.data as { token?: number } | null)?.token);
       if (leg === 'out' && moves) {
         progress.phase(`checking the checkpoint of cycle ${source.cycle.id} out on the branch handoff/${source.cycle.id}`);

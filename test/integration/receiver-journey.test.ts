@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
-import { twoClones, userState } from '../support/scenario.js';
+import { hook, twoClones, userState } from '../support/scenario.js';
 
 /**
  * Issue 32's journey, typed as a person types it: every command after the first is one the product
@@ -173,6 +173,32 @@ describe('the journey across two machines, as typed', () => {
     expect(userState(a)).toEqual(before);
     expect(git(remote, 'rev-parse', `refs/heads/handoff/${cycle}-return`)).toMatch(/^[0-9a-f]{40}$/);
     expect((await type(machineA, a, 'handoff status')).stdout).toMatch(/RETURN_HANDOFF_READY/);
+  });
+
+  it('a close the remote refuses after the work came home puts the frozen tree back; the same accept later closes', async () => {
+    const { a, remote } = twoClones();
+    writeFileSync(join(a, 'f.txt'), 'one\nfrozen\n');
+    const now = await type(machineA, a, 'handoff now --no-wait');
+    const cycle = cycleOf(now.stdout);
+    const b = join(tempDir('machine-b'), 'b');
+    git(tempDir('x'), 'clone', '-q', remote, b);
+    expect((await type(machineB, b, printed(now.stdout, 'next:'))).code).toBe(0);
+    writeFileSync(join(b, 'f.txt'), 'one\nfrozen\nfrom B\n');
+    expect((await type(machineB, b, 'handoff return --no-wait')).code).toBe(0);
+    await type(machineA, a, 'handoff status');
+    // The remote refuses every push from now on: the close cannot be recorded there.
+    hook(remote, 'pre-receive', 'echo "closed for maintenance" >&2; exit 1');
+    // The index is rewritten by the moves (same entries, new bytes): its entries are compared, not its bytes.
+    const state = () => ({ ...userState(a), index: git(a, 'ls-files', '--stage') });
+    const before = state();
+    const refused = await type(machineA, a, `handoff accept ${cycle} --return`);
+    expect(refused.code, refused.stdout + refused.stderr).not.toBe(0);
+    expect(state()).toEqual(before);
+    expect((await type(machineA, a, 'handoff status')).stdout).toMatch(/RETURN_HANDOFF_READY/);
+    rmSync(join(remote, 'hooks', 'pre-receive'));
+    const home = await type(machineA, a, `handoff accept ${cycle} --return`);
+    expect(home.code, home.stdout + home.stderr).toBe(0);
+    expect(readFileSync(join(a, 'f.txt'), 'utf8')).toBe('one\nfrozen\nfrom B\n');
   });
 
   it('a paused receiver is refused before anything is written: no manifest, no HANDOFF.md (issue 33, item 12)', async () => {
