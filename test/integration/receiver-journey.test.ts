@@ -78,6 +78,21 @@ const nextOfStatus = (stdout: string): string => {
 
 const cycleOf = (stdout: string): string => /cycle (\d{8}T\d{6}Z-[a-z2-7]{6})/.exec(stdout)?.[1] ?? '';
 
+/** A cycle handed off by A, taken in a fresh clone on B with the command A printed, edited there and returned. */
+async function returnedToA(): Promise<{ a: string; remote: string; cycle: string }> {
+  const { a, remote } = twoClones();
+  writeFileSync(join(a, 'f.txt'), 'one\nfrozen\n');
+  const now = await type(machineA, a, 'handoff now --no-wait');
+  const cycle = cycleOf(now.stdout);
+  const b = join(tempDir('machine-b'), 'b');
+  git(tempDir('x'), 'clone', '-q', remote, b);
+  expect((await type(machineB, b, printed(now.stdout, 'next:'))).code).toBe(0);
+  writeFileSync(join(b, 'f.txt'), 'one\nfrozen\nfrom B\n');
+  expect((await type(machineB, b, 'handoff return --no-wait')).code).toBe(0);
+  await type(machineA, a, 'handoff status');
+  return { a, remote, cycle };
+}
+
 describe('the journey across two machines, as typed', () => {
   it('fresh clone: accept --from origin with no other flag; work; return; accept --return brings it home; prune; nothing lost', async () => {
     const { a, remote } = twoClones();
@@ -154,16 +169,7 @@ describe('the journey across two machines, as typed', () => {
   });
 
   it('a primary that changed its frozen tree is refused with a way out, never overwritten; the return stays offered', async () => {
-    const { a, remote } = twoClones();
-    writeFileSync(join(a, 'f.txt'), 'one\nfrozen\n');
-    const now = await type(machineA, a, 'handoff now --no-wait');
-    const cycle = cycleOf(now.stdout);
-    const b = join(tempDir('machine-b'), 'b');
-    git(tempDir('x'), 'clone', '-q', remote, b);
-    expect((await type(machineB, b, printed(now.stdout, 'next:'))).code).toBe(0);
-    writeFileSync(join(b, 'f.txt'), 'one\nfrozen\nfrom B\n');
-    expect((await type(machineB, b, 'handoff return --no-wait')).code).toBe(0);
-    await type(machineA, a, 'handoff status');
+    const { a, remote, cycle } = await returnedToA();
     writeFileSync(join(a, 'typed-while-frozen.txt'), 'the primary kept typing\n');
     const before = userState(a);
     const refused = await type(machineA, a, `handoff accept ${cycle} --return`);
@@ -176,16 +182,7 @@ describe('the journey across two machines, as typed', () => {
   });
 
   it('a close the remote refuses after the work came home puts the frozen tree back; the same accept later closes', async () => {
-    const { a, remote } = twoClones();
-    writeFileSync(join(a, 'f.txt'), 'one\nfrozen\n');
-    const now = await type(machineA, a, 'handoff now --no-wait');
-    const cycle = cycleOf(now.stdout);
-    const b = join(tempDir('machine-b'), 'b');
-    git(tempDir('x'), 'clone', '-q', remote, b);
-    expect((await type(machineB, b, printed(now.stdout, 'next:'))).code).toBe(0);
-    writeFileSync(join(b, 'f.txt'), 'one\nfrozen\nfrom B\n');
-    expect((await type(machineB, b, 'handoff return --no-wait')).code).toBe(0);
-    await type(machineA, a, 'handoff status');
+    const { a, remote, cycle } = await returnedToA();
     // The remote refuses every push from now on: the close cannot be recorded there.
     hook(remote, 'pre-receive', 'echo "closed for maintenance" >&2; exit 1');
     // The index is rewritten by the moves (same entries, new bytes): its entries are compared, not its bytes.
