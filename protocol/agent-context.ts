@@ -2,7 +2,7 @@ import type { ContextEvent, Manifest } from '../schemas/index.js';
 import { describeQuality, type CapsuleQuality } from './capsule-quality.js';
 import { recoveryCommands } from './handoff-render.js';
 import { printable } from './printable.js';
-import { shellQuote } from './shell-quote.js';
+import { acceptCommand } from './accept-command.js';
 import { runningDrain, type WorkspaceContext, type WorkspaceState } from './workspace-machine.js';
 
 /**
@@ -120,8 +120,8 @@ const quoted = (text: string, chars: number): string[] =>
     .split('\n')
     .map((line) => `> ${line}`);
 
-/** The session id inside a command to copy: as it is when it is a plain executor id, else quoted. */
-const asExecutor = (session: string): string => (/^[A-Za-z0-9._:@/+-]{1,200}$/.test(session) ? session : shellQuote(clip(session, 200)));
+/** The session id as the executor of an accept to copy: printable and bounded (acceptCommand quotes it when it must). */
+const asExecutor = (session: string | null): string | null => (session === null ? null : clip(session, 200));
 
 export interface ContextFacts {
   readonly workspace: string;
@@ -184,9 +184,9 @@ function frozenText(facts: ContextFacts, where: string, cycle: string): string {
   const as = asExecutor(facts.session);
   switch (facts.view.state) {
     case 'HANDOFF_READY':
-      return `session-handoff: ${where} is HANDOFF_READY (cycle ${cycle}): the work is handed off and frozen, so change no files here. To take it over, ${read}verify and take the lease: \`handoff accept ${cycle} --as ${as}\`.`;
+      return `session-handoff: ${where} is HANDOFF_READY (cycle ${cycle}): the work is handed off and frozen, so change no files here. To take it over, ${read}verify and take the lease: \`${acceptCommand(cycle, { as })}\`.`;
     case 'RETURN_HANDOFF_READY':
-      return `session-handoff: ${where} is RETURN_HANDOFF_READY (cycle ${cycle}): the work was handed back and is frozen, so change no files here. The primary takes it back: ${read}\`handoff accept ${cycle} --return --as ${as}\`.`;
+      return `session-handoff: ${where} is RETURN_HANDOFF_READY (cycle ${cycle}): the work was handed back and is frozen, so change no files here. The primary takes it back into this work tree: ${read}\`${acceptCommand(cycle, { leg: 'return', as })}\`.`;
     default: {
       const holder = facts.view.holder === null ? 'another executor' : `'${clip(facts.view.holder, 120)}'`;
       return `session-handoff: ${where} is in TAKEOVER (cycle ${cycle}): ${holder} holds the lease and works on it, so this session changes no files. \`handoff status\` shows the stage.`;
@@ -212,7 +212,7 @@ export interface PickupFacts {
  */
 export function pickupText(facts: PickupFacts): string {
   const { manifest, cycle } = facts;
-  const as = facts.session === null ? '<your session id>' : asExecutor(facts.session);
+  const as = asExecutor(facts.session);
   const returning = facts.state === 'RETURN_HANDOFF_READY';
   const where = clip(facts.workspace, 400);
   const head = [
@@ -236,9 +236,18 @@ export function pickupText(facts: PickupFacts): string {
       `The manifest could not be read (${clip(facts.problem ?? 'unknown reason', 300)}); \`handoff verify ${cycle}${returning ? ' --return' : ''}\` says more.`,
     );
   }
-  tail.push(`Before acting, verify and take the lease here: handoff accept ${cycle}${returning ? ' --return' : ''} --as ${as}`);
+  tail.push(
+    returning
+      ? `Before acting, take the work back into this work tree and the lease: ${acceptCommand(cycle, { leg: 'return', as })}`
+      : `Before acting, verify and take the lease here: ${acceptCommand(cycle, { as })}`,
+  );
   tail.push(`Then read ${clip(facts.handoffPath, 400)}: objective, work lists, decisions, do-not-repeat, validations, risks.`);
-  if (manifest !== null && !returning) {
+  const remote = manifest?.checkpoint.mechanism === 'handoff_branch' ? manifest.checkpoint.remote : null;
+  if (manifest !== null && !returning && remote !== null) {
+    tail.push(
+      `In a clone of this repository instead (another machine), one command checks the checkpoint out and takes the lease: ${acceptCommand(cycle, { from: clip(remote, 200), as })}`,
+    );
+  } else if (manifest !== null && !returning) {
     tail.push('To recover the source in another checkout instead:', ...recoveryCommands(manifest).map((command) => `  ${clip(command, 400)}`));
   }
   tail.push('Real source state wins over the capsule. The handoff grants no permission; only the lease does.');

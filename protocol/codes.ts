@@ -222,7 +222,7 @@ export const CODES = registry({
     status: 409,
     exit: 75,
     summary:
-      "accept --checkout could not move the work tree after the lease moved (a cause the pre-check cannot see); the out leg's accept is undone: the lease is on offer again, the token spent, and the hint is the accept to run again (or, when the remote cannot be told, the command that finishes the move)",
+      'git could not move the work tree for an accept (a cause the pre-check cannot see): on the out leg, after the lease moved, the accept is undone (the lease on offer again, the token spent) and the hint is the accept to run again (or, when the remote cannot be told, the command that finishes the move); on the return leg, before the cycle closed, nothing else moved and the hint is the same accept to run again',
   },
   lease_travels: {
     code: 'lease_travels',

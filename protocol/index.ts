@@ -36,3 +36,5 @@ export * from './time-words.js';
 export * from './event-spool.js';
 export * from './held-back.js';
 export * from './way-out.js';
+export * from './accept-command.js';
+export * from './accept-hint.js';

@@ -31,7 +31,7 @@ export function acquire(lease: LeaseState, executor: string, at: string): LeaseD
       ok: false,
       code: 'wrong_state',
       message: 'the lease is on offer for a handoff and is taken only through verification',
-      hint: 'run `handoff accept CYCLE --as EXECUTOR`, which verifies the checkpoint before granting the lease',
+      hint: 'take it with `handoff accept`, which verifies the checkpoint before granting the lease',
     };
   }
   return { ok: true, lease: grant(lease, executor, at) };

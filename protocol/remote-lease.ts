@@ -4,6 +4,7 @@
  * takes exactly one of two racing pushes (never forced), so there is one holder everywhere.
  */
 import type { RemoteLeaseRecordData } from '../schemas/remote-records.schema.js';
+import { offeredAcceptWords } from './accept-command.js';
 import { failure, type Envelope } from './envelope.js';
 import type { Cycle, WorkspaceState } from './workspace-machine.js';
 
@@ -155,8 +156,8 @@ export function travellingLeaseRefusal(cycle: Cycle | null, state: WorkspaceStat
   const ref = leaseRef(cycle.id);
   const works =
     state === 'HANDOFF_READY'
-      ? `a receiver takes it with \`handoff accept ${cycle.id} --from ${cycle.remote.name} --as NAME\`; the source withdraws it with \`handoff cancel\``
-      : `the primary takes the work back with \`handoff accept ${cycle.id} --return --as NAME\` in the source checkout; the checkout that returned it withdraws the return with \`handoff cancel\``;
+      ? `a receiver takes it with \`${offeredAcceptWords(cycle, 'out').command}\`; the source withdraws it with \`handoff cancel\``
+      : `the primary takes the work back with \`${offeredAcceptWords(cycle, 'return').command}\` in the source checkout; the checkout that returned it withdraws the return with \`handoff cancel\``;
   return failure(
     'lease_travels',
     `the lease of cycle ${cycle.id} is on offer on the remote '${cycle.remote.name}' (${ref}, ${state}): while it is on offer a \`handoff lease ${verb}\` has nothing to move`,

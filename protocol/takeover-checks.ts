@@ -23,12 +23,14 @@ export interface ReceiverObservation {
   readonly tree: string;
   /** `git diff --name-status` between the receiver's work tree and the checkpoint, when they differ. */
   readonly differences: readonly string[];
-  /** Whether `--checkout` can move the work tree to the checkpoint (it moves only after the lease is won). */
+  /**
+   * Whether the accept moves the work tree: `would_move` when nothing can be lost (a clean tree to the
+   * checkpoint, a primary's tree still as frozen to the returned one), `refused_dirty` when something would;
+   * `not_requested`: the checkpoint is not here to move to.
+   */
   readonly checkout: 'not_requested' | 'not_needed' | 'refused_dirty' | 'refused_git' | 'would_move';
   /** Why git would refuse the move (`refused_git`), in git's words: found before the lease moves. */
   readonly checkout_blocker?: string | null;
-  /** For the return leg: the primary's tree still equals the out checkpoint it froze at. */
-  readonly at_frozen_checkpoint: boolean;
   readonly instructions: readonly { readonly path: string; readonly sha256: string }[];
 }
 
@@ -105,22 +107,18 @@ export function judgeTakeover(manifest: Manifest, receiver: ReceiverObservation,
       'warning',
       checkpoint.tree,
       receiver.tree,
-      '`accept --checkout` will move the work tree to the checkpoint (nothing can be lost)',
-    );
-  } else if (manifest.leg === 'return' && receiver.at_frozen_checkpoint) {
-    workTree = check(
-      'work_tree',
-      'warning',
-      checkpoint.tree,
-      receiver.tree,
-      'the work tree is still as frozen at the out leg (nothing can be lost); bring it to the returned tree with --checkout or the commands in HANDOFF.md',
+      manifest.leg === 'return'
+        ? 'the work tree is still as frozen at the out leg: the accept brings the returned work into it (nothing can be lost)'
+        : `the work tree is clean: the accept checks the checkpoint out on the local branch handoff/${manifest.cycle_id} (nothing can be lost)`,
     );
   } else {
     const why =
       receiver.checkout === 'refused_dirty'
-        ? '--checkout refused: the work tree has changes that would be lost'
+        ? manifest.leg === 'return'
+          ? 'the work tree changed since it was frozen at the out leg: bringing the returned work in would overwrite that'
+          : 'the work tree has changes of its own: moving it to the checkpoint would lose them'
         : receiver.checkout === 'refused_git'
-          ? `--checkout refused before the lease moved: git cannot move the work tree (${receiver.checkout_blocker ?? 'unknown cause'}); fix that, then accept again`
+          ? `git cannot move the work tree (${receiver.checkout_blocker ?? 'unknown cause'}), found before the lease moved`
           : 'the work tree differs from the checkpoint';
     workTree = check('work_tree', 'failed', checkpoint.tree, { tree: receiver.tree, head: receiver.head, differences: receiver.differences }, why);
   }

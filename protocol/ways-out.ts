@@ -1,3 +1,4 @@
+import { acceptCommand, offeredAcceptWords } from './accept-command.js';
 import type { LeaseState } from './lease-rules.js';
 import { closableOneWay, offerTravels, runningDrain, type Cycle, type WorkspaceState } from './workspace-machine.js';
 
@@ -131,20 +132,13 @@ export function nextSteps(view: WaysOutInput): NextStep[] {
         step('resume', 'handoff resume', 'fix the cause named above, then run `handoff resume`'),
         ...cancel('gives this evacuation up if the cause cannot be fixed (the cycle is recorded as abandoned)'),
       ];
-    case 'HANDOFF_READY':
+    case 'HANDOFF_READY': {
+      const offer = offeredAcceptWords(cycle ?? { id, remote: null }, 'out');
       return [
-        step(
-          'accept',
-          `handoff accept ${id} --as NAME`,
-          // Without a remote the checkpoint is a local ref: only another checkout on this machine can take it.
-          `a receiver verifies and takes over: \`handoff accept ${id} --as NAME\` ${
-            cycle?.checkpoint?.mechanism === 'local_ref'
-              ? 'in another checkout of this repository on this machine (no remote carries it)'
-              : 'in a clone of this repository'
-          }`,
-        ),
+        step('accept', offer.command, `a receiver verifies and takes over: \`${offer.command}\` ${offer.where}`),
         ...cancel('withdraws the offer if no receiver will come (on the remote too, unless a receiver took it first)'),
       ];
+    }
     case 'TAKEOVER (held)': {
       const token = holder === null ? '' : ` --token ${holder.token}`;
       const ret = step('return', `handoff return${token}`, `the lease holder works, then hands back with \`handoff return\``, receiverRoot);
@@ -235,14 +229,18 @@ export function nextSteps(view: WaysOutInput): NextStep[] {
           step(
             'wait',
             null,
-            `wait: the primary takes the work back with \`handoff accept ${id} --return --as NAME\` in its checkout; this checkout follows the remote`,
+            `wait: the primary takes the work back with \`${acceptCommand(id, { leg: 'return' })}\` in its checkout; this checkout follows the remote`,
           ),
           // The primary's machine may be gone for good: the holder withdraws its return on the remote and holds the lease again.
           ...withdraw,
         ];
       }
       return [
-        step('accept --return', `handoff accept ${id} --return --as NAME`, `the primary takes the work back: \`handoff accept ${id} --return --as NAME\``),
+        step(
+          'accept --return',
+          acceptCommand(id, { leg: 'return' }),
+          `the primary takes the work back into its work tree: \`${acceptCommand(id, { leg: 'return' })}\``,
+        ),
         // Taken over on this machine and handed back through the remote: its holder withdraws it as on two machines.
         ...(cycle !== null && offerTravels(cycle) && receiverRoot !== null
           ? [

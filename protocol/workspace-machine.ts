@@ -4,6 +4,7 @@ import type { ProviderWarning, Reading } from '../schemas/telemetry.schema.js';
 import type { WayOut } from '../schemas/way-out.schema.js';
 import type { Code } from './codes.js';
 import { formatCycleId } from './cycle-id.js';
+import { offeredAcceptWords } from './accept-command.js';
 import * as leaseRules from './lease-rules.js';
 import { assess, credibility, describeReading, readingKey, type PressurePolicy } from './pressure-policy.js';
 import { retainReadings } from './reading-retention.js';
@@ -220,22 +221,43 @@ function telemetryTrigger(context: WorkspaceContext, line: number): Trigger {
   return { kind: 'telemetry', reason: `${what} reached the ${line} % line`, readings: pressing.filter((r) => (r.used_percent ?? 0) >= line) };
 }
 
-const NOTHING_TO_CANCEL: Partial<Record<WorkspaceState, string>> = {
-  NORMAL: 'nothing to cancel: no stage or drain is under way',
-  TAKEOVER: 'nothing to cancel: no return leg is under way; the lease holder hands back with `handoff return`',
-  RETURN_HANDOFF_READY: 'nothing to cancel: the return is ready; the primary takes the work back with `handoff accept CYCLE --return --as NAME`',
-  CLOSED: 'nothing to cancel: the cycle is closed',
-};
+/** The accept that takes the cycle on offer in this state, with its real id (the daemon knows it). */
+const offered = (cycle: Cycle | null, leg: 'out' | 'return'): string => offeredAcceptWords(cycle ?? { id: 'CYCLE', remote: null }, leg).command;
 
-const HINT_BY_STATE: Record<WorkspaceState, string> = {
-  NORMAL: 'nothing to hand off yet: `handoff now` starts an evacuation',
-  PREPARE: 'refresh the capsule; `handoff now` starts an evacuation',
-  EVACUATE: 'wait for the drain to finish, or see `handoff status` for its blocked reason; `handoff cancel` gives it up',
-  HANDOFF_READY: 'a receiver takes over with `handoff accept CYCLE --as EXECUTOR`',
-  TAKEOVER: 'the lease holder hands back with `handoff return`',
-  RETURN_HANDOFF_READY: 'the primary takes the work back with `handoff accept CYCLE --return --as EXECUTOR`',
-  CLOSED: 'the cycle is closed; the next reading or `handoff now` starts a new one',
-};
+function nothingToCancel(stage: WorkspaceState, cycle: Cycle | null): string {
+  switch (stage) {
+    case 'NORMAL':
+      return 'nothing to cancel: no stage or drain is under way';
+    case 'TAKEOVER':
+      return 'nothing to cancel: no return leg is under way; the lease holder hands back with `handoff return`';
+    case 'RETURN_HANDOFF_READY':
+      return `nothing to cancel: the return is ready; the primary takes the work back with \`${offered(cycle, 'return')}\``;
+    case 'CLOSED':
+      return 'nothing to cancel: the cycle is closed';
+    default:
+      return `nothing to cancel in ${stage}`;
+  }
+}
+
+/** The way on from each state, named with the cycle's real id. */
+function stateHint(stage: WorkspaceState, cycle: Cycle | null): string {
+  switch (stage) {
+    case 'NORMAL':
+      return 'nothing to hand off yet: `handoff now` starts an evacuation';
+    case 'PREPARE':
+      return 'refresh the capsule; `handoff now` starts an evacuation';
+    case 'EVACUATE':
+      return 'wait for the drain to finish, or see `handoff status` for its blocked reason; `handoff cancel` gives it up';
+    case 'HANDOFF_READY':
+      return `a receiver takes over with \`${offered(cycle, 'out')}\``;
+    case 'TAKEOVER':
+      return 'the lease holder hands back with `handoff return`';
+    case 'RETURN_HANDOFF_READY':
+      return `the primary takes the work back with \`${offered(cycle, 'return')}\``;
+    case 'CLOSED':
+      return 'the cycle is closed; the next reading or `handoff now` starts a new one';
+  }
+}
 
 /** What a running drain reports, the same in either leg (EVACUATE, TAKEOVER.returning). */
 const DRAIN_REPORTS = {
@@ -351,7 +373,7 @@ export const workspaceMachine = setup({
       };
     }),
     replyWrongState: assign(({ context, event }) => ({
-      outcome: refused('wrong_state', `${event.type.toLowerCase()} is not possible in ${context.stage}`, HINT_BY_STATE[context.stage]),
+      outcome: refused('wrong_state', `${event.type.toLowerCase()} is not possible in ${context.stage}`, stateHint(context.stage, context.cycle)),
     })),
     clearCycle: assign({ cycle: null, blocked: null }),
     setPause: assign(({ context, event }) => {
@@ -375,7 +397,9 @@ export const workspaceMachine = setup({
     leaseAcquire: assign(({ context, event }) => {
       assertEvent(event, 'LEASE_ACQUIRE');
       const decision = leaseRules.acquire(context.lease, event.executor, iso(context.now));
-      if (!decision.ok) return { outcome: refused(decision.code, decision.message, decision.hint) };
+      // An offer is taken by the accept that verifies it: named here with the cycle's id and where it is run.
+      if (!decision.ok)
+        return { outcome: refused(decision.code, decision.message, context.lease.offered ? stateHint(context.stage, context.cycle) : decision.hint) };
       return { lease: decision.lease, outcome: done('lease_acquired', { token: decision.lease.last_token }) };
     }),
     leaseRenew: assign(({ context, event }) => {
@@ -672,13 +696,13 @@ export const workspaceMachine = setup({
       };
     }),
     replyNothingToCancel: assign(({ context }) => ({
-      outcome: refused('wrong_state', NOTHING_TO_CANCEL[context.stage] ?? `nothing to cancel in ${context.stage}`, HINT_BY_STATE[context.stage]),
+      outcome: refused('wrong_state', nothingToCancel(context.stage, context.cycle), stateHint(context.stage, context.cycle)),
     })),
     replyOfferTravels: assign(({ context }) => ({
       outcome: refused(
         'wrong_state',
         `the return of cycle ${context.cycle?.id ?? ''} is on offer through the git remote: the primary may be taking it back there`,
-        'the primary takes it back with `handoff accept CYCLE --return --as NAME` in the source checkout; `handoff status` here follows the remote',
+        `the primary takes it back with \`${offered(context.cycle, 'return')}\` in the source checkout; \`handoff status\` here follows the remote`,
       ),
     })),
     replyAlreadyCurrent: assign({ outcome: done('ok', null, false) }),
@@ -737,7 +761,7 @@ export const workspaceMachine = setup({
     // A state with something to end takes CANCEL itself; everywhere else there is nothing to cancel.
     CANCEL: { actions: ['stamp', 'replyNothingToCancel'] },
     // Not allowed here: every event no state takes (or whose guards all fail) is answered `wrong_state`,
-    // naming the state and its way on (HINT_BY_STATE); nothing changes.
+    // naming the state and its way on (stateHint); nothing changes.
     '*': { actions: 'replyWrongState' },
   },
   states: {

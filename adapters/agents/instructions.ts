@@ -30,10 +30,11 @@ Receiving a handoff (a new session, this machine or another):
 1. Read \`.session-handoff/<cycle>/HANDOFF.md\`: the next action, how to recover the source, the brief.
 2. Check it without taking anything: \`handoff verify <cycle>\` (\`handoff list\` shows the cycles).
 3. Take the lease: \`handoff accept <cycle> --as <session-id>\` (your session id, or a name for this
-   executor; \`--from <remote>\` when the source is on another machine; \`--checkout\` moves this work
-   tree to the checkpoint only when nothing can be lost).
+   executor; without \`--as\` it is your login and host name). From a clone on another machine,
+   \`handoff accept <cycle> --from origin\`: a clean clone is checked out on the branch
+   \`handoff/<cycle>\` by the accept itself; a checkout with changes of its own is refused, unchanged.
 4. When the primary can work again, hand the work back with \`handoff return\`; the primary takes it
-   with \`handoff accept <cycle> --return --as <session-id>\`.
+   back into its work tree with \`handoff accept <cycle> --return\`.
 
 The real source state wins over any capsule or summary. A handoff grants no permission; only the
 lease does.

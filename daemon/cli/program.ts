@@ -76,9 +76,9 @@ const COMMAND_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   ],
   now: ['handoff now --reason "switching machines"', "handoff now --no-wait               do not wait for the agent's `handoff drained`"],
   accept: [
+    'handoff accept 20261129T081500Z-k3f7qa --from origin   in a fresh clone: checked out on handoff/<cycle>, then the lease',
     'handoff accept --latest --as laptop',
-    'handoff accept 20261129T081500Z-k3f7qa --from origin --as laptop --checkout',
-    'handoff accept --latest --return --as desk   the primary takes the work back',
+    'handoff accept --latest --return   the primary takes the work back into its work tree',
   ],
   verify: ['handoff verify --latest', 'handoff verify 20261129T081500Z-k3f7qa --from origin'],
   list: ['handoff list', 'handoff list --all --json'],

@@ -3,6 +3,7 @@ import type { AcceptBody, Config } from '../../schemas/index.js';
 import type { Clock } from '../clock.js';
 import { writeLease } from '../evacuation/remote-records.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
+import type { AcceptCheck } from './judgement.js';
 import { createRemoteLeaseMoves, tookFirst, unwrittenLease } from './remote-lease-moves.js';
 import type { Source } from './sources.js';
 
@@ -11,12 +12,12 @@ export function createImportAccept(deps: { readonly registry: WorkspaceRegistry;
   const { registry, clock, config } = deps;
   const chain = createRemoteLeaseMoves({ clock, timeoutMs: config.git_timeout_seconds * 1000 });
 
-  /** Another machine's cycle: the push of a child lease record decides; only the winner imports it. */
-  async function acceptRemote(source: Source, body: AcceptBody, receiverRoot: string): Promise<Envelope> {
+  /** The claim of the offer and the machine's event that imports it, for one head of the chain. */
+  function claim(source: Source, body: AcceptBody, receiverRoot: string) {
     const lease = source.lease;
-    if (lease === null) return failure('internal_error', 'a remote source without its lease', 'this is a bug');
+    if (lease === null) return { ok: false as const, refusal: failure('internal_error', 'a remote source without its lease', 'this is a bug') };
     const next = claimOffer(lease.record, body.as, new Date(clock.now()).toISOString(), registry.find(receiverRoot)?.snapshot().context.lease.last_token);
-    if (!next.ok) return failure('lease_held', next.reason, 'only one executor holds the lease');
+    if (!next.ok) return { ok: false as const, refusal: failure('lease_held', next.reason, 'only one executor holds the lease') };
     const token = next.record.holder?.token ?? 0;
     const importing = (head: string) => ({
       type: 'IMPORT_TAKEOVER' as const,
@@ -25,11 +26,28 @@ export function createImportAccept(deps: { readonly registry: WorkspaceRegistry;
       token,
       receiver_root: receiverRoot,
     });
-    // Asked of the pure machine before the chain moves: a receiver that cannot take the cycle now (paused,
-    // evacuating, holding another) is refused while the lease is still on offer for someone else.
+    return { ok: true as const, lease, next, token, importing };
+  }
+
+  /**
+   * Asked of the pure machine before anything is written or the chain moves: a receiver that cannot take
+   * the cycle now (paused, evacuating, holding another) is refused while the lease is still on offer for
+   * someone else, and before the remote's package lands in its checkout. A cycle of this daemon is not imported.
+   */
+  const receiverMayImport: AcceptCheck = async ({ source }, body, receiverRoot) => {
+    if (source.home !== null) return null;
+    const claimed = claim(source, body, receiverRoot);
+    if (!claimed.ok) return claimed.refusal;
     const receiver = await registry.open(receiverRoot);
-    const trial = step(receiver.snapshot(), { ...importing(lease.head), at: clock.now(), entropy: 'aaaaaa' });
-    if (!trial.outcome.changed) return outcomeEnvelope(trial.outcome, receiver.snapshot());
+    const trial = step(receiver.snapshot(), { ...claimed.importing(claimed.lease.head), at: clock.now(), entropy: 'aaaaaa' });
+    return trial.outcome.changed ? null : outcomeEnvelope(trial.outcome, receiver.snapshot());
+  };
+
+  /** Another machine's cycle, once `receiverMayImport` passed: the push of a child lease record decides; only the winner imports it. */
+  async function acceptRemote(source: Source, body: AcceptBody, receiverRoot: string): Promise<Envelope> {
+    const claimed = claim(source, body, receiverRoot);
+    if (!claimed.ok) return claimed.refusal;
+    const { lease, next, token, importing } = claimed;
     const timeoutMs = config.git_timeout_seconds * 1000;
     const written = await writeLease(receiverRoot, lease.remote, next.record, lease.head, timeoutMs);
     if (!written.ok) {
@@ -49,5 +67,5 @@ export function createImportAccept(deps: { readonly registry: WorkspaceRegistry;
     );
   }
 
-  return acceptRemote;
+  return { receiverMayImport, acceptRemote };
 }

@@ -1,5 +1,5 @@
-import { checkpointRef, failure, judgeTakeover, offerPausedRefusal, type Check, type Envelope } from '../../protocol/index.js';
-import type { Config, VerifyBody } from '../../schemas/index.js';
+import { checkpointRef, failure, judgeTakeover, offerPausedRefusal, refusedAcceptHint, type Check, type Envelope, type ReceiverObservation } from '../../protocol/index.js';
+import type { AcceptBody, Config, VerifyBody } from '../../schemas/index.js';
 import type { Clock } from '../clock.js';
 import { runGit } from '../git/index.js';
 import type { Progress } from '../operations/index.js';
@@ -12,7 +12,7 @@ export function createJudge(deps: { readonly config: Config; readonly clock: Clo
 
   /**
    * Everything but the lease: integrity, identity, commit, work tree, instructions, recency. Nothing
-   * of the receiver moves here; a `--checkout` that would pass is carried out only after the lease.
+   * of the receiver moves here; a move that would lose nothing is carried out by the accept, after every check.
    */
   async function judge(body: VerifyBody, receiverRoot: string, progress: Progress) {
     const source =
@@ -31,10 +31,9 @@ export function createJudge(deps: { readonly config: Config; readonly clock: Clo
       frozenWithhold: source.frozenWithhold ?? [],
       timeoutMs: config.git_timeout_seconds * 1000,
       fetchFrom: await fetchSources(source, receiverRoot, wantReturn),
-      move: async (tree, clean) => {
-        if (body.checkout !== true) return 'not_requested';
-        return (wantReturn ? tree === source.frozenTree : clean) ? 'would_move' : 'refused_dirty';
-      },
+      cycle: source.cycle.id,
+      // Moved whenever nothing can be lost (`--checkout` is kept for scripts that still pass it).
+      move: async (tree, clean) => ((wantReturn ? tree === source.frozenTree : clean) ? 'would_move' : 'refused_dirty'),
     });
     return {
       kind: 'judged' as const,
@@ -73,15 +72,37 @@ export function resultData(source: Source, judgement: ReturnType<typeof judgeTak
   };
 }
 
-/** A judgement that did not verify: what failed, and what to do about it. */
-export function judgementEnvelope(data: ReturnType<typeof resultData>, code: 'diverged' | 'stale'): Envelope {
+/** A judgement that did not verify: what failed, and the command that works once it is dealt with. */
+export function judgementEnvelope(
+  data: ReturnType<typeof resultData>,
+  judgement: ReturnType<typeof judgeTakeover>,
+  checkout: ReceiverObservation['checkout'],
+): Envelope {
   const failed = data.checks.filter((c) => c.status === 'failed').map((c) => `${c.name}: ${c.detail}`);
-  return failure(
-    code,
-    failed.join('; '),
-    code === 'stale'
-      ? 'ask the source for a fresh handoff (`handoff now` there)'
-      : 'real state wins: reconcile the checkout (or use --checkout on a clean one), then verify again',
-    data,
-  );
+  const hint = refusedAcceptHint({ cycle: data.cycle, leg: data.leg, from: data.from, judgement, checkout });
+  return failure(judgement.code === 'stale' ? 'stale' : 'diverged', failed.join('; '), hint, data);
+}
+
+export type Judged = Extract<Awaited<ReturnType<ReturnType<typeof createJudge>>>, { kind: 'judged' }>;
+
+/**
+ * One check an accept passes before anything is written (a package, a lease, a moved tree): the refusal,
+ * or null. An accept runs its list in order and stops at the first refusal, so a new condition is one more entry.
+ */
+export type AcceptCheck = (judged: Judged, body: AcceptBody, receiverRoot: string) => Promise<Envelope | null>;
+
+/** The receiver's checkout against the manifest: every check of the judgement passed. */
+export const verifiedCheck: AcceptCheck = async (judged, body) => {
+  if (judged.judgement.code === 'verified') return null;
+  const data = resultData(judged.source, judged.judgement, body.return === true ? 'return' : 'out');
+  return judgementEnvelope(data, judged.judgement, judged.receiver.checkout);
+};
+
+/** The first refusal of `checks`, in order, or null when the accept may write. */
+export async function firstRefusal(checks: readonly AcceptCheck[], judged: Judged, body: AcceptBody, receiverRoot: string): Promise<Envelope | null> {
+  for (const check of checks) {
+    const refusal = await check(judged, body, receiverRoot);
+    if (refusal !== null) return refusal;
+  }
+  return null;
 }

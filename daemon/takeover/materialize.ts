@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { HandoffError, isCycleId } from '../../protocol/index.js';
 import { createOnceOrSame } from '../evacuation/package-writer.js';
 import { WORKSPACE_DIR } from '../workspaces/workspace-dir.js';
+import type { AcceptCheck } from './judgement.js';
 
 /** A link where the daemon writes a record of this checkout: named, and nothing is written through it. */
 function linked(path: string): HandoffError {
@@ -57,12 +58,17 @@ export async function realWorkspaceDir(root: string): Promise<string> {
 }
 
 /**
- * Writes the files of a travelling package (`<cycle>/...`, already proven) into this checkout's
- * `.session-handoff/`, create-once: a file already there must have the same bytes. Every path is
- * checked first, without following a link and without writing; only then is anything written, so a
- * linked `.session-handoff/`, `<cycle>/` or file refuses the whole package.
+ * An accept's check that its writes can land (materialize's own look, run before anything is written):
+ * `.session-handoff/` and the package's paths are real directories and files, or not there yet.
  */
-export async function materialize(root: string, cycle: string, files: Readonly<Record<string, string>>): Promise<void> {
+export const writableCheck: AcceptCheck = async ({ source }, _body, receiverRoot) => {
+  await realDirs(receiverRoot, [WORKSPACE_DIR], false);
+  if (source.package !== null) await packageTargets(receiverRoot, source.cycle.id, source.package);
+  return null;
+};
+
+/** Every path of a package in this checkout, each checked without following a link and without writing. */
+async function packageTargets(root: string, cycle: string, files: Readonly<Record<string, string>>) {
   if (!isCycleId(cycle)) throw new HandoffError('invalid_body', `'${cycle}' is not a cycle id`, 'cycle ids look like 20261129T081500Z-k3f7qa');
   const targets = Object.keys(files).map((path) => {
     const parts = path.split('/');
@@ -81,6 +87,17 @@ export async function materialize(root: string, cycle: string, files: Readonly<R
     if (kind === 'link') throw linked(target.file);
     if (kind !== 'missing' && kind !== 'file') throw misplaced(target.file, 'a regular file');
   }
+  return targets;
+}
+
+/**
+ * Writes the files of a travelling package (`<cycle>/...`, already proven) into this checkout's
+ * `.session-handoff/`, create-once: a file already there must have the same bytes. Every path is
+ * checked first, without following a link and without writing; only then is anything written, so a
+ * linked `.session-handoff/`, `<cycle>/` or file refuses the whole package.
+ */
+export async function materialize(root: string, cycle: string, files: Readonly<Record<string, string>>): Promise<void> {
+  const targets = await packageTargets(root, cycle, files);
   for (const target of targets) {
     await realDirs(root, target.dirs, true);
     if ((await kindOf(target.file)) === 'link') throw linked(target.file);

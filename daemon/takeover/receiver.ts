@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HandoffError, displayRemote, type ReceiverObservation } from '../../protocol/index.js';
+import { HandoffError, checkpointRef, displayRemote, type ReceiverObservation } from '../../protocol/index.js';
 import type { Manifest } from '../../schemas/index.js';
 import { dataArg, git, instructionFiles, runGit, smudgePins, treeOfWorkTree } from '../git/index.js';
 
@@ -41,7 +41,8 @@ async function ensureCommit(
   if (await hasCommit(root, commit)) return 'present';
   for (const source of from.sources) {
     const fetched = await runGit(
-      ['fetch', '--no-tags', '--no-write-fetch-head', '--end-of-options', dataArg(source, 'remote'), dataArg(from.ref, 'checkpoint ref')],
+      // `--refmap=`: a named remote's fetch refspec would otherwise also write its remote-tracking ref (git's opportunistic update).
+      ['fetch', '--no-tags', '--no-write-fetch-head', '--refmap=', '--end-of-options', dataArg(source, 'remote'), dataArg(from.ref, 'checkpoint ref')],
       { cwd: root, timeoutMs },
     );
     if (fetched.code === 0 && (await hasCommit(root, commit))) return 'fetched';
@@ -72,8 +73,10 @@ export interface ObserveOptions {
   readonly timeoutMs: number;
   /** Where the checkpoint may be fetched from (remote names or the source's path) and its ref, both chosen by the daemon. */
   readonly fetchFrom: { readonly sources: readonly string[]; readonly ref: string };
-  /** Whether `--checkout` could move this tree (decided by the caller; nothing moves here). */
+  /** Whether the accept may move this tree (decided by the caller; nothing moves here). */
   readonly move: (tree: string, clean: boolean) => Promise<ReceiverObservation['checkout']>;
+  /** The cycle whose local `handoff/<cycle>` branch an out leg's move checks out. */
+  readonly cycle: string;
 }
 
 /** The root commit named for identity; among a remote's several histories, the recorded one when it is there. */
@@ -95,7 +98,10 @@ export async function observeReceiver(root: string, options: ObserveOptions): Pr
   let checkout: ReceiverObservation['checkout'] = 'not_needed';
   if (tree !== manifest.checkpoint.tree) checkout = commitSource === 'missing' ? 'not_requested' : await options.move(tree, await isClean(root));
   // A move git would refuse is found now, before the lease moves: a granted lease for a tree that never came is the failure to avoid.
-  const blocker = checkout === 'would_move' ? await checkoutBlocker(root, options.frozenTree === null ? manifest.checkpoint.commit : null) : null;
+  const blocker =
+    checkout === 'would_move'
+      ? await checkoutBlocker(root, options.frozenTree === null ? { commit: manifest.checkpoint.commit, cycle: options.cycle } : null)
+      : null;
   if (blocker !== null) checkout = 'refused_git';
   return {
     checkout_blocker: blocker,
@@ -107,7 +113,6 @@ export async function observeReceiver(root: string, options: ObserveOptions): Pr
     tree,
     differences: tree === manifest.checkpoint.tree ? [] : await differences(root, tree, manifest.checkpoint.tree),
     checkout,
-    at_frozen_checkpoint: options.frozenTree !== null && tree === options.frozenTree,
     instructions: await instructionFiles(root),
   };
 }
@@ -122,12 +127,17 @@ const LOCK_POLL_MS = 100;
  * written), which names a file in the way or an unreadable object. The return leg's move is checked
  * against the frozen tree by `bringToReturned` itself before it writes.
  */
-async function checkoutBlocker(root: string, commit: string | null): Promise<string | null> {
+async function checkoutBlocker(root: string, out: { readonly commit: string | null; readonly cycle: string } | null): Promise<string | null> {
   const lock = await optional(['rev-parse', '--path-format=absolute', '--git-path', 'index.lock'], root);
   // Another git command (an editor's `git status`) holds the lock for moments; a crashed one holds it for good.
   for (let waited = 0; lock !== null && existsSync(lock) && waited < LOCK_PATIENCE_MS; waited += LOCK_POLL_MS) await sleep(LOCK_POLL_MS);
   if (lock !== null && existsSync(lock)) return `${lock} exists: another git process is running, or one crashed (remove the file once none runs)`;
-  if (commit === null) return null;
+  if (out === null || out.commit === null) return null;
+  const commit = out.commit;
+  const branch = await optional(['rev-parse', '-q', '--verify', `${checkpointRef(out.cycle, 'out')}^{commit}`], root);
+  // The branch is the daemon's name, but a branch is never moved by force: one elsewhere is left to the person.
+  if (branch !== null && branch !== commit)
+    return `the local branch handoff/${out.cycle} is at ${branch.slice(0, 12)}, not at the checkpoint (it is never moved by force)`;
   const head = await optional(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], root);
   const from = head === null ? [] : [head];
   // A stale stat cache would make git call a clean file "not uptodate"; the refresh only rewrites that cache.
@@ -140,14 +150,21 @@ async function checkoutBlocker(root: string, commit: string | null): Promise<str
   return (dry.stderr.trim().split('\n')[0] ?? '').slice(0, 300) || `git read-tree exited ${dry.code ?? 'on a signal'}`;
 }
 
+/** The command that puts a clean checkout on the checkpoint's local branch, as a person would type it. */
+export const switchWords = (cycle: string, commit: string): string => `git switch -c handoff/${cycle} ${commit}`;
+
 /**
- * Out leg `--checkout`: a clean work tree is switched to the checkpoint (detached); git refuses anything
- * else. The switch may smudge LFS files: their endpoint is pinned to `remote`'s (lfs.ts), whatever the
- * checkpoint's `.lfsconfig` says.
+ * Out leg: a clean work tree is switched to the checkpoint on the local branch `handoff/<cycle>` (made
+ * there, or already there at that commit: never the user's branches, never a detached HEAD); git refuses
+ * anything else. The switch may smudge LFS files: their endpoint is pinned to `remote`'s (lfs.ts), whatever
+ * the checkpoint's `.lfsconfig` says.
  */
-export async function switchToCheckpoint(root: string, commit: string, remote: string | null): Promise<void> {
+export async function switchToCheckpoint(root: string, cycle: string, commit: string, remote: string | null): Promise<void> {
   const target = dataArg(commit, 'checkpoint commit', 'corrupt_record');
-  await git([...(await smudgePins(root, remote)), 'switch', '--detach', '--end-of-options', target], { cwd: root, timeoutMs: 120_000 });
+  const branch = checkpointRef(cycle, 'out').replace(/^refs\/heads\//, '');
+  const exists = (await optional(['rev-parse', '-q', '--verify', `${checkpointRef(cycle, 'out')}^{commit}`], root)) !== null;
+  const how = exists ? ['switch', '--no-guess', branch] : ['switch', '--no-guess', '-c', branch, '--end-of-options', target];
+  await git([...(await smudgePins(root, remote)), ...how], { cwd: root, timeoutMs: 120_000 });
 }
 
 /**
@@ -177,9 +194,10 @@ export async function undoPartialSwitch(root: string, commit: string, remote: st
 }
 
 /**
- * Return leg `--checkout`: the primary's work tree, verified equal to the out checkpoint (so every
+ * Return leg: the primary's work tree, verified equal to the out checkpoint (so every
  * byte is also in that commit), is brought to the returned tree. HEAD and the branch stay; the
- * returned work appears as uncommitted changes on top of them, ready for review.
+ * returned work appears as uncommitted changes on top of them, ready for review. Run backwards (returned
+ * → frozen) it puts the frozen state back when the cycle could not close after the move.
  */
 export async function bringToReturned(
   root: string,

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import {
+  acceptCommand,
   failure,
   packageFiles,
   packagesRef,
@@ -83,7 +84,7 @@ export function createSources(deps: { readonly registry: WorkspaceRegistry; read
     return failure(
       'ambiguous',
       `${ready.length} cycles are ${wanted}: ${ready.map((c) => c.cycle.id).join(', ')}`,
-      'name the cycle: `handoff accept CYCLE --as EXECUTOR`',
+      `name the cycle: ${ready.map((c) => `\`${acceptCommand(c.cycle.id)}\``).join(' or ')}`,
       { cycles: ready.map((c) => ({ cycle: c.cycle.id, workspace: c.home.root })) },
     );
   }
@@ -146,7 +147,7 @@ export function createSources(deps: { readonly registry: WorkspaceRegistry; read
         failure(
           'usage_error',
           'the return leg is accepted in the source checkout',
-          'its daemon follows the lease on the remote; run `handoff accept CYCLE --return` there',
+          `its daemon follows the lease on the remote; run \`${acceptCommand(body.cycle ?? 'CYCLE', { leg: 'return' })}\` there`,
         ),
       );
     const timeoutMs = config.git_timeout_seconds * 1000;
@@ -179,7 +180,7 @@ export function createSources(deps: { readonly registry: WorkspaceRegistry; read
     return failure(
       'ambiguous',
       `'${remote}' offers ${ready.length} cycles: ${ready.join(', ')}`,
-      'name the cycle: `handoff accept CYCLE --from REMOTE --as EXECUTOR`',
+      `name the cycle: ${ready.map((id) => `\`${acceptCommand(id, { from: remote })}\``).join(' or ')}`,
       { cycles: ready.map((id) => ({ cycle: id, workspace: null })) },
     );
   }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,7 +68,7 @@ describe('accept --checkout that git cannot finish is undone (same machine, no r
     expect(failed.json).toMatchObject({ code: 'checkout_incomplete', data: { cycle, undone: true, state: 'HANDOFF_READY', left: [] } });
     expect(failed.json.error?.message).toMatch(/smudge filter broken failed/);
     expect(failed.json.error?.message).toMatch(/the accept was undone: the lease is on offer again/);
-    expect(failed.json.error?.hint).toContain(`handoff accept ${cycle} --as 'first' --checkout`);
+    expect(failed.json.error?.hint).toContain(`handoff accept ${cycle} --as first\``);
     const spent = Number(failed.json.data?.['token']);
 
     // The tree is as it was: HEAD, and no file the half switch wrote; nothing was left for B.
@@ -124,7 +125,7 @@ describe('accept --checkout that git cannot finish is undone on the remote lease
     const failed = await on(machineB, ['accept', cycle, '--from', 'origin', '--as', 'laptop-b', '--checkout'], b);
     expect(failed.code).toBe(75);
     expect(failed.json).toMatchObject({ code: 'checkout_incomplete', data: { cycle, undone: true, state: 'NORMAL' } });
-    expect(failed.json.error?.hint).toContain(`handoff accept ${cycle} --from 'origin' --as 'laptop-b' --checkout`);
+    expect(failed.json.error?.hint).toContain(`handoff accept ${cycle} --from origin --as laptop-b\``);
     const spent = Number(failed.json.data?.['token']);
 
     // On the chain: taken by the spent token, then offered again as its child, never forced.
@@ -175,13 +176,16 @@ describe('accept --checkout that git cannot finish is undone on the remote lease
       new RegExp(`could not be offered again on 'origin' \\(the remote rejected the push\\), so it stays yours there with token ${token}`),
     );
     const commit = String(failed.json.data?.['checkpoint']);
-    expect(failed.json.error?.hint).toContain(`git -C '${b}' switch --detach ${commit}`);
+    const finish = `cd '${b}' && git switch -c handoff/${cycle} ${commit}`;
+    expect(failed.json.error?.hint).toContain(`\`${finish}\``);
     expect(JSON.parse(git(remote, 'show', `refs/handoff/lease/${cycle}:lease.json`))).toMatchObject({ state: 'taken', holder: { token } });
     expect((await on(machineB, ['status'], b)).json.data).toMatchObject({ state: 'TAKEOVER', lease: { holder: { executor: 'laptop-b', token } } });
 
     fixFilter(b);
-    git(b, 'switch', '-q', '--detach', commit);
+    // The command exactly as the answer printed it.
+    execFileSync('sh', ['-c', finish], { stdio: 'ignore' });
     expect(git(b, 'rev-parse', 'HEAD')).toBe(commit);
+    expect(git(b, 'branch', '--show-current')).toBe(`handoff/${cycle}`);
     expect(git(b, 'status', '--porcelain', '--untracked-files=all')).toBe('');
   });
 

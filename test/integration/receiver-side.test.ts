@@ -91,7 +91,7 @@ describe('accept --checkout completes (lease and tree) or leaves the lease where
     const refusedAccept = await run(['accept', cycle, '--as', 'receiver-session', '--checkout'], b);
     expect(refusedAccept.code).toBe(10);
     expect(refusedAccept.json.code).toBe('diverged');
-    expect(refusedAccept.json.error?.message).toMatch(/--checkout refused before the lease moved: .*index\.lock exists/);
+    expect(refusedAccept.json.error?.message).toMatch(/git cannot move the work tree \(.*index\.lock exists.*found before the lease moved/);
     const source = await run(['status'], a);
     expect(source.json.data).toMatchObject({ state: 'HANDOFF_READY', lease: { holder: null, offered: true } });
     expect(existsSync(join(b, '.session-handoff', 'lease.json'))).toBe(false);

@@ -105,9 +105,11 @@ describe('refusals, each with its exit code and nothing changed', () => {
     expect(await stateOf(a)).toBe('HANDOFF_READY');
   });
 
-  it('a receiver on another commit is diverged (10) and the differences are listed', async () => {
+  it('a receiver with changes of its own is diverged (10), the differences are listed, nothing is written, and the hint is a command that works', async () => {
     const { a, b } = twoClones();
     const cycle = await evacuate(a);
+    writeFileSync(join(b, 'mine.txt'), 'unsaved work of B\n');
+    const before = userState(b);
     const result = await run(['accept', cycle, '--as', 'x'], b);
     expect(result.code).toBe(10);
     expect(result.json.code).toBe('diverged');
@@ -115,18 +117,19 @@ describe('refusals, each with its exit code and nothing changed', () => {
     const workTree = checks.find((c) => c.name === 'work_tree');
     expect(workTree?.status).toBe('failed');
     expect(workTree?.observed.differences).toEqual(expect.arrayContaining(['M\tf.txt', 'A\tnotes.md']));
-    expect(await stateOf(a)).toBe('HANDOFF_READY');
-  });
-
-  it('a dirty receiver with --checkout is diverged (10) and its files are untouched', async () => {
-    const { a, b } = twoClones();
-    const cycle = await evacuate(a);
-    writeFileSync(join(b, 'mine.txt'), 'unsaved work of B\n');
-    const before = userState(b);
-    const result = await run(['accept', cycle, '--as', 'x', '--checkout'], b);
-    expect(result.code).toBe(10);
-    expect(result.json.error?.message).toMatch(/--checkout refused/);
+    expect(result.json.error?.message).toMatch(/changes of its own/);
     expect(userState(b)).toEqual(before);
+    expect(existsSync(join(b, '.session-handoff', cycle))).toBe(false);
+    expect(await stateOf(a)).toBe('HANDOFF_READY');
+    // The hint's command, run exactly as printed, takes the cycle and keeps B's own work in the stash.
+    const command = /`(git stash push --include-untracked && handoff accept \S+)`/.exec(result.json.error?.hint ?? '')?.[1];
+    expect(command, result.json.error?.hint).toBeDefined();
+    const [stash, accept] = (command ?? '').split(' && ');
+    git(b, ...(stash ?? '').split(' ').slice(1));
+    const taken = await run([...(accept ?? '').split(' ').slice(1)], b);
+    expect(taken.json).toMatchObject({ code: 'accepted', data: { state: 'TAKEOVER' } });
+    expect(git(b, 'branch', '--show-current')).toBe(`handoff/${cycle}`);
+    expect(git(b, 'stash', 'list')).toMatch(/WIP on main/);
   });
 
   it('two ready cycles and --latest is ambiguous (11); a second accept is denied (77)', async () => {

@@ -1,7 +1,8 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { CYCLE_ID_EXAMPLE, isCycleId, type Envelope } from '../../../protocol/index.js';
 import { action, parseInteger, usage, type CommandContext, type GlobalOptions } from '../context.js';
 import { followDrain } from '../drain-wait.js';
+import { DEFAULT_EXECUTOR_WORDS, defaultExecutor } from '../executor-default.js';
 import { RENDERERS } from '../render/index.js';
 
 interface PickOptions {
@@ -46,6 +47,9 @@ async function fullCycleId(ctx: CommandContext, cycle: string | undefined): Prom
   return resolved.error ? resolved : String((resolved.data as { cycle: string }).cycle);
 }
 
+/** Kept for scripts written before the move became the default: a tree is moved whenever nothing can be lost. */
+const checkoutOption = () => new Option('--checkout', 'no longer needed: the accept moves a clean tree by itself').hideHelp();
+
 export function registerTakeover(program: Command): void {
   program
     .command('verify')
@@ -54,7 +58,7 @@ export function registerTakeover(program: Command): void {
     .option('--latest', 'the one ready cycle of this repository (refuses when several are ready)')
     .option('--from <remote>', 'read the cycle from this git remote (another machine handed off)')
     .option('--return', 'verify the return leg')
-    .option('--checkout', 'say what `accept --checkout` would move')
+    .addOption(checkoutOption())
     .action(
       action(async (ctx, short: string | undefined, options: PickOptions) => {
         const cycle = await fullCycleId(ctx, short);
@@ -67,16 +71,21 @@ export function registerTakeover(program: Command): void {
     .command('accept')
     .description('verify this checkout against the manifest, then take the lease (prints the token)')
     .argument('[cycle]', 'the cycle id, or a unique start of it', cycleId)
-    .requiredOption('--as <executor>', 'your executor id')
+    .option('--as <executor>', 'your executor id (default: your login and host name, login@host)')
     .option('--latest', 'the one ready cycle of this repository (refuses when several are ready)')
     .option('--from <remote>', 'take the cycle from this git remote: only a clone and the remote are needed')
-    .option('--return', 'accept the return leg (the primary takes the work back)')
-    .option('--checkout', 'move this work tree to the checkpoint when nothing can be lost')
+    .option('--return', 'accept the return leg (the primary takes the work back into its work tree)')
+    .addOption(checkoutOption())
     .action(
-      action(async (ctx, short: string | undefined, options: PickOptions & { as: string }) => {
+      action(async (ctx, short: string | undefined, options: PickOptions & { as?: string }) => {
         const cycle = await fullCycleId(ctx, short);
         if (typeof cycle === 'object') return cycle;
-        return ctx.call({ method: 'POST', path: '/v1/accept', body: { repo: ctx.repo, as: options.as, ...pick(cycle, options) }, follow: followed(ctx) });
+        const body = { repo: ctx.repo, as: options.as ?? defaultExecutor(), ...pick(cycle, options) };
+        const answer = await ctx.call({ method: 'POST', path: '/v1/accept', body, follow: followed(ctx) });
+        // Said beside the id: a default nobody typed is named with where it came from.
+        return options.as !== undefined || answer.error !== undefined || answer.data === null
+          ? answer
+          : { ...answer, data: { ...answer.data, executor_from: DEFAULT_EXECUTOR_WORDS } };
       }, RENDERERS.accept),
     );
 

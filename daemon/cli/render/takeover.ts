@@ -1,4 +1,5 @@
 import { basename, dirname, join } from 'node:path';
+import { acceptCommand } from '../../../protocol/accept-command.js';
 import type { Renderer } from './format.js';
 
 interface Check {
@@ -18,6 +19,8 @@ interface Verdict {
   readonly token?: number;
   readonly state?: string;
   readonly executor?: string;
+  /** Where the executor id came from when the CLI chose it (no `--as`). */
+  readonly executor_from?: string;
   readonly note?: string;
 }
 
@@ -39,32 +42,31 @@ const handoffOf = (manifest: string | null): string | null =>
           .replace(/\.json$/, '.md'),
       );
 
-const fromWords = (v: Verdict) => (v.from === null ? '' : ` --from ${v.from}`);
-
 export const renderVerified: Renderer<Verdict> = (v) => {
   const handoff = handoffOf(v.manifest);
   return [
     `cycle ${v.cycle}${v.leg === 'return' ? ' (return leg)' : ''} verifies against ${v.workspace ?? `its package on '${v.from ?? 'the remote'}'`}; no lease was taken`,
     ...checkLines(v.checks),
     ...(handoff === null ? [] : [`read      ${handoff}`]),
-    `next: \`handoff accept ${v.cycle}${v.leg === 'return' ? ' --return' : ''}${fromWords(v)} --as NAME\` takes the lease`,
+    `next: \`${acceptCommand(v.cycle, { leg: v.leg, from: v.from })}\` takes the lease`,
   ].join('\n');
 };
 
 export const renderAccepted: Renderer<Verdict> = (v) => {
   const handoff = handoffOf(v.manifest);
   const token = v.token ?? 'N';
+  const you = `you (${v.executor ?? '?'}${v.executor_from === undefined ? '' : `: ${v.executor_from}`})`;
   const lines = [
     v.leg === 'return'
-      ? `took the work back: cycle ${v.cycle} is ${v.state ?? 'CLOSED'}; you (${v.executor ?? '?'}) hold the lease, token ${token}`
-      : `accepted cycle ${v.cycle}: you (${v.executor ?? '?'}) hold the lease, token ${token}`,
+      ? `took the work back: cycle ${v.cycle} is ${v.state ?? 'CLOSED'}; ${you} hold the lease, token ${token}`
+      : `accepted cycle ${v.cycle}: ${you} hold the lease, token ${token}`,
     ...checkLines(v.checks),
     ...(handoff === null ? [] : [`read      ${handoff} (the one next action comes first)`]),
   ];
   if (v.note) lines.push(`note: ${v.note}`);
   lines.push(
     v.leg === 'return'
-      ? 'next: review the returned work; the next evacuation starts a new cycle'
+      ? 'next: review the returned work, uncommitted in this work tree (`git status`, `git diff`); the next evacuation starts a new cycle'
       : `next: work, then hand back with \`handoff return --token ${token}\` (or \`handoff close --one-way --token ${token}\` if it does not come back)`,
   );
   return lines.join('\n');

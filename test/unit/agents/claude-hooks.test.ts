@@ -110,7 +110,8 @@ describe('handoffPointer', () => {
     const out = handoffPointer('HANDOFF_READY', '/repo', 'C1', 's-1');
     expect(out).toContain('.session-handoff/C1/HANDOFF.md');
     expect(out).toContain('handoff accept C1 --as s-1');
-    expect(handoffPointer('RETURN_HANDOFF_READY', '/repo', 'C1', null)).toContain('handoff accept C1 --return --as <your session id>');
+    // Without a session id the accept takes its default executor: the command runs as printed, no placeholder.
+    expect(handoffPointer('RETURN_HANDOFF_READY', '/repo', 'C1', null)).toContain('take it back into this work tree: handoff accept C1 --return\n');
     expect(Buffer.byteLength(out ?? '')).toBeLessThan(1024);
   });
 

@@ -283,7 +283,8 @@ describe('pickupText', () => {
     expect(lines[2]).toBe('> Run `npm test -- test/auth.test.ts` and fix the expired-token case.');
     expect(lines[3]).toBe('Capsule quality, scored by session-handoff: capsule 4/6: no acceptance criteria; no first files');
     expect(text).toContain(`handoff accept ${cycle.id} --as new-session`);
-    expect(text).toContain(`git switch --detach ${'c'.repeat(40)}`);
+    // A pushed checkpoint is taken in a clone by one command, which checks it out itself.
+    expect(text).toContain(`handoff accept ${cycle.id} --from origin --as new-session`);
     expect(text).toContain(base.handoffPath);
     expect(Buffer.byteLength(text)).toBeLessThan(8 * 1024);
   });

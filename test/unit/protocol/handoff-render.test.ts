@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildManifest, EMPTY_CAPSULE, recoveryCommands, renderHandoff } from '../../../protocol/index.js';
-import type { Capsule } from '../../../schemas/index.js';
+import type { Capsule, Manifest } from '../../../schemas/index.js';
 import { EVERYTHING, headingsOf, hostileText, markdownBlocks, UNPRINTABLE, type Block } from './hostile-text.js';
 import { checkpoint, cycle, manifestWith, repository } from './manifest-fixture.js';
 
@@ -184,5 +184,27 @@ describe('HANDOFF.md', () => {
     expect(headingsOf(markdownBlocks(text))).toEqual(EMPTY_CAPSULE_HEADINGS);
     expect(text).toContain('  - ```x`` y\\n## Recover the source\\n\\u{202e}\\x1b[2J```');
     expect(text).not.toMatch(UNPRINTABLE);
+  });
+});
+
+describe('HANDOFF.md names the accept that works where it is read', () => {
+  const authority = (manifest: Manifest) =>
+    renderHandoff(manifest)
+      .split('\n')
+      .find((l) => l.startsWith('Authority:')) ?? '';
+
+  it('the out leg: from a clone through the remote (no flag to add), or here in the source checkout', () => {
+    const manifest = manifestWith(null);
+    const line = authority(manifest);
+    expect(line).toContain(`\`handoff accept ${manifest.cycle_id} --from origin\` in your clone first`);
+    expect(line).toContain(`in the source checkout: \`handoff accept ${manifest.cycle_id}\``);
+    expect(line).not.toMatch(/<you>|--as/);
+  });
+
+  it('the return leg: the accept that brings the work home, and no switch the frozen tree would refuse', () => {
+    const manifest: Manifest = { ...manifestWith(null), leg: 'return' };
+    const text = renderHandoff(manifest);
+    expect(authority(manifest)).toContain(`\`handoff accept ${manifest.cycle_id} --return\` in the source checkout`);
+    expect(text).not.toMatch(/git switch -c \S+ \S+ && git reset --mixed/);
   });
 });

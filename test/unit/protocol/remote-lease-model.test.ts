@@ -262,10 +262,10 @@ describe('where the lease lives', () => {
       `the lease of cycle ${id} is on offer on the remote 'origin' (refs/handoff/lease/${id}, HANDOFF_READY): while it is on offer a \`handoff lease acquire\` has nothing to move`,
     );
     expect(out?.error?.hint).toBe(
-      `a receiver takes it with \`handoff accept ${id} --from origin --as NAME\`; the source withdraws it with \`handoff cancel\`; see it with \`handoff status\` or \`git fetch origin refs/handoff/lease/${id}\``,
+      `a receiver takes it with \`handoff accept ${id} --from origin\`; the source withdraws it with \`handoff cancel\`; see it with \`handoff status\` or \`git fetch origin refs/handoff/lease/${id}\``,
     );
     const back = travellingLeaseRefusal(travelling, 'RETURN_HANDOFF_READY', 'break');
-    expect(back?.error?.hint).toMatch(/^the primary takes the work back with `handoff accept .* --return --as NAME` in the source checkout/);
+    expect(back?.error?.hint).toMatch(/^the primary takes the work back with `handoff accept .* --return` in the source checkout/);
     expect(travellingLeaseRefusal(travelling, 'TAKEOVER', 'release')).toBeNull();
     expect(travellingLeaseRefusal(cycle(), 'HANDOFF_READY', 'release')).toBeNull();
     expect(travellingLeaseRefusal(null, 'HANDOFF_READY', 'release')).toBeNull();

@@ -18,7 +18,6 @@ const matching: ReceiverObservation = {
   differences: [],
   checkout: 'not_requested',
   checkout_blocker: null,
-  at_frozen_checkpoint: false,
   instructions: [],
 };
 
@@ -140,32 +139,39 @@ describe('judgeTakeover', () => {
       });
     });
 
-    it('only warns when `accept --checkout` can move the work tree to the checkpoint', () => {
+    it('only warns when the accept can move a clean work tree onto handoff/<cycle> (nothing can be lost)', () => {
       const { code, checks } = judge({ ...other, checkout: 'would_move' });
       expect(code).toBe('verified');
-      expect(checkOf(checks, 'work_tree')).toMatchObject({ status: 'warning', observed: other.tree, detail: expect.stringMatching(/will move the work tree/) });
+      expect(checkOf(checks, 'work_tree')).toMatchObject({
+        status: 'warning',
+        observed: other.tree,
+        detail: `the work tree is clean: the accept checks the checkpoint out on the local branch handoff/${manifestWith(null).cycle_id} (nothing can be lost)`,
+      });
     });
 
-    it('says --checkout was refused because local changes would be lost', () => {
+    it('refuses a work tree with changes of its own, naming the loss on each leg', () => {
       const { code, checks } = judge({ ...other, checkout: 'refused_dirty' });
       expect(code).toBe('diverged');
-      expect(checkOf(checks, 'work_tree').detail).toBe('--checkout refused: the work tree has changes that would be lost');
+      expect(checkOf(checks, 'work_tree').detail).toBe('the work tree has changes of its own: moving it to the checkpoint would lose them');
+      const back = judge({ ...other, checkout: 'refused_dirty' }, withRepository({}, 'return'));
+      expect(back.code).toBe('diverged');
+      expect(checkOf(back.checks, 'work_tree').detail).toBe(
+        'the work tree changed since it was frozen at the out leg: bringing the returned work in would overwrite that',
+      );
     });
 
     it("passes git's reason on when git cannot move the work tree", () => {
       const blocked = judge({ ...other, checkout: 'refused_git', checkout_blocker: 'index.lock exists' });
       expect(blocked.code).toBe('diverged');
-      expect(checkOf(blocked.checks, 'work_tree').detail).toMatch(/git cannot move the work tree \(index\.lock exists\); fix that, then accept again/);
+      expect(checkOf(blocked.checks, 'work_tree').detail).toBe('git cannot move the work tree (index.lock exists), found before the lease moved');
       const unknown = judge({ ...other, checkout: 'refused_git' });
       expect(checkOf(unknown.checks, 'work_tree').detail).toMatch(/\(unknown cause\)/);
     });
 
-    it('on a return leg, only warns when the primary is still at the tree it froze at', () => {
-      const frozen = { ...other, at_frozen_checkpoint: true };
-      const back = judge(frozen, withRepository({}, 'return'));
+    it('on a return leg, only warns when the primary is still as frozen: the accept brings the work home', () => {
+      const back = judge({ ...other, checkout: 'would_move' }, withRepository({}, 'return'));
       expect(back.code).toBe('verified');
-      expect(checkOf(back.checks, 'work_tree')).toMatchObject({ status: 'warning', detail: expect.stringMatching(/still as frozen at the out leg/) });
-      expect(judge(frozen, withRepository({}, 'out')).code).toBe('diverged');
+      expect(checkOf(back.checks, 'work_tree')).toMatchObject({ status: 'warning', detail: expect.stringMatching(/still as frozen at the out leg: the accept brings the returned work into it/) });
       expect(judge(other, withRepository({}, 'return')).code).toBe('diverged');
     });
   });
