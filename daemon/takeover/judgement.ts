@@ -1,4 +1,13 @@
-import { checkpointRef, failure, judgeTakeover, offerPausedRefusal, refusedAcceptHint, type Check, type Envelope, type ReceiverObservation } from '../../protocol/index.js';
+import {
+  checkpointRef,
+  failure,
+  judgeTakeover,
+  offerPausedRefusal,
+  refusedAcceptHint,
+  type Check,
+  type Envelope,
+  type ReceiverObservation,
+} from '../../protocol/index.js';
 import type { AcceptBody, Config, VerifyBody } from '../../schemas/index.js';
 import type { Clock } from '../clock.js';
 import { runGit } from '../git/index.js';

@@ -171,7 +171,10 @@ describe('judgeTakeover', () => {
     it('on a return leg, only warns when the primary is still as frozen: the accept brings the work home', () => {
       const back = judge({ ...other, checkout: 'would_move' }, withRepository({}, 'return'));
       expect(back.code).toBe('verified');
-      expect(checkOf(back.checks, 'work_tree')).toMatchObject({ status: 'warning', detail: expect.stringMatching(/still as frozen at the out leg: the accept brings the returned work into it/) });
+      expect(checkOf(back.checks, 'work_tree')).toMatchObject({
+        status: 'warning',
+        detail: expect.stringMatching(/still as frozen at the out leg: the accept brings the returned work into it/),
+      });
       expect(judge(other, withRepository({}, 'return')).code).toBe('diverged');
     });
   });
