@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { git, tempRepo } from '../support/git.js';
@@ -55,6 +55,12 @@ async function link(): Promise<string> {
   return String(open.json.data?.['url']);
 }
 
+/** Opens a one-time link and waits for the page it moves on to (the login answers with a page of its origin, not a redirect). */
+async function signIn(page: Page, url?: string): Promise<void> {
+  await page.goto(url ?? (await link()));
+  await page.waitForURL(`http://127.0.0.1:${daemon.port}/dashboard/`);
+}
+
 describe.skipIf(!available)('the dashboard in headless Chromium (acceptance 1 and 2)', () => {
   beforeAll(async () => {
     mkdirSync(OUTPUT_DIR, { recursive: true });
@@ -92,8 +98,7 @@ describe.skipIf(!available)('the dashboard in headless Chromium (acceptance 1 an
     const navigations: string[] = [];
     page.on('framenavigated', (frame) => void (frame === page.mainFrame() && navigations.push(frame.url())));
 
-    await page.goto(await link());
-    expect(page.url()).toBe(`http://127.0.0.1:${daemon.port}/dashboard/`);
+    await signIn(page);
     const card = page.locator(`article[data-root="${repo}"]`);
     await expect.poll(() => card.getAttribute('data-state')).toBe('NORMAL');
     await expect.poll(() => page.locator('#live').getAttribute('data-live')).toBe('live');
@@ -143,7 +148,7 @@ describe.skipIf(!available)('the dashboard in headless Chromium (acceptance 1 an
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
     const page = await context.newPage();
-    await page.goto(await link());
+    await signIn(page);
     const stuckCard = page.locator(`article[data-root="${stuck}"]`);
     await expect.poll(() => stuckCard.getAttribute('data-state')).toBe('EVACUATE');
     expect(await stuckCard.locator('p.blocked').textContent()).toMatch(
@@ -169,7 +174,7 @@ describe.skipIf(!available)('the dashboard in headless Chromium (acceptance 1 an
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(await link());
+    await signIn(page);
     await expect.poll(() => page.locator('article.card').count()).toBeGreaterThanOrEqual(3);
     const shown = await page.locator('article.card').evaluateAll((cards) => cards.map((c) => [c.getAttribute('data-root'), c.getAttribute('data-state')]));
     // The stopped drain first, then the work on offer, then pressure building: what needs a person.
@@ -214,7 +219,7 @@ describe.skipIf(!available)('the dashboard in headless Chromium (acceptance 1 an
     const url = await link();
     const signedIn = await browser.newContext();
     const page = await signedIn.newPage();
-    await page.goto(url);
+    await signIn(page, url);
     const cookies = await signedIn.cookies();
     expect(cookies).toEqual([
       expect.objectContaining({ name: `handoff_dashboard_${daemon.port}`, domain: '127.0.0.1', path: '/dashboard', httpOnly: true, sameSite: 'Strict' }),
@@ -235,7 +240,7 @@ describe.skipIf(!available)('the dashboard in headless Chromium (acceptance 1 an
   it('a page on another local port cannot read the dashboard, even from the signed-in browser', async () => {
     const signedIn = await browser.newContext();
     const page = await signedIn.newPage();
-    await page.goto(await link());
+    await signIn(page);
     const target = `http://127.0.0.1:${daemon.port}`;
     const hostile: Server = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });

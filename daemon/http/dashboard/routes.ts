@@ -33,9 +33,9 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
 };
 
-/** The login's answer: the dashboard, reached from this origin so the new session cookie goes along. */
+/** The login's answer: the dashboard, reached from this origin so the new session cookie goes along (no favicon fetch: it would be refused). */
 const ONWARD_PAGE =
-  '<!DOCTYPE html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/dashboard/"><title>session-handoff</title></head><body><a href="/dashboard/">Open the dashboard</a></body></html>\n';
+  '<!DOCTYPE html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/dashboard/"><link rel="icon" href="data:,"><title>session-handoff</title></head><body><a href="/dashboard/">Open the dashboard</a></body></html>\n';
 
 const ASSETS: Readonly<Record<string, string>> = {
   'index.html': 'text/html; charset=utf-8',
