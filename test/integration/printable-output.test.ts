@@ -135,6 +135,7 @@ describe('text from agents, git and the file system never reaches a terminal raw
     const pointer = await piped(['hook', 'claude-session-start', '--state-dir', daemon.stateDir], start(`s${RLO}1\x1b[2J`));
     expect(pointer.code).toBe(0);
     assertPrintable('SessionStart pointer', pointer.stdout);
-    expect(pointer.stdout).toContain(`handoff accept ${cycle} --as s\\u{202e}1\\x1b[2J`);
+    // Shell-quoted, so the command runs as printed.
+    expect(pointer.stdout).toContain(`handoff accept ${cycle} --as 's\\u{202e}1\\x1b[2J'`);
   });
 });
