@@ -3,7 +3,8 @@ import { describeQuality, type CapsuleQuality } from './capsule-quality.js';
 import { recoveryCommands } from './handoff-render.js';
 import { printable } from './printable.js';
 import { acceptCommand } from './accept-command.js';
-import { runningDrain, type WorkspaceContext, type WorkspaceState } from './workspace-machine.js';
+import { runningDrain } from './running-drain.js';
+import type { WorkspaceContext, WorkspaceState } from './workspace-machine.js';
 
 /**
  * What each stage asks of the working agent, told once per stage per session through the agent's own

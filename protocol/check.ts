@@ -1,5 +1,5 @@
 import type { Code } from './codes.js';
-import { runningDrain } from './workspace-machine.js';
+import { runningDrain } from './running-drain.js';
 import { stateOf, type WorkspaceSnapshot } from './workspace-step.js';
 
 /**

@@ -35,6 +35,7 @@ export * from './urgency.js';
 export * from './time-words.js';
 export * from './event-spool.js';
 export * from './held-back.js';
+export * from './stage-move-words.js';
 export * from './way-out.js';
 export * from './accept-command.js';
 export * from './accept-hint.js';

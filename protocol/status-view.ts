@@ -1,5 +1,6 @@
 import type { Reading } from '../schemas/telemetry.schema.js';
-import { heldBack, type StageMove } from './held-back.js';
+import { heldBack } from './held-back.js';
+import type { StageMove } from './stage-move-words.js';
 import type { WayOut } from '../schemas/way-out.schema.js';
 import { assess, countsForPressure, credibility, uncountedFamilyMessage } from './pressure-policy.js';
 import type { PauseInfo } from './workspace-events.js';

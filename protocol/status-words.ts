@@ -1,7 +1,7 @@
 import { DRAIN_STEPS, type DrainProgress, type DrainStep } from './drain-plan.js';
 import type { StatusView } from './status-view.js';
 import { formatDuration } from './time-words.js';
-import { stageMoveWords } from './held-back.js';
+import { stageMoveWords } from './stage-move-words.js';
 import { runningDrain } from './running-drain.js';
 
 // The CLI's words for times: one module with no imports, so the dashboard page loads the same one.

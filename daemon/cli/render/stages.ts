@@ -1,4 +1,6 @@
-import { stageMoveWords, stageStartedWords, type StageMove, type StageStarted, type StatusView } from '../../../protocol/index.js';
+// The words' own module, not the barrel: `handoff now` loads this renderer and must not load the machine (now-modules.test.ts).
+import { stageMoveWords, stageStartedWords, type StageMove, type StageStarted } from '../../../protocol/stage-move-words.js';
+import type { StatusView } from '../../../protocol/index.js';
 import type { Renderer } from './format.js';
 
 interface Moved {
