@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HookContext } from './hook-context.js';
@@ -6,7 +7,11 @@ import { STDIN_TIMEOUT_MS } from './hook-context.js';
 import { askDaemon } from './lean-client.js';
 import { readStdin } from './stdin.js';
 
-const DAEMON_DEADLINE_MS = 2000;
+/** The session is over and nobody waits on this hook: a busy daemon gets longer than the edit guard's 2 s before the 429 is lost. */
+const DAEMON_DEADLINE_MS = 5000;
+/** Copilot may still be writing the turn's error to its log when SessionEnd starts (seen on a loaded machine): looked for again this long. */
+const ERROR_FLUSH_MS = 1500;
+const ERROR_POLL_MS = 100;
 /** Copilot's session ids are UUIDs; anything else never becomes part of a path. */
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The start of the log (session.start) and its end (the turn's error) are what the adapter reads. */
@@ -51,9 +56,15 @@ export async function copilotEventHook(ctx: HookContext): Promise<void> {
   const session = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>)['session_id'] : undefined;
   if (typeof session !== 'string' || !SESSION_ID.test(session)) return;
   const home = process.env['COPILOT_HOME'] || join(homedir(), '.copilot');
+  const log = join(home, 'session-state', session, 'events.jsonl');
+  const endedInError = (payload as Record<string, unknown>)['reason'] === 'error';
   let lines: string;
   try {
-    lines = await sessionLines(join(home, 'session-state', session, 'events.jsonl'));
+    lines = await sessionLines(log);
+    for (const until = performance.now() + ERROR_FLUSH_MS; endedInError && !lines.includes('"session.error"') && performance.now() < until;) {
+      await sleep(ERROR_POLL_MS);
+      lines = await sessionLines(log);
+    }
   } catch (error) {
     ctx.err(`handoff: Copilot's session log was not read (${(error as Error).message})`);
     return;
