@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createAjv } from '../../daemon/schema-check.js';
 import { buildManifest, includeSecretCommand, initialSnapshot, renderHandoff, step, withheldMarker } from '../../protocol/index.js';
-import { ManifestSchema, type Checkpoint, type Manifest, type RepositoryObservation, type SecretScanRecord, type Withheld } from '../../schemas/index.js';
+import { ManifestSchema, type Manifest, type RepositoryObservation, type SecretScanRecord, type Withheld } from '../../schemas/index.js';
 import { headingsOf, hostileText, markdownBlocks, UNPRINTABLE } from './protocol/hostile-text.js';
+import { checkpoint } from './protocol/manifest-fixture.js';
 import { POLICY, T0 } from './protocol/machine-harness.js';
 
 const repository: RepositoryObservation = {
@@ -18,15 +19,6 @@ const repository: RepositoryObservation = {
   dirty: { staged: [], unstaged: ['config.ts'], untracked: ['.env'] },
   operation_in_progress: null,
   instructions: [],
-};
-const checkpoint: Checkpoint = {
-  mechanism: 'handoff_branch',
-  ref: 'refs/heads/handoff/x',
-  commit: 'c'.repeat(40),
-  tree: 'd'.repeat(40),
-  remote: 'origin',
-  remote_verified: true,
-  created_at: '2026-08-20T10:00:00.000Z',
 };
 
 function manifestWith(withheld?: readonly Withheld[], secretScan?: SecretScanRecord): Manifest {
