@@ -5,6 +5,7 @@ import { buildManifest, initialSnapshot, renderHandoff, step } from '../../../pr
 import type { Capsule, Manifest } from '../../../schemas/index.js';
 import { EVERYTHING, hostileText, UNPRINTABLE } from '../protocol/hostile-text.js';
 import { POLICY, T0 } from '../protocol/machine-harness.js';
+import { checkpoint } from '../protocol/manifest-fixture.js';
 
 const ALLOWED_TAGS = ['h1', 'h2', 'h3', 'p', 'strong', 'em', 'code', 'pre', 'ul', 'li', 'br'];
 
@@ -65,15 +66,7 @@ function handoffOf(text: string): string {
       instructions: [],
     },
     validations: [{ command: 'npm test', status: 'failed', exit_code: 1, duration_ms: 10, output_tail: text }],
-    checkpoint: {
-      mechanism: 'handoff_branch',
-      ref: 'refs/heads/handoff/x',
-      commit: 'c'.repeat(40),
-      tree: 'd'.repeat(40),
-      remote: 'origin',
-      remote_verified: true,
-      created_at: '2026-08-20T10:00:00.000Z',
-    },
+    checkpoint,
   });
   return renderHandoff({ ...manifest, trigger: { ...manifest.trigger, reason: text } });
 }
