@@ -12,6 +12,7 @@ import {
   statusView,
   success,
   type Envelope,
+  type OfferCarry,
   type PauseInfo,
   type StageStarted,
 } from '../protocol/index.js';
@@ -39,6 +40,7 @@ import type { LeaseHomes } from './lease/lease-home.js';
 import type { Rehearsals } from './rehearsal/index.js';
 import { writeFileAtomic } from './store/index.js';
 import type { WorkspaceRegistry } from './workspaces/registry.js';
+import type { Workspace } from './workspaces/workspace.js';
 import { PAUSE_FILE, workspacePauseFile } from './workspaces/workspace-dir.js';
 
 export interface DaemonInfo {
@@ -94,6 +96,26 @@ export function createService(deps: ServiceDeps) {
   async function send(repo: string, body: Parameters<WorkspaceRegistry['dispatch']>[1]): Promise<Envelope> {
     const { outcome, snapshot } = await registry.dispatch(await rootOf(repo), body);
     return outcomeEnvelope(outcome, snapshot);
+  }
+
+  /**
+   * A source's offer on a remote carries its pause (another machine's accept is refused by it): written
+   * now rather than at the next lease sync, so the answer can say whether it is already out there.
+   */
+  async function carryToOffers(workspaces: readonly Workspace[]): Promise<OfferCarry[]> {
+    const offers = workspaces.flatMap((workspace) => {
+      const snapshot = workspace.snapshot();
+      const { cycle } = snapshot.context;
+      return stateOf(snapshot) === 'HANDOFF_READY' && cycle?.remote ? [{ workspace, cycle: cycle.id, remote: cycle.remote.name }] : [];
+    });
+    return Promise.all(
+      offers.map(async ({ workspace, cycle, remote }) => {
+        const answered = await deps.leaseSync.syncWithin(workspace, deps.leaseSync.timeoutMs);
+        const error = answered ? (deps.leaseSync.statusOf(workspace.root)?.error ?? null) : `${remote} did not answer within ${deps.leaseSync.timeoutMs} ms`;
+        // Unpaused, the sync may follow an accept made elsewhere meanwhile: that is a stage started, not an open offer.
+        return stateOf(workspace.snapshot()) === 'HANDOFF_READY' ? [{ cycle, remote, carried: error === null, error }] : [];
+      }),
+    ).then((carried) => carried.flat());
   }
 
   async function pauseFile(body: PauseBody): Promise<{ path: string; root: string | null }> {
@@ -266,7 +288,8 @@ export function createService(deps: ServiceDeps) {
           `${path} was removed (an unpause) before this pause took effect: nothing is paused`,
           'run `handoff pause` again if it should be',
         );
-      return success('paused', { scope: body.scope, workspace: root, ...pause });
+      const affected = body.scope === 'global' ? registry.all() : [await registry.open(root ?? '')];
+      return success('paused', { scope: body.scope, workspace: root, ...pause, offers: await carryToOffers(affected) });
     },
 
     /** Says what starts now: a reading held back while paused moves its workspace the moment the switch is lifted. */
@@ -276,11 +299,12 @@ export function createService(deps: ServiceDeps) {
       const before = new Map(affected.map((workspace) => [workspace.root, stateOf(workspace.snapshot())]));
       await rm(path, { force: true });
       await deps.applyPauseFile(path);
+      const offers = await carryToOffers(affected);
       const started: StageStarted[] = affected
         .map((workspace) => workspace.snapshot())
         .filter((snapshot) => stateOf(snapshot) !== before.get(snapshot.context.root))
         .map((snapshot) => ({ ...stageMove(snapshot), workspace: snapshot.context.root, cycle: snapshot.context.cycle?.id ?? null }));
-      return success('unpaused', { scope: body.scope, workspace: root, path, started });
+      return success('unpaused', { scope: body.scope, workspace: root, path, started, offers });
     },
 
     reloadConfig: deps.reloadConfig,

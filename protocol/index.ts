@@ -36,6 +36,7 @@ export * from './time-words.js';
 export * from './event-spool.js';
 export * from './held-back.js';
 export * from './stage-move-words.js';
+export * from './offer-carry.js';
 export * from './way-out.js';
 export * from './accept-command.js';
 export * from './accept-hint.js';

@@ -210,8 +210,8 @@ try {
   for (const line of readFileSync(handoffMd, 'utf8').split('\n').slice(0, 5)) note(`  ${paint(2, '│')} ${line}`);
 
   say('5. TAKEOVER — an emergency executor verifies everything, then takes the lease');
-  await handoff(rescue, ['verify', cycle, '--checkout']);
-  await handoff(rescue, ['accept', cycle, '--as', 'rescue-agent', '--checkout']);
+  await handoff(rescue, ['verify', cycle]);
+  await handoff(rescue, ['accept', cycle, '--as', 'rescue-agent']);
   expectState(await state(laptop), 'TAKEOVER');
   note('The rescue agent (a Codex session) reports its own quota from its rollout file:');
   const rollout = join(root, 'rollout-rescue.jsonl');
@@ -229,7 +229,7 @@ try {
   expectState(await state(laptop), 'RETURN_HANDOFF_READY');
 
   say('7. CLOSED — the primary verifies the returned work and takes the lease back');
-  await handoff(laptop, ['accept', cycle, '--return', '--as', 'primary', '--checkout']);
+  await handoff(laptop, ['accept', cycle, '--return', '--as', 'primary']);
   expectState(await state(laptop), 'CLOSED');
   note(`laptop/ now has the rescued work: ${git(laptop, 'status', '--short').split('\n').join(', ')}`);
   await handoff(laptop, ['status']);

@@ -25,17 +25,23 @@ async function handedOff() {
 
 const remoteLease = (remote: string, cycle: string) =>
   JSON.parse(git(remote, 'show', `refs/handoff/lease/${cycle}:lease.json`)) as { state: string; paused?: { since: string; reason: string | null } | null };
-const accept = (b: string) => cli(receiver.stateDir, ['accept', '--latest', '--from', 'origin', '--as', 'cloud', '--checkout', '--json'], b);
+const accept = (b: string) => cli(receiver.stateDir, ['accept', '--latest', '--from', 'origin', '--as', 'cloud', '--json'], b);
 const status = async (a: string) =>
   (await cli(source.stateDir, ['status', '--json'], a)).json.data as { state: string; lease_sync: { error: string | null } | null };
 
 describe('pause is a property of the cycle everywhere it lives', () => {
   it('a paused source’s offer carries the pause: another machine’s accept is refused paused_denied before anything is written; unpaused, it is taken', async () => {
     const { a, b, remote, cycle } = await handedOff();
-    expect((await cli(source.stateDir, ['pause', '--reason', 'wrong branch, stop', '--json'], a)).json.code).toBe('paused');
-    // The daemon keeps the offer on the remote current (each status, and every lease_sync_seconds).
-    await status(a);
+    const pause = (await cli(source.stateDir, ['pause', '--reason', 'wrong branch, stop', '--json'], a)).json;
+    expect(pause.code).toBe('paused');
+    // The pause is written into the offer before the answer, not at the next lease sync: the answer says so.
+    expect(pause.data?.['offers']).toEqual([{ cycle, remote: 'origin', carried: true, error: null }]);
     expect(remoteLease(remote, cycle)).toMatchObject({ state: 'offered', paused: { reason: 'wrong branch, stop' } });
+    expect((await cli(source.stateDir, ['unpause'], a)).stdout).toContain(`the offer of cycle ${cycle} on origin is open again`);
+    expect(remoteLease(remote, cycle).paused).toBeNull();
+    expect((await cli(source.stateDir, ['pause', '--reason', 'wrong branch, stop'], a)).stdout).toContain(
+      `the offer of cycle ${cycle} on origin now says paused: another machine's accept is refused`,
+    );
 
     const head = git(b, 'rev-parse', 'HEAD');
     const refused = await accept(b);
@@ -47,7 +53,6 @@ describe('pause is a property of the cycle everywhere it lives', () => {
     expect(remoteLease(remote, cycle).state).toBe('offered');
 
     expect((await cli(source.stateDir, ['unpause', '--json'], a)).json.code).toBe('unpaused');
-    await status(a);
     expect(remoteLease(remote, cycle).paused).toBeNull();
     const taken = await accept(b);
     expect(taken.json.code, JSON.stringify(taken.json)).toBe('accepted');
@@ -58,11 +63,24 @@ describe('pause is a property of the cycle everywhere it lives', () => {
     const { a, b, remote, cycle } = await handedOff();
     expect((await accept(b)).json.code).toBe('accepted');
     expect(remoteLease(remote, cycle).state).toBe('taken');
-    expect((await cli(source.stateDir, ['pause', '--json'], a)).json.code).toBe('paused');
+    const pause = (await cli(source.stateDir, ['pause', '--json'], a)).json;
+    expect(pause.code).toBe('paused');
+    expect(pause.data?.['offers']).toEqual([
+      {
+        cycle,
+        remote: 'origin',
+        carried: false,
+        error: expect.stringMatching(/the lease on the remote is taken by 'cloud', which this machine does not follow while paused/),
+      },
+    ]);
     const paused = await status(a);
     expect(paused.state).toBe('HANDOFF_READY');
     expect(paused.lease_sync?.error).toMatch(/paused .*: the lease on the remote is taken by 'cloud', which this machine does not follow while paused/);
-    expect((await cli(source.stateDir, ['unpause', '--json'], a)).json.code).toBe('unpaused');
+    const unpause = (await cli(source.stateDir, ['unpause', '--json'], a)).json;
+    expect(unpause.code).toBe('unpaused');
+    // Followed within the unpause itself, and named as the stage that starts; no open offer is claimed.
+    expect(unpause.data?.['offers']).toEqual([]);
+    expect(unpause.data?.['started']).toEqual([expect.objectContaining({ state: 'TAKEOVER', cycle })]);
     expect((await status(a)).state).toBe('TAKEOVER');
   }, 120_000);
 });

@@ -1,14 +1,19 @@
+import { offeredAcceptWords, type OfferedCycle } from '../../../protocol/accept-command.js';
 import type { DaemonAnswer } from './lean-client.js';
 
 /**
  * From EVACUATE on, the work tree belongs to the checkpoint and then to the lease holder. CLOSED is
  * not listed: the cycle is over and the next reading starts a new one in NORMAL.
  */
-const WHAT_TO_DO: Readonly<Record<string, string>> = {
-  EVACUATE: 'The daemon is checkpointing the work tree: finish your current step without changing files, refresh the capsule, then run `handoff drained`.',
-  HANDOFF_READY: 'The work is handed off and frozen; a receiver takes it over with `handoff accept`. Read .session-handoff/CYCLE/HANDOFF.md.',
-  TAKEOVER: 'Another executor holds the lease and works here; it hands back with `handoff return`.',
-  RETURN_HANDOFF_READY: 'The work was handed back; the primary takes it with `handoff accept CYCLE --return --as EXECUTOR`.',
+const WHAT_TO_DO: Readonly<Record<string, (cycle: OfferedCycle) => string>> = {
+  EVACUATE: () =>
+    'The daemon is checkpointing the work tree: finish your current step without changing files, refresh the capsule, then run `handoff drained`.',
+  HANDOFF_READY: (cycle) => {
+    const { command, where } = offeredAcceptWords(cycle, 'out');
+    return `The work is handed off and frozen; a receiver takes it over with \`${command}\` ${where}. Read .session-handoff/${cycle.id}/HANDOFF.md.`;
+  },
+  TAKEOVER: () => 'Another executor holds the lease and works here; it hands back with `handoff return`.',
+  RETURN_HANDOFF_READY: (cycle) => `The work was handed back; the primary takes it with \`${offeredAcceptWords(cycle, 'return').command}\`.`,
 };
 
 export type GuardVerdict = { readonly allow: true; readonly note: string | null } | { readonly allow: false; readonly reason: string };
@@ -18,7 +23,7 @@ interface StatusOutline {
   /** protocol/edit-policy.ts, computed by the daemon with its config: who may change files now. */
   readonly edit_policy?: { readonly who?: unknown; readonly why?: unknown };
   readonly state?: unknown;
-  readonly cycle?: { readonly id?: unknown } | null;
+  readonly cycle?: { readonly id?: unknown; readonly remote?: { readonly name?: unknown } | null } | null;
   readonly lease?: { readonly holder?: { readonly executor?: unknown } | null };
 }
 
@@ -42,7 +47,11 @@ export function guardVerdict(session: string | null, answer: DaemonAnswer): Guar
   if (todo === undefined || who === 'anyone') return { allow: true, note: null };
   const holder = status.lease?.holder?.executor;
   if (who !== 'nobody' && typeof holder === 'string' && holder === session) return { allow: true, note: null };
-  const cycle = typeof status.cycle?.id === 'string' ? status.cycle.id : 'CYCLE';
+  const remote = status.cycle?.remote?.name;
+  const cycle: OfferedCycle = {
+    id: typeof status.cycle?.id === 'string' ? status.cycle.id : 'CYCLE',
+    remote: typeof remote === 'string' ? { name: remote } : null,
+  };
   const held = typeof holder === 'string' ? `the lease is held by '${holder}'` : 'nobody holds the lease';
   const why = typeof status.edit_policy?.why === 'string' ? status.edit_policy.why : 'only the lease holder may change files now';
   const nobody = who === 'nobody';
@@ -50,6 +59,6 @@ export function guardVerdict(session: string | null, answer: DaemonAnswer): Guar
     allow: false,
     reason:
       `session-handoff: ${String(status.workspace)} is in ${state}: ${why}. ${nobody ? 'No session may change files now' : `This session (${session ?? 'unknown'}) does not hold its lease (${held})`}. ` +
-      `${todo.replaceAll('CYCLE', cycle)} Do not work around this with shell commands.`,
+      `${todo(cycle)} Do not work around this with shell commands.`,
   };
 }

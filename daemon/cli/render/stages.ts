@@ -1,5 +1,6 @@
 // The words' own module, not the barrel: `handoff now` loads this renderer and must not load the machine (now-modules.test.ts).
 import { stageMoveWords, stageStartedWords, type StageMove, type StageStarted } from '../../../protocol/stage-move-words.js';
+import { offerCarryWords, type OfferCarry } from '../../../protocol/offer-carry.js';
 import type { StatusView } from '../../../protocol/index.js';
 import type { Renderer } from './format.js';
 
@@ -68,6 +69,7 @@ interface PauseAnswer {
   readonly reason?: string | null;
   readonly path: string;
   readonly started?: readonly StageStarted[];
+  readonly offers?: readonly OfferCarry[];
 }
 
 const scopeWords = (data: PauseAnswer) => (data.scope === 'global' ? 'every workspace' : (data.workspace ?? 'this workspace'));
@@ -75,6 +77,7 @@ const scopeWords = (data: PauseAnswer) => (data.scope === 'global' ? 'every work
 export const renderPaused: Renderer<PauseAnswer> = (data) =>
   [
     `paused ${scopeWords(data)}${data.reason ? ` ("${data.reason}")` : ''}: readings are still recorded, nothing starts or moves`,
+    ...(data.offers ?? []).map((offer) => offerCarryWords(offer, true)),
     `next: \`handoff unpause${data.scope === 'global' ? ' --global' : ''}\` lifts it (or remove ${data.path})`,
   ].join('\n');
 
@@ -83,6 +86,7 @@ export const renderUnpaused: Renderer<PauseAnswer> = (data) =>
     `unpaused ${scopeWords(data)}: the daemon acts on readings again (${data.path} is gone)`,
     ...(data.started ?? []).map(stageStartedWords),
     ...(data.started?.length === 0 ? ['nothing was held back: no stage starts'] : []),
+    ...(data.offers ?? []).map((offer) => offerCarryWords(offer, false)),
   ].join('\n');
 
 interface SignalAnswer extends Moved {

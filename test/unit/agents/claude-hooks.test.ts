@@ -63,6 +63,16 @@ describe('guardVerdict', () => {
     );
   });
 
+  it('prints the accept command that works where the reason is read: the real cycle, its remote, no placeholder', () => {
+    const travelling = (state: string) =>
+      answer('status', { workspace: '/repo', state, cycle: { id: '20261129T081500Z-k3f9qa', remote: { name: 'origin' } }, lease: { holder: null } });
+    const out = guardVerdict('me', travelling('HANDOFF_READY'));
+    expect(!out.allow && out.reason).toContain('`handoff accept 20261129T081500Z-k3f9qa --from origin` in a clone of this repository');
+    const back = guardVerdict('me', status('RETURN_HANDOFF_READY', 'them'));
+    expect(!back.allow && back.reason).toContain('the primary takes it with `handoff accept 20261129T081500Z-k3f9qa --return`.');
+    expect(!back.allow && back.reason).not.toMatch(/EXECUTOR|CYCLE/);
+  });
+
   it.each(['NORMAL', 'PREPARE', 'CLOSED'])('allows everyone in %s', (state) => {
     expect(guardVerdict('me', status(state, 'them'))).toEqual({ allow: true, note: null });
   });
