@@ -6,7 +6,7 @@ import type { Config, WayOut } from '../../schemas/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
-import { scanAhead } from './scan-ahead.js';
+import { writeLocalPackage } from './local-package.js';
 import { proveWayOut } from './way-out-probe.js';
 import { treeFingerprint } from './tree-fingerprint.js';
 
@@ -79,14 +79,29 @@ export function createRehearsals(deps: RehearsalDeps) {
     if (wayOut.state === 'blocked') log.warn(fields, 'the way out is blocked');
     else log.info(fields, 'rehearsed the evacuation');
     const wanted = () => stateIn(root, REHEARSABLE);
-    const scan = wanted() ? await scanAhead(root, { stateDir: deps.stateDir, config: deps.config, now: () => clock.now(), stillWanted: wanted }) : null;
+    const packageStarted = clock.now();
+    // The local package (the secret scan into the verdict cache, the snapshot's tree and index): EVACUATE starts from it.
+    const scan = wanted()
+      ? await writeLocalPackage(root, {
+          dir,
+          stateDir: deps.stateDir,
+          config: deps.config,
+          now: () => clock.now(),
+          id: deps.entropy(),
+          stillWanted: wanted,
+        }).catch((error: unknown) => {
+          log.warn({ workspace: root, err: error }, 'the local package could not be written; the drain takes its full path');
+          return null;
+        })
+      : null;
     if (scan === null) {
-      log.info({ workspace: root }, 'the secret scan ahead stopped early; the drain scans the rest itself');
+      log.info({ workspace: root }, 'the local package stopped early; the drain scans the rest itself');
       return wayOut;
     }
+    log.info({ workspace: root, tree: scan.tree, judged: scan.judged, ms: clock.now() - packageStarted }, 'wrote the local package');
     if (wayOut.state !== 'proven') return wayOut;
     const scanned = `secret scan done ahead: ${scan.judged} changed file(s)${scan.withheld === 0 ? '' : `, ${scan.withheld} would be withheld`}`;
-    const withScan: WayOut = { ...wayOut, proven: [...wayOut.proven, scanned] };
+    const withScan: WayOut = { ...wayOut, proven: [...wayOut.proven, scanned, 'snapshot packaged locally'] };
     await registry.dispatch(root, { type: 'WAY_OUT', way_out: withScan });
     return withScan;
   }

@@ -29,8 +29,16 @@ async function daemonWith(env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
 }
 
 const remoteRefs = (bare: string) => git(bare, 'for-each-ref', '--format=%(refname) %(objectname)');
-/** Everything of the user's, the daemon's own namespaces included: a rehearsal writes no ref at all. */
-const everything = (root: string) => ({ ...userState(root), allRefs: git(root, 'for-each-ref', '--format=%(refname) %(objectname)') });
+/**
+ * Everything of the user's, the daemon's own namespaces included: a rehearsal writes no ref but its
+ * local package's, under refs/session-handoff/rehearsal/ (never pushed, docs/refs.md).
+ */
+const everything = (root: string) => ({
+  ...userState(root),
+  allRefs: git(root, 'for-each-ref', '--format=%(refname) %(objectname)')
+    .split('\n')
+    .filter((line) => !line.startsWith('refs/session-handoff/rehearsal/')),
+});
 
 /** `handoff status` for people, its folded lines joined again (it folds to 80 columns in a pipe). */
 const unfolded = (text: string) => text.replace(/\n {2,}/g, ' ');
@@ -68,10 +76,15 @@ describe('PREPARE rehearses the way out, from the daemon environment, before any
     expect(status.way_out.proven).toContain('server hooks take refs/handoff/');
     // src/app.ts, src/staged.ts and the untracked notes.md: what the drain would push.
     expect(unfolded((await cli(daemon.stateDir, ['status'], root)).stdout)).toMatch(
-      /^way out: proven \d+ s ago \(origin, answers without a prompt, takes the handoff refs \(dry run\), server hooks take refs\/handoff\/, secret scan done ahead: 3 changed file\(s\)\)$/m,
+      /^way out: proven \d+ s ago \(origin, answers without a prompt, takes the handoff refs \(dry run\), server hooks take refs\/handoff\/, secret scan done ahead: 3 changed file\(s\), snapshot packaged locally\)$/m,
     );
     expect(remoteRefs(remote)).toBe(remoteBefore);
     expect(everything(root)).toEqual(before);
+    // The local package: one commit on the daemon's local-only ref, whose parent is HEAD; not on the remote.
+    const packaged = git(root, 'for-each-ref', '--format=%(refname)', 'refs/session-handoff/');
+    expect(packaged).toMatch(/^refs\/session-handoff\/rehearsal\/[0-9a-f]{32}$/);
+    expect(git(root, 'rev-parse', `${packaged}^`)).toBe(git(root, 'rev-parse', 'HEAD'));
+    expect(remoteRefs(remote)).not.toContain('session-handoff');
 
     // The kill switch holds the rehearsal too: `handoff doctor` says so and pushes nothing.
     expect((await cli(daemon.stateDir, ['pause', '--json'], root)).json.code).toBe('paused');
@@ -92,8 +105,9 @@ describe('PREPARE rehearses the way out, from the daemon environment, before any
     const now = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], root);
     expect(now.json.code).toBe('handoff_ready');
     const cycle = now.json.data?.['cycle'] as { id: string; drain: { steps: { snapshot: { summary: Record<string, unknown> } } } };
-    // src/app.ts and src/staged.ts were judged at PREPARE; notes.md and late.env are new bytes.
-    expect(cycle.drain.steps.snapshot.summary).toMatchObject({ scanned: 2, scan_cached: 2, withheld: 1 });
+    // src/app.ts and src/staged.ts were judged at PREPARE and are unchanged since (the package's index
+    // says so): not even read again. notes.md and late.env are new bytes.
+    expect(cycle.drain.steps.snapshot.summary).toMatchObject({ scanned: 2, scan_cached: 0, withheld: 1, rehearsal: 'reused', changed_since_rehearsal: 2 });
     expect(cycle.drain.steps.snapshot.summary['withheld_paths']).toMatch(/^late\.env /);
     expect(git(root, 'ls-tree', '-r', '--name-only', `refs/heads/handoff/${cycle.id}`)).not.toContain('late.env');
   });
