@@ -58,6 +58,8 @@ export interface StepDeps {
    * or why there is none to start from; absent: the drain always takes its full path.
    */
   readonly rehearsed?: (root: string, repository: HeadAndIndex, scanner: string) => Promise<OpenedPackage | NoPackage>;
+  /** PREPARE's validation outcome for this command while the work tree has not changed since it ran (daemon/rehearsal/validation-evidence.ts). */
+  readonly rehearsedValidation?: (root: string, command: string) => Promise<Validation | null>;
   /** Test-only: runs between the secret scan and the snapshot's `add`, where an agent's write races the drain. */
   readonly afterScan?: () => Promise<void>;
 }
@@ -215,9 +217,21 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
     },
 
     async validate(target) {
-      const result = await runValidation(target.work, config.validation.command, config.validation.timeout_seconds * 1000, () => deps.monotonic.now());
+      const { command } = config.validation;
+      // `rehearsal.validate: reuse`: PREPARE's outcome stands while the work tree has not changed since it ran.
+      const standing = config.rehearsal.validate === 'reuse' && command !== null ? ((await deps.rehearsedValidation?.(target.work, command)) ?? null) : null;
+      const ranAt = new Date(deps.clock.now()).toISOString();
+      const result: Validation =
+        standing ??
+        (command === null
+          ? await runValidation(target.work, command, 0, () => deps.monotonic.now())
+          : {
+              ...(await runValidation(target.work, command, config.validation.timeout_seconds * 1000, () => deps.monotonic.now())),
+              ran_in: 'evacuation',
+              ran_at: ranAt,
+            });
       const sha = await store.save(target.cycle.id, `validate-${target.drain.leg}`, [result]);
-      return recordOf(deps, sha, { status: result.status });
+      return recordOf(deps, sha, { status: result.status, ran_in: result.ran_in ?? 'evacuation' });
     },
 
     async snapshot(target) {

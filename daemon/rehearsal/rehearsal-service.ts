@@ -3,17 +3,20 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatCycleId, HandoffError, stateOf, type WorkspaceState } from '../../protocol/index.js';
 import type { Config, WayOut } from '../../schemas/index.js';
-import type { Clock } from '../clock.js';
+import type { Clock, Monotonic } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
 import { writeLocalPackage } from './local-package.js';
+import { validateAhead } from './validation-evidence.js';
 import { proveWayOut } from './way-out-probe.js';
 import { treeFingerprint } from './tree-fingerprint.js';
 
 export interface RehearsalDeps {
   readonly registry: WorkspaceRegistry;
-  readonly config: Pick<Config, 'rehearsal' | 'git_timeout_seconds' | 'secret_scan'>;
+  readonly config: Pick<Config, 'rehearsal' | 'git_timeout_seconds' | 'secret_scan' | 'validation'>;
   readonly clock: Clock;
+  /** The validation's duration at PREPARE (`rehearsal.validate`). */
+  readonly monotonic: Monotonic;
   readonly entropy: () => string;
   readonly stateDir: string;
   readonly log: Logger;
@@ -99,11 +102,28 @@ export function createRehearsals(deps: RehearsalDeps) {
       return wayOut;
     }
     log.info({ workspace: root, tree: scan.tree, judged: scan.judged, ms: clock.now() - packageStarted }, 'wrote the local package');
+    const validated = await validateAtPrepare(root);
     if (wayOut.state !== 'proven') return wayOut;
     const scanned = `secret scan done ahead: ${scan.judged} changed file(s)${scan.withheld === 0 ? '' : `, ${scan.withheld} would be withheld`}`;
-    const withScan: WayOut = { ...wayOut, proven: [...wayOut.proven, scanned, 'snapshot packaged locally'] };
+    const withScan: WayOut = { ...wayOut, proven: [...wayOut.proven, scanned, 'snapshot packaged locally', ...(validated === null ? [] : [validated])] };
     await registry.dispatch(root, { type: 'WAY_OUT', way_out: withScan });
     return withScan;
+  }
+
+  /** `rehearsal.validate`: the validation command once at PREPARE (not for `handoff doctor` in NORMAL); what it proved, in a few words. */
+  async function validateAtPrepare(root: string): Promise<string | null> {
+    const command = deps.config.validation.command;
+    if (deps.config.rehearsal.validate === 'off' || command === null || !stateIn(root, AUTOMATIC)) return null;
+    const { validation, ran } = await validateAhead(root, {
+      dir,
+      command,
+      timeoutMs: deps.config.validation.timeout_seconds * 1000,
+      gitTimeoutMs: timeoutMs,
+      now: () => clock.now(),
+      monotonic: () => deps.monotonic.now(),
+    });
+    log.info({ workspace: root, status: validation.status, ms: validation.duration_ms, ran }, 'validated at PREPARE');
+    return `validation ${validation.status} at PREPARE (${Math.round((validation.duration_ms ?? 0) / 1000)} s)`;
   }
 
   /** Queued behind any other rehearsal; a second ask for the same workspace shares the one in flight. */
