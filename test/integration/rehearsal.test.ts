@@ -1,5 +1,5 @@
-import { chmodSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
@@ -124,13 +124,35 @@ describe('PREPARE rehearses the way out, from the daemon environment, before any
       return { root, remote };
     }
 
-    it('says git-lfs runs for the daemon, and that its endpoint was not probed', async () => {
+    it('says git-lfs runs for the daemon and its endpoint answers, uploading nothing', async () => {
       const { root, remote } = lfsRepo();
       const remoteBefore = remoteRefs(remote);
       const status = await prepareAndRehearse(await daemonWith(), root);
       expect(status.way_out.state).toBe('proven');
-      expect(status.way_out.proven).toContain('git-lfs runs (its endpoint is not probed)');
+      expect(status.way_out.proven).toContain('git-lfs runs and its endpoint answers (a download probe, nothing uploaded)');
       expect(remoteRefs(remote)).toBe(remoteBefore);
+      // The content of data.bin never went out (the test's push skipped git-lfs's pre-push hook): no LFS object on the remote.
+      const objects = join(remote, 'lfs', 'objects');
+      expect(existsSync(objects) ? readdirSync(objects, { recursive: true }).filter((name) => /^[0-9a-f]{64}$/.test(basename(String(name)))) : []).toEqual([]);
+    });
+
+    it('names an LFS endpoint that does not serve the LFS API (a plain smart HTTP server), with its fix', async () => {
+      const { root, remote } = lfsRepo();
+      const server = await slowHttpRemote(remote, 0);
+      try {
+        git(root, 'remote', 'set-url', 'origin', server.url);
+        const remoteBefore = remoteRefs(remote);
+        const status = await prepareAndRehearse(await daemonWith(), root);
+        expect(status.way_out.state).toBe('blocked');
+        expect(status.way_out.proven).toContain('takes the handoff refs (dry run)');
+        expect(status.way_out.cause).toMatch(
+          /^the repository uses Git LFS and origin's LFS endpoint \(http:\/\/127\.0\.0\.1:\d+\/remote\.git\/info\/lfs\) does not serve the Git LFS API/,
+        );
+        expect(status.way_out.fix).toMatch(/^enable Git LFS for the repository on the server/);
+        expect(remoteRefs(remote)).toBe(remoteBefore);
+      } finally {
+        await server.close();
+      }
     });
 
     it('is named BLOCKED when git-lfs is not on the daemon PATH', async () => {
