@@ -191,6 +191,7 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
       registry,
       config,
       clock,
+      monotonic,
       entropy,
       stateDir: dir,
       log: log.child({ module: 'rehearsal' }),

@@ -3,6 +3,7 @@ import { acceptCommand } from './accept-command.js';
 import { agentList, agentText, codeSpan, fenced } from './markdown-quote.js';
 import { printable } from './printable.js';
 import { shellQuote } from './shell-quote.js';
+import { formatDuration } from './time-words.js';
 import { withheldBlock } from './withheld.js';
 
 /**
@@ -131,11 +132,22 @@ function quality(manifest: Manifest): string[] {
   return missing.length === 0 ? [`${head}.`] : [`${head}. What keeps it down:`, '', ...fenced(missing.join('\n'))];
 }
 
+/**
+ * When the validation ran, as its evidence says (manifests before it was kept say nothing): at the
+ * evacuation, or at PREPARE and reused because the work tree has not changed since.
+ */
+function ranWhen(validation: Manifest['validations'][number], createdAt: string): string {
+  if (validation.ran_in === 'evacuation') return ' — run at evacuation';
+  if (validation.ran_in !== 'prepare' || validation.ran_at === undefined) return '';
+  const before = (Date.parse(createdAt) - Date.parse(validation.ran_at)) / 1000;
+  return ` — ${validation.status.replace('_', ' ')} at PREPARE ${Number.isFinite(before) ? `${formatDuration(before)} before this package` : ''}, work tree unchanged since`;
+}
+
 function validations(manifest: Manifest): string[] {
   if (manifest.validations.length === 0) return ['_none configured_'];
   return manifest.validations.flatMap((v, index) => {
     const exit = v.exit_code !== null ? ` (exit ${v.exit_code}, ${v.duration_ms} ms)` : '';
-    const line = `**${v.status.toUpperCase()}**${v.command ? ` ${codeSpan(v.command, 1000)}` : ''}${exit}`;
+    const line = `**${v.status.toUpperCase()}**${v.command ? ` ${codeSpan(v.command, 1000)}` : ''}${exit}${ranWhen(v, manifest.created_at)}`;
     const output = v.output_tail
       ? ['', '_Its output, last 15 lines, as the command printed it:_', '', ...fenced(v.output_tail.split('\n').slice(-15).join('\n'))]
       : [];

@@ -46,7 +46,7 @@ export interface WayOutFailure {
   /** The remote's name, as the drain would choose it. */
   readonly remote: string;
   /** What did not work: listing the remote, the dry run of the drain's refspecs, or the probe ref the server's hooks judge. */
-  readonly step: 'url' | 'answer' | 'dry_run' | 'policy' | 'probe_cleanup' | 'lfs';
+  readonly step: 'url' | 'answer' | 'dry_run' | 'policy' | 'probe_cleanup' | 'lfs' | 'lfs_endpoint';
   /** How git failed (daemon/git/publish.ts pushFailure). */
   readonly kind: 'not_run' | 'timed_out' | 'credentials' | 'rejected' | 'failed' | 'unreachable';
   /** ssh, http(s) or a local path: where credentials would come from. */
@@ -58,6 +58,8 @@ export interface WayOutFailure {
   readonly timeoutSeconds: number;
   /** The probe ref left on the remote (probe_cleanup only). */
   readonly probeRef?: string;
+  /** The Git LFS endpoint asked (lfs_endpoint only), credentials stripped. */
+  readonly endpoint?: string;
 }
 
 const DOC = 'docs/troubleshooting.md#the-way-out-is-blocked';
@@ -82,6 +84,32 @@ function credentialWords(failure: WayOutFailure): { cause: string; fix: string }
   };
 }
 
+/** The LFS endpoint the drain uploads to did not answer a download probe. */
+function lfsEndpointWords(failure: WayOutFailure): { cause: string; fix: string } {
+  const { remote, words } = failure;
+  const endpoint = failure.endpoint ?? `${remote}'s LFS endpoint`;
+  const where = `the repository uses Git LFS and ${remote}'s LFS endpoint (${endpoint})`;
+  if (failure.kind === 'credentials') {
+    return {
+      cause: `${where} asks for credentials the daemon's environment cannot give (it never prompts): ${words}`,
+      fix: `configure a credential helper that needs no terminal for that endpoint, for the daemon's user; see ${DOC}`,
+    };
+  }
+  if (failure.kind === 'rejected') {
+    return {
+      cause: `${where} does not serve the Git LFS API: ${words}`,
+      fix: `enable Git LFS for the repository on the server (the daemon uploads only to the endpoint git-lfs derives from the remote's URL, never to one .lfsconfig names); see ${DOC}`,
+    };
+  }
+  if (failure.kind === 'timed_out') {
+    return {
+      cause: `${where} did not answer within ${failure.timeoutSeconds} s`,
+      fix: `check the network or the LFS server, or raise git_timeout_seconds; see ${DOC}`,
+    };
+  }
+  return { cause: `${where} does not answer: ${words}`, fix: `check the LFS server and the network from the daemon's environment; see ${DOC}` };
+}
+
 /** The cause and the fix of a blocked way out: what failed, in the user's terms, and what makes it pass. */
 export function blockedWayOut(failure: WayOutFailure): { cause: string; fix: string } {
   const { remote, words } = failure;
@@ -98,6 +126,7 @@ export function blockedWayOut(failure: WayOutFailure): { cause: string; fix: str
       fix: `install git-lfs where the daemon finds it (Debian/Ubuntu: apt-get install git-lfs); see ${DOC}`,
     };
   }
+  if (failure.step === 'lfs_endpoint') return lfsEndpointWords(failure);
   if (failure.kind === 'credentials') return credentialWords(failure);
   if (failure.kind === 'timed_out')
     return {

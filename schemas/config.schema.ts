@@ -90,6 +90,12 @@ export const ConfigSchema = Type.Object(
         enabled: Type.Boolean({ default: true }),
         /** While in PREPARE, a rehearsal again once the last is this old and the work tree changed since. */
         interval_seconds: Type.Integer({ minimum: 60, maximum: 86_400, default: 600 }),
+        /**
+         * The validation command at PREPARE: `off` runs none; `reuse` runs it once and EVACUATE takes its
+         * outcome while the work tree has not changed since (else runs it again); `rerun` runs it at
+         * PREPARE as an early word and again at EVACUATE.
+         */
+        validate: literals(['off', 'reuse', 'rerun'], { default: 'off' }),
       },
       { additionalProperties: false, default: {} },
     ),

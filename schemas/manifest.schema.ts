@@ -47,6 +47,12 @@ export const ValidationSchema = Type.Object(
     exit_code: Nullable(Type.Integer()),
     duration_ms: Nullable(Type.Integer({ minimum: 0 })),
     output_tail: Nullable(Type.String({ maxLength: 8192 })),
+    /**
+     * Evidence of when it ran (absent in manifests written before it was kept): at `evacuation` in
+     * the drain, or at `prepare` by the rehearsal, reused because the work tree has not changed since.
+     */
+    ran_in: Type.Optional(literals(['prepare', 'evacuation'])),
+    ran_at: Type.Optional(IsoTimeSchema),
   },
   { additionalProperties: false },
 );

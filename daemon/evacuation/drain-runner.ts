@@ -15,6 +15,9 @@ import type { Config, StepProgress } from '../../schemas/index.js';
 import type { Clock, Monotonic } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
+import { join } from 'node:path';
+import { openLocalPackage } from '../rehearsal/local-package.js';
+import { standingValidation } from '../rehearsal/validation-evidence.js';
 import { openVerdictCache } from './scan-verdicts.js';
 import { createStepStore } from './step-store.js';
 import { createSteps, remoteTracking, verifiedCheckpoint, type DrainTarget } from './steps.js';
@@ -56,6 +59,8 @@ export function createDrainRunner(deps: DrainDeps) {
     store: createStepStore(deps.stateDir),
     // The fingerprint names secretlint's versions: asked at the first scan, so an idle daemon never loads it.
     verdicts: async () => openVerdictCache(deps.stateDir, (await import('./secret-scan.js')).secretlintFingerprint()),
+    rehearsed: (root, repository, scanner) => openLocalPackage(root, deps.stateDir, repository, scanner),
+    rehearsedValidation: (root, command) => standingValidation(root, join(deps.stateDir, 'rehearsal'), command, deps.config.git_timeout_seconds * 1000),
   });
   const running = new Map<string, Promise<void>>();
   const again = new Set<string>();

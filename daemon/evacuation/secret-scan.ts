@@ -182,6 +182,11 @@ export interface SecretScanOptions {
   readonly seen?: Map<string, readonly string[]>;
   /** HEAD's commit (null: unborn) when the caller already read it: the snapshot commits on the HEAD it scanned against. */
   readonly head?: string | null;
+  /**
+   * The paths to scan when the caller knows what changed (the files changed since a rehearsal's
+   * package, whose verdicts it carries for the rest); otherwise every change against HEAD.
+   */
+  readonly paths?: readonly string[];
 }
 
 export interface SecretScan {
@@ -392,7 +397,7 @@ export async function scanForSecrets(root: string, options: SecretScanOptions): 
   const deadline = options.now() + options.timeoutMs;
   const head = options.head === undefined ? await currentRef(root, 'HEAD') : options.head;
   // Both only read; the list is decided by the user's own file, whatever the paths turn out to be.
-  const [paths, allowList] = await Promise.all([changedPaths(root, head), readAllowList(root)]);
+  const [paths, allowList] = await Promise.all([options.paths === undefined ? changedPaths(root, head) : [...options.paths].sort(), readAllowList(root)]);
   const withheld: Withheld[] = [];
   const withhold: string[] = [];
   const allowed: string[] = [];

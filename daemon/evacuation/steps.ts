@@ -28,7 +28,8 @@ import type { Config, StepProgress } from '../../schemas/index.js';
 import { readCapsule } from '../capsule/capsule-file.js';
 import { capsuleQuality } from '../capsule/quality.js';
 import type { Clock, Monotonic } from '../clock.js';
-import { currentRef, headAndIndex, inspectRepository, publishRefs, publishRoute, snapshotWorkTree, treeOfWorkTree } from '../git/index.js';
+import { currentRef, headAndIndex, inspectRepository, publishRefs, publishRoute, snapshotWorkTree, treeOfWorkTree, type HeadAndIndex } from '../git/index.js';
+import type { NoPackage, OpenedPackage } from '../rehearsal/local-package.js';
 import { precompiled } from '../precompiled.js';
 import { describeErrors } from '../schema-check.js';
 import { recordOrigin } from '../prune/cycle-ledger.js';
@@ -52,6 +53,13 @@ export interface StepDeps {
   readonly store: StepStore;
   /** The secret scan's verdicts of earlier drains, opened for one scan. */
   readonly verdicts: () => Promise<VerdictCache>;
+  /**
+   * The package PREPARE's rehearsal left for this work tree, verified (daemon/rehearsal/local-package.ts),
+   * or why there is none to start from; absent: the drain always takes its full path.
+   */
+  readonly rehearsed?: (root: string, repository: HeadAndIndex, scanner: string) => Promise<OpenedPackage | NoPackage>;
+  /** PREPARE's validation outcome for this command while the work tree has not changed since it ran (daemon/rehearsal/validation-evidence.ts). */
+  readonly rehearsedValidation?: (root: string, command: string) => Promise<Validation | null>;
   /** Test-only: runs between the secret scan and the snapshot's `add`, where an agent's write races the drain. */
   readonly afterScan?: () => Promise<void>;
 }
@@ -209,9 +217,21 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
     },
 
     async validate(target) {
-      const result = await runValidation(target.work, config.validation.command, config.validation.timeout_seconds * 1000, () => deps.monotonic.now());
+      const { command } = config.validation;
+      // `rehearsal.validate: reuse`: PREPARE's outcome stands while the work tree has not changed since it ran.
+      const standing = config.rehearsal.validate === 'reuse' && command !== null ? ((await deps.rehearsedValidation?.(target.work, command)) ?? null) : null;
+      const ranAt = new Date(deps.clock.now()).toISOString();
+      const result: Validation =
+        standing ??
+        (command === null
+          ? await runValidation(target.work, command, 0, () => deps.monotonic.now())
+          : {
+              ...(await runValidation(target.work, command, config.validation.timeout_seconds * 1000, () => deps.monotonic.now())),
+              ran_in: 'evacuation',
+              ran_at: ranAt,
+            });
       const sha = await store.save(target.cycle.id, `validate-${target.drain.leg}`, [result]);
-      return recordOf(deps, sha, { status: result.status });
+      return recordOf(deps, sha, { status: result.status, ran_in: result.ran_in ?? 'evacuation' });
     },
 
     async snapshot(target) {
@@ -219,44 +239,59 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       const ref = handoffRef(cycle, drain.leg);
       // Before anything is written: a file holding a secret never reaches the snapshot (docs/security.md#secrets).
       // Loaded here, at its first use: secretlint is the largest part of the daemon an idle one never runs.
-      const { scanForSecrets } = await import('./secret-scan.js');
+      const { scanForSecrets, secretlintFingerprint } = await import('./secret-scan.js');
       const { auditStaged } = await import('./staged-audit.js');
       const verdicts = await deps.verdicts();
       const seen = new Map<string, readonly string[]>();
       // Read once, with the index's path: the scan lists the changes against this HEAD, the snapshot
       // commits on it (one git process where there were three).
       const repository = await headAndIndex(target.work);
+      // PREPARE's package, when it still matches: only what changed since is scanned and hashed. Every
+      // staged entry still passes the audit below against the bytes some scan read, so nothing unscanned goes out.
+      const opened = deps.rehearsed === undefined ? { reason: 'no rehearsal package' } : await deps.rehearsed(target.work, repository, secretlintFingerprint());
+      const rehearsed = 'index' in opened ? opened : null;
+      const notReused = 'reason' in opened ? opened.reason : null;
       let scan: SecretScan;
+      let result;
       try {
-        scan = await scanForSecrets(target.work, {
-          timeoutMs: config.secret_scan.timeout_ms,
-          maxFileBytes: config.secret_scan.max_file_bytes,
-          now: () => deps.monotonic.now(),
-          onProgress: (done, total) => target.report?.('secret scan', done, total),
-          verdicts,
-          seen,
-          head: repository.head,
+        try {
+          scan = await scanForSecrets(target.work, {
+            timeoutMs: config.secret_scan.timeout_ms,
+            maxFileBytes: config.secret_scan.max_file_bytes,
+            now: () => deps.monotonic.now(),
+            onProgress: (done, total) => target.report?.('secret scan', done, total),
+            verdicts,
+            seen,
+            head: repository.head,
+            ...(rehearsed === null ? {} : { paths: rehearsed.since }),
+          });
+          if (rehearsed !== null) scan = rehearsed.carry(scan, seen);
+        } finally {
+          // Also after a scan past its budget: `handoff resume` then scans only the files it did not reach.
+          await verdicts.save();
+        }
+        await deps.afterScan?.();
+        target.report?.('snapshot commit', null, null);
+        result = await snapshotWorkTree(target.work, {
+          ref,
+          message: `handoff ${cycle.id}: snapshot of the work tree (${drain.leg} leg, revision ${drain.revision})`,
+          createdAt: required(drain.revision_at, 'the revision time'),
+          expectedOld: drain.previous_commit,
+          withhold: scan.withhold,
+          // From the package's index, git re-hashes only the files whose stat data moved since the rehearsal.
+          repository: rehearsed === null ? repository : { head: repository.head, index: rehearsed.index },
+          // A file written after the scan is in the index as git read it: proven to be the scanned bytes, or scanned now.
+          audit: async (entries, head) => {
+            const first = scan;
+            scan = await auditStaged(target.work, entries, first, { head, maxFileBytes: config.secret_scan.max_file_bytes, seen });
+            return scan.withhold.slice(first.withhold.length);
+          },
         });
       } finally {
-        // Also after a scan past its budget: `handoff resume` then scans only the files it did not reach.
-        await verdicts.save();
+        await rehearsed?.dispose();
       }
-      await deps.afterScan?.();
-      target.report?.('snapshot commit', null, null);
-      const result = await snapshotWorkTree(target.work, {
-        ref,
-        message: `handoff ${cycle.id}: snapshot of the work tree (${drain.leg} leg, revision ${drain.revision})`,
-        createdAt: required(drain.revision_at, 'the revision time'),
-        expectedOld: drain.previous_commit,
-        withhold: scan.withhold,
-        repository,
-        // A file written after the scan is in the index as git read it: proven to be the scanned bytes, or scanned now.
-        audit: async (entries, head) => {
-          const first = scan;
-          scan = await auditStaged(target.work, entries, first, { head, maxFileBytes: config.secret_scan.max_file_bytes, seen });
-          return scan.withhold.slice(first.withhold.length);
-        },
-      });
+      const fromRehearsal: Record<string, number | string> =
+        rehearsed === null ? { rehearsal: notReused ?? 'no rehearsal package' } : { rehearsal: 'reused', changed_since_rehearsal: rehearsed.since.length };
       // Saved after the audit, so the journal (and the offer's re-check) know every file withheld.
       const scanSha = await store.save(cycle.id, recordName(target, 'secrets'), scan);
       // Files git would not add (a failing required filter, an unreadable file) are named, not fatal.
@@ -281,7 +316,15 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
           scan.unscanned.map((file) => `${file.path} (${file.why})`),
         ),
       };
-      return recordOf(deps, scanSha, { ref: result.ref, commit: result.commit, tree: result.tree, parent: result.parent, ...refused, ...secrets });
+      return recordOf(deps, scanSha, {
+        ref: result.ref,
+        commit: result.commit,
+        tree: result.tree,
+        parent: result.parent,
+        ...refused,
+        ...secrets,
+        ...fromRehearsal,
+      });
     },
 
     async package(target) {

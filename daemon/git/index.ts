@@ -5,7 +5,7 @@ export { publishRefs, publishRoute, pushFailure, pushWords, type PublishResult, 
 export { OWN_FILES_EXCLUDE, WORKSPACE_DIR } from './own-files.js';
 export { gitPath, resolveRepoRoot } from './repo-root.js';
 export { asCommitted, blobIds, cameThroughGit } from './tracked.js';
-export { lfsPointers, smudgePins } from './lfs.js';
+export { lfsPointers, probeLfsEndpoint, smudgePins, type LfsProbe } from './lfs.js';
 export { git, GitError, runGit, type GitOptions, type GitResult } from './run-git.js';
 export {
   currentRef,

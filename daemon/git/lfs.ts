@@ -166,6 +166,57 @@ const exists = (path: string) =>
  * user's store, which already has them): the remote has exactly the objects that arrive.
  */
 async function missingOnRemote(pointers: readonly LfsPointer[], url: string, timeoutMs: number): Promise<string[]> {
+  return scratchFetch(pointers, url, timeoutMs, async (fetched, objects) => {
+    if (fetched.timedOut || fetched.startError !== undefined) throw lfsBlocked('could not be verified', fetched, url);
+    const missing: string[] = [];
+    for (const pointer of pointers) if (!(await exists(objectPath(objects, pointer.oid)))) missing.push(pointer.oid);
+    return missing;
+  });
+}
+
+/** How the LFS endpoint answered a download request (daemon/rehearsal/way-out-probe.ts). */
+export type LfsProbe =
+  | { readonly ok: true; readonly endpoint: string }
+  | {
+      readonly ok: false;
+      readonly endpoint: string;
+      readonly kind: 'timed_out' | 'credentials' | 'rejected' | 'unreachable' | 'failed';
+      readonly words: string;
+    };
+
+/**
+ * PREPARE's proof that the LFS endpoint the drain would upload to answers, from the daemon's own
+ * environment: a download of one pointer's object into a scratch repository (the drain's own
+ * read-back), so nothing is uploaded. A server that answers "that object does not exist" answered.
+ */
+export async function probeLfsEndpoint(pointer: LfsPointer, remoteUrl: string, root: string, timeoutMs: number): Promise<LfsProbe> {
+  const url = dataArg(lfsUrl(root, remoteUrl), 'remote URL');
+  const endpoint = displayRemote(lfsEndpoint(url));
+  return scratchFetch<LfsProbe>([pointer], url, timeoutMs, (fetched) => {
+    const words = redactCredentials(fetched.startError ?? `${fetched.stderr}\n${fetched.stdout}`.trim().split('\n').slice(-3).join(' / ')).slice(0, 400);
+    if (fetched.timedOut) return Promise.resolve({ ok: false, endpoint, kind: 'timed_out', words } as const);
+    if (fetched.code === 0 && fetched.startError === undefined) return Promise.resolve({ ok: true, endpoint } as const);
+    const text = `${fetched.stderr}\n${fetched.stdout}`;
+    if (/Object does not exist on the server|object not found on the server|remote missing object/i.test(text))
+      return Promise.resolve({ ok: true, endpoint } as const);
+    const kind = /credentials|authenticat|\b401\b|\b403\b|unauthorized|forbidden/i.test(text)
+      ? 'credentials'
+      : /connection refused|could not resolve|no such host|dial tcp|network is unreachable/i.test(text)
+        ? 'unreachable'
+        : /not found|\b404\b|\b501\b|not implemented/i.test(text)
+          ? 'rejected'
+          : 'failed';
+    return Promise.resolve({ ok: false, endpoint, kind, words } as const);
+  });
+}
+
+/** Fetches the pointers' objects from `url` into a scratch repository of the daemon's, and looks at what came. */
+async function scratchFetch<T>(
+  pointers: readonly LfsPointer[],
+  url: string,
+  timeoutMs: number,
+  look: (fetched: GitResult, objects: string) => Promise<T>,
+): Promise<T> {
   const scratch = await mkdtemp(join(tmpdir(), 'handoff-lfs-'));
   try {
     await git(['init', '-q', '--end-of-options', scratch], { cwd: tmpdir() });
@@ -185,11 +236,7 @@ async function missingOnRemote(pointers: readonly LfsPointer[], url: string, tim
       },
     });
     const fetched = await runGit([...pinnedEndpoint(url), 'lfs', 'fetch', '--', url, commit], { cwd: scratch, timeoutMs });
-    if (fetched.timedOut || fetched.startError !== undefined) throw lfsBlocked('could not be verified', fetched, url);
-    const objects = join(scratch, '.git', 'lfs', 'objects');
-    const missing: string[] = [];
-    for (const pointer of pointers) if (!(await exists(objectPath(objects, pointer.oid)))) missing.push(pointer.oid);
-    return missing;
+    return await look(fetched, join(scratch, '.git', 'lfs', 'objects'));
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

@@ -98,6 +98,8 @@ export async function workTreeSnapshot(
   withhold: readonly string[] = [],
   audit?: { readonly head: string | null; readonly check: StagedAudit },
   knownIndex?: string,
+  /** Where the scratch index is kept once the tree is written (a rehearsal's package); otherwise it is removed. */
+  keepIndexAt?: string,
 ): Promise<WorkTreeSnapshot> {
   const scratch = await mkdtemp(join(tmpdir(), 'handoff-index-'));
   try {
@@ -122,7 +124,14 @@ export async function workTreeSnapshot(
       const late = await audit.check(await stagedEntries(root, env, audit.head), audit.head);
       await keepCommitted(root, env, late);
     }
-    return { tree: await git(['write-tree'], { cwd: root, env, timeoutMs: 120_000 }), refused };
+    const tree = await git(['write-tree'], { cwd: root, env, timeoutMs: 120_000 });
+    if (keepIndexAt !== undefined) {
+      // With git's mtime: the entries' stat data is trusted only against an index file newer than them.
+      const written = await stat(index);
+      await copyFile(index, keepIndexAt);
+      await utimes(keepIndexAt, written.atime, written.mtime);
+    }
+    return { tree, refused };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

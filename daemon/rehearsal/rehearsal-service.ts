@@ -3,17 +3,20 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatCycleId, HandoffError, stateOf, type WorkspaceState } from '../../protocol/index.js';
 import type { Config, WayOut } from '../../schemas/index.js';
-import type { Clock } from '../clock.js';
+import type { Clock, Monotonic } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
-import { scanAhead } from './scan-ahead.js';
+import { writeLocalPackage } from './local-package.js';
+import { validateAhead } from './validation-evidence.js';
 import { proveWayOut } from './way-out-probe.js';
 import { treeFingerprint } from './tree-fingerprint.js';
 
 export interface RehearsalDeps {
   readonly registry: WorkspaceRegistry;
-  readonly config: Pick<Config, 'rehearsal' | 'git_timeout_seconds' | 'secret_scan'>;
+  readonly config: Pick<Config, 'rehearsal' | 'git_timeout_seconds' | 'secret_scan' | 'validation'>;
   readonly clock: Clock;
+  /** The validation's duration at PREPARE (`rehearsal.validate`). */
+  readonly monotonic: Monotonic;
   readonly entropy: () => string;
   readonly stateDir: string;
   readonly log: Logger;
@@ -79,16 +82,48 @@ export function createRehearsals(deps: RehearsalDeps) {
     if (wayOut.state === 'blocked') log.warn(fields, 'the way out is blocked');
     else log.info(fields, 'rehearsed the evacuation');
     const wanted = () => stateIn(root, REHEARSABLE);
-    const scan = wanted() ? await scanAhead(root, { stateDir: deps.stateDir, config: deps.config, now: () => clock.now(), stillWanted: wanted }) : null;
+    const packageStarted = clock.now();
+    // The local package (the secret scan into the verdict cache, the snapshot's tree and index): EVACUATE starts from it.
+    const scan = wanted()
+      ? await writeLocalPackage(root, {
+          dir,
+          stateDir: deps.stateDir,
+          config: deps.config,
+          now: () => clock.now(),
+          id: deps.entropy(),
+          stillWanted: wanted,
+        }).catch((error: unknown) => {
+          log.warn({ workspace: root, err: error }, 'the local package could not be written; the drain takes its full path');
+          return null;
+        })
+      : null;
     if (scan === null) {
-      log.info({ workspace: root }, 'the secret scan ahead stopped early; the drain scans the rest itself');
+      log.info({ workspace: root }, 'the local package stopped early; the drain scans the rest itself');
       return wayOut;
     }
+    log.info({ workspace: root, tree: scan.tree, judged: scan.judged, ms: clock.now() - packageStarted }, 'wrote the local package');
+    const validated = await validateAtPrepare(root);
     if (wayOut.state !== 'proven') return wayOut;
     const scanned = `secret scan done ahead: ${scan.judged} changed file(s)${scan.withheld === 0 ? '' : `, ${scan.withheld} would be withheld`}`;
-    const withScan: WayOut = { ...wayOut, proven: [...wayOut.proven, scanned] };
+    const withScan: WayOut = { ...wayOut, proven: [...wayOut.proven, scanned, 'snapshot packaged locally', ...(validated === null ? [] : [validated])] };
     await registry.dispatch(root, { type: 'WAY_OUT', way_out: withScan });
     return withScan;
+  }
+
+  /** `rehearsal.validate`: the validation command once at PREPARE (not for `handoff doctor` in NORMAL); what it proved, in a few words. */
+  async function validateAtPrepare(root: string): Promise<string | null> {
+    const command = deps.config.validation.command;
+    if (deps.config.rehearsal.validate === 'off' || command === null || !stateIn(root, AUTOMATIC)) return null;
+    const { validation, ran } = await validateAhead(root, {
+      dir,
+      command,
+      timeoutMs: deps.config.validation.timeout_seconds * 1000,
+      gitTimeoutMs: timeoutMs,
+      now: () => clock.now(),
+      monotonic: () => deps.monotonic.now(),
+    });
+    log.info({ workspace: root, status: validation.status, ms: validation.duration_ms, ran }, 'validated at PREPARE');
+    return `validation ${validation.status} at PREPARE (${Math.round((validation.duration_ms ?? 0) / 1000)} s)`;
   }
 
   /** Queued behind any other rehearsal; a second ask for the same workspace shares the one in flight. */

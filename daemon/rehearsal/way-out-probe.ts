@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { blockedWayOut, checkpointRef, leaseRef, packagesRef, printable, type WayOutFailure } from '../../protocol/index.js';
 import type { WayOut } from '../../schemas/index.js';
-import { chooseRemote, dataArg, headAndIndex, lfsPointers, pushFailure, pushWords, runGit, type GitResult } from '../git/index.js';
+import { chooseRemote, dataArg, headAndIndex, lfsPointers, probeLfsEndpoint, pushFailure, pushWords, runGit, type GitResult } from '../git/index.js';
 import { writeFileAtomic } from '../store/index.js';
 
 /** What a rehearsal proves; `checked_at` is the caller's (its clock). */
@@ -115,12 +115,18 @@ export async function proveWayOut(root: string, options: ProbeOptions): Promise<
   proven.push('takes the handoff refs (dry run)');
   if (!options.stillWanted()) return null;
 
-  // The drain uploads LFS content with git-lfs first; without it the evacuation blocks. (Its endpoint
-  // is not probed: git-lfs has no request that asks the server without moving objects.)
-  if ((await lfsPointers(root, head)).length > 0) {
+  // The drain uploads LFS content with git-lfs first; without it, or without an endpoint that answers,
+  // the evacuation blocks. The endpoint is asked for a download (the drain's own read-back): nothing is uploaded.
+  const [pointer] = await lfsPointers(root, head);
+  if (pointer !== undefined) {
     const lfs = await runGit(['lfs', 'version'], { cwd: root, timeoutMs });
     if (failed(lfs)) return blocked(remote, proven, { ...context, step: 'lfs', kind: pushFailure(lfs), words: pushWords(lfs) || 'not found' });
-    proven.push('git-lfs runs (its endpoint is not probed)');
+    if (!options.stillWanted()) return null;
+    const answered = await probeLfsEndpoint(pointer, url, root, timeoutMs);
+    if (!answered.ok) {
+      return blocked(remote, proven, { ...context, step: 'lfs_endpoint', kind: answered.kind, words: answered.words, endpoint: answered.endpoint });
+    }
+    proven.push('git-lfs runs and its endpoint answers (a download probe, nothing uploaded)');
   }
   if (!options.stillWanted()) return null;
 

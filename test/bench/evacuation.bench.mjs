@@ -13,12 +13,18 @@
 // of either kind, the 250 changed files get new content, and the remote's and the repository's
 // handoff/floor refs from earlier runs are deleted, so each run pushes the same amount of new objects.
 //
+// A second row, "evacuation after a rehearsal (1 % of files changed since)": a daemon in PREPARE has
+// written its local package (daemon/rehearsal/local-package.ts) for the dirty tree, untimed; 1 % of the
+// files then change, and `handoff now --no-wait` is timed against pushing the same tree's objects and
+// reading the ref back (git push + ls-remote) plus one node start. Target ≤ 1.2×.
+//
 // Usage: node test/bench/evacuation.bench.mjs [--short]
+//   HANDOFF_BENCH_EVAC_ROWS (default "plain,rehearsal"; "rehearsal" runs that row alone),
 //   HANDOFF_BENCH_EVAC_RUNS (default 7; --short 3), HANDOFF_BENCH_EVAC_BIG_RUNS (default 3; --short 1),
 //   HANDOFF_BENCH_EVAC_SIZES (default "5000,50000"), HANDOFF_BENCH_EVAC_FRESH=1 (a fresh state dir per run
 //   even when the cycle path works)
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   BENCH_SHORT,
@@ -49,6 +55,10 @@ const SIZES = (process.env.HANDOFF_BENCH_EVAC_SIZES ?? '5000,50000').split(',').
 const RUNS = Number(process.env.HANDOFF_BENCH_EVAC_RUNS ?? (BENCH_SHORT ? 3 : 7));
 const BIG_RUNS = Number(process.env.HANDOFF_BENCH_EVAC_BIG_RUNS ?? (BENCH_SHORT ? 1 : 3));
 const DRAIN_STEPS = ['inspect', 'validate', 'snapshot', 'publish', 'package', 'offer'];
+/** Which rows: `plain` (the evacuation from cold) and `rehearsal` (after PREPARE's local package); HANDOFF_BENCH_EVAC_ROWS=rehearsal runs that row alone. */
+const ROWS = (process.env.HANDOFF_BENCH_EVAC_ROWS ?? 'plain,rehearsal').split(',');
+/** The rehearsal row's target: ≤ 1.2× pushing the same objects and reading them back plus one node start. */
+const REHEARSED_TARGET = 1.2;
 
 const IDENTITY = {
   GIT_AUTHOR_NAME: 'bench',
@@ -274,6 +284,101 @@ function sameTree(repo) {
   return { refs: refs.length, trees: trees.size };
 }
 
+/** 1 % of the files get new content after the rehearsal (tracked files the dirty set does not touch). */
+function changeSince(repo, files, salt) {
+  const count = Math.ceil(files / 100);
+  const step = Math.floor(files / count);
+  for (let k = 0; k < count; k += 1) writeFileSync(join(repo, pathOf(k * step + 2)), fileText(k * step + 2, `since-${salt}`));
+  return count;
+}
+
+/**
+ * The floor of the rehearsal row: the same work tree's objects written locally first (untimed: the
+ * rehearsal's work, which PREPARE did), then timed only what an evacuation cannot do ahead — pushing
+ * them and reading the ref back — plus one `node -e 0`.
+ */
+function pushFloor(base, repo, remote, label) {
+  const index = join(base, 'floor-index');
+  copyFileSync(join(repo, '.git', 'index'), index);
+  const stats = statSync(join(repo, '.git', 'index'));
+  utimesSync(index, stats.atime, stats.mtime);
+  const env = { ...process.env, ...IDENTITY, GIT_INDEX_FILE: index };
+  git(repo, ['add', '-A'], { env });
+  const tree = git(repo, ['write-tree'], { env });
+  const commit = git(repo, ['commit-tree', '-p', 'HEAD', '-m', 'floor snapshot', tree], { env });
+  const ref = `refs/heads/floor/${label}`;
+  let start = process.hrtime.bigint();
+  git(repo, ['push', '-q', remote, `${commit}:${ref}`]);
+  if (git(repo, ['ls-remote', remote, ref]).split('\t')[0] !== commit) throw new Error('the floor push did not land');
+  const pushed = Number(process.hrtime.bigint() - start) / 1e6;
+  start = process.hrtime.bigint();
+  spawnSync(process.execPath, ['-e', '0']);
+  const node = Number(process.hrtime.bigint() - start) / 1e6;
+  return { git: pushed, node, wall: pushed + node, tree };
+}
+
+/** `handoff prepare`, then wait (untimed) until the rehearsal has written its local package. */
+async function prepareAndPackage(stateDir, repo) {
+  const prepared = runCli(stateDir, ['prepare', '--json', '--repo', repo]);
+  if (prepared.envelope?.code !== 'prepare_entered') throw new Error(`handoff prepare failed: ${prepared.stdout}${prepared.stderr}`);
+  const deadline = Date.now() + 600_000;
+  while (Date.now() < deadline) {
+    const status = runCli(stateDir, ['status', '--json', '--repo', repo]);
+    if ((status.envelope?.data?.way_out?.proven ?? []).includes('snapshot packaged locally')) return;
+    await sleep(200);
+  }
+  throw new Error('the rehearsal wrote no local package within 10 min');
+}
+
+/**
+ * "evacuation after a rehearsal (1 % of files changed since)": per run a fresh daemon in PREPARE has
+ * written its local package for the dirty tree (untimed), 1 % of the files change, then the floor
+ * (push + ls-remote of the same tree's objects, + node) and `handoff now --no-wait` are timed. The
+ * drain must say it started from the package (`rehearsal: reused`).
+ */
+async function rehearsalRow(base, repo, remote, files, runs) {
+  const floor = [];
+  const ours = [];
+  const drains = [];
+  for (let i = -1; i < runs; i += 1) {
+    const label = i < 0 ? 'reh-warmup' : `reh-${i}`;
+    const daemon = await openDaemon(join(base, `state-${label}`), repo, {});
+    try {
+      dirty(repo, files, label);
+      forgetRefs(repo, remote);
+      await prepareAndPackage(daemon.stateDir, repo);
+      const changed = changeSince(repo, files, label);
+      const floored = pushFloor(base, repo, remote, label);
+      forgetRefs(repo, remote);
+      const logStart = readLog(daemon.stateDir).length;
+      const now = runCli(daemon.stateDir, ['now', '--no-wait', '--json', '--repo', repo, '--reason', 'bench']);
+      if (now.envelope?.code !== 'handoff_ready') throw new Error(`handoff now did not reach HANDOFF_READY (exit ${now.code}): ${now.stdout.slice(0, 2000)}`);
+      const snapshot = now.envelope.data?.cycle?.drain?.steps?.snapshot?.summary ?? {};
+      if (snapshot.rehearsal !== 'reused') throw new Error(`the drain did not start from the local package: ${snapshot.rehearsal}`);
+      if (git(repo, ['rev-parse', `${snapshot.commit}^{tree}`]) !== floored.tree) throw new Error('the drain and the floor snapshot different trees');
+      await sleep(50); // pino writes asynchronously
+      const timing = stepTimes(readLog(daemon.stateDir).slice(logStart));
+      if (i < 0) {
+        console.log(`  after a rehearsal, warm-up: same tree as the floor, ${changed} files changed since the package · handoff now ${ms(now.ms)} ms`);
+        continue;
+      }
+      floor.push(floored.wall);
+      ours.push(now.ms);
+      drains.push(timing.drainMs);
+      console.log(
+        `  after a rehearsal, run ${i + 1}/${runs}: floor ${ms(floored.wall)} ms (push + ls-remote ${ms(floored.git)} + node -e 0 ${ms(floored.node)}) · handoff now ${ms(now.ms)} ms (drain ${ms(timing.drainMs)} ms: ${DRAIN_STEPS.map((s) => `${s} ${timing.steps[s] ?? '?'}`).join(', ')}; changed since the package ${snapshot.changed_since_rehearsal}, scanned ${snapshot.scanned})`,
+      );
+    } finally {
+      await dropDaemon(daemon);
+    }
+  }
+  const ratio = stats(ours).median / stats(floor).median;
+  const verdict = report.verdict(ratio <= REHEARSED_TARGET, `evacuation after a rehearsal ${files} files ${ratio.toFixed(2)}× > ${REHEARSED_TARGET}×`);
+  report.figure(
+    `evacuation after a rehearsal (1 % of files changed since) ${files} files: handoff now --no-wait ${describeMs(ours)} (drain ${ms(stats(drains).median)} ms median) · floor ${describeMs(floor)} = push + ls-remote of the same objects + one \`node -e 0\` · ratio ${ratio.toFixed(2)}× (target ≤ ${REHEARSED_TARGET}×) ${verdict}`,
+  );
+}
+
 const report = createReport('evacuation');
 console.log(`# evacuation bench · ${machine()}`);
 
@@ -287,77 +392,80 @@ for (const files of SIZES) {
       `\n## ${files} files (${MODIFIED} modified, ${UNTRACKED} untracked), bare remote on disk · generated in ${((Date.now() - genStart) / 1000).toFixed(1)} s · ${runs} runs each after 1 warm-up`,
     );
 
-    // A check that both produce the same recoverable state, done on the warm-up round.
-    // The warm-up round also traces git (trace2) to count the processes each side starts.
-    dirty(repo, files, 'warmup');
-    forgetRefs(repo, remote);
-    const floorTrace = join(base, 'trace-floor.json');
-    const oursTrace = join(base, 'trace-handoff.json');
-    runFloor(base, repo, remote, 'warmup', { GIT_TRACE2_EVENT: floorTrace });
-    // The daemon's git layer drops every inherited GIT_* variable; it traces through its own.
-    const warm = await runDaemon(base, repo, 'warmup', { HANDOFF_GIT_TRACE2_EVENT: oursTrace });
-    const check = sameTree(repo);
-    if (check.trees !== 1) throw new Error(`the daemon's snapshot and the floor's differ: ${check.refs} refs, ${check.trees} trees`);
-    console.log(`  warm-up: floor and handoff produced the same tree · handoff now ${ms(warm.wall)} ms (traced)`);
-    const traced = { floor: gitTrace(floorTrace), ours: gitTrace(oursTrace, warm.traceBytes) };
-    if (mode === 'cycle') {
-      // One untraced daemon for every measured run, warmed by one cycle of its own.
-      shared = await openDaemon(join(base, 'state-shared'), repo, {});
-      dirty(repo, files, 'warmup-2');
+    if (ROWS.includes('plain')) {
+      // A check that both produce the same recoverable state, done on the warm-up round.
+      // The warm-up round also traces git (trace2) to count the processes each side starts.
+      dirty(repo, files, 'warmup');
       forgetRefs(repo, remote);
-      await runDaemon(base, repo, 'warmup-2');
-    }
-    console.log(
-      mode === 'cycle'
-        ? '  fresh cycle per run: one daemon, each cycle closed between runs over the API (accept → return → accept --return → CLOSED), untimed'
-        : '  fresh cycle per run: a fresh state dir (a new daemon) per run, same repository',
-    );
-
-    const floor = [];
-    const floorGit = [];
-    const floorNode = [];
-    const ours = [];
-    const perStep = Object.fromEntries(DRAIN_STEPS.map((step) => [step, []]));
-    const drain = [];
-    for (let i = 0; i < runs; i += 1) {
-      dirty(repo, files, `floor-${i}`);
-      forgetRefs(repo, remote);
-      const floored = runFloor(base, repo, remote, `run-${i}`);
-      floor.push(floored.wall);
-      floorGit.push(floored.git);
-      floorNode.push(floored.node);
-
-      dirty(repo, files, `handoff-${i}`);
-      forgetRefs(repo, remote);
-      const run = await runDaemon(base, repo, i);
-      ours.push(run.wall);
-      drain.push(run.drainMs);
-      for (const step of DRAIN_STEPS) perStep[step].push(run.steps[step] ?? NaN);
+      const floorTrace = join(base, 'trace-floor.json');
+      const oursTrace = join(base, 'trace-handoff.json');
+      runFloor(base, repo, remote, 'warmup', { GIT_TRACE2_EVENT: floorTrace });
+      // The daemon's git layer drops every inherited GIT_* variable; it traces through its own.
+      const warm = await runDaemon(base, repo, 'warmup', { HANDOFF_GIT_TRACE2_EVENT: oursTrace });
+      const check = sameTree(repo);
+      if (check.trees !== 1) throw new Error(`the daemon's snapshot and the floor's differ: ${check.refs} refs, ${check.trees} trees`);
+      console.log(`  warm-up: floor and handoff produced the same tree · handoff now ${ms(warm.wall)} ms (traced)`);
+      const traced = { floor: gitTrace(floorTrace), ours: gitTrace(oursTrace, warm.traceBytes) };
+      if (mode === 'cycle') {
+        // One untraced daemon for every measured run, warmed by one cycle of its own.
+        shared = await openDaemon(join(base, 'state-shared'), repo, {});
+        dirty(repo, files, 'warmup-2');
+        forgetRefs(repo, remote);
+        await runDaemon(base, repo, 'warmup-2');
+      }
       console.log(
-        `  run ${i + 1}/${runs}: floor ${ms(floor.at(-1))} ms (git ${ms(floorGit.at(-1))} + node -e 0 ${ms(floorNode.at(-1))}) · handoff now ${ms(run.wall)} ms (drain in the daemon ${ms(run.drainMs)} ms: ${DRAIN_STEPS.map((s) => `${s} ${run.steps[s] ?? '?'}`).join(', ')})`,
+        mode === 'cycle'
+          ? '  fresh cycle per run: one daemon, each cycle closed between runs over the API (accept → return → accept --return → CLOSED), untimed'
+          : '  fresh cycle per run: a fresh state dir (a new daemon) per run, same repository',
       );
-    }
 
-    const ratio = stats(ours).median / stats(floor).median;
-    const target = targetFor(files);
-    const verdict = report.verdict(ratio <= target, `evacuation ${files} files ${ratio.toFixed(2)}× > ${target}×`);
-    report.figure(
-      `evacuation ${files} files: handoff now --no-wait ${describeMs(ours)} · floor ${describeMs(floor)} = git plumbing (sh: temp index, add -A, write-tree, commit-tree, update-ref, push, ls-remote) ${ms(stats(floorGit).median)} + one \`node -e 0\` ${ms(stats(floorNode).median)} (medians) · ratio ${ratio.toFixed(2)}× (target ≤ ${target}×) ${verdict}`,
-    );
-    const drainMedian = stats(drain).median;
-    report.figure(
-      `evacuation ${files} files: breakdown (medians) · drain inside the daemon EVACUATE→HANDOFF_READY ${ms(drainMedian)} ms = ${DRAIN_STEPS.map((s) => `${s} ${ms(stats(perStep[s]).median)}`).join(' + ')} ms (each incl. its journal fsync) · outside the drain (CLI start, HTTP, status polling every 150 ms) ${ms(stats(ours).median - drainMedian)} ms`,
-    );
-    report.figure(`evacuation ${files} files: git processes per drain step (warm-up) · ${gitByStep(traced.ours.processes, warm.log)}`);
-    report.figure(
-      `evacuation ${files} files: git processes (warm-up, trace2) · handoff ${traced.ours.count} processes, Σ ${ms(traced.ours.total)} ms (${traced.ours.by.join(', ')}) · floor ${traced.floor.count}, Σ ${ms(traced.floor.total)} ms (${traced.floor.by.join(', ')})`,
-    );
-    if (files === SIZES[0]) {
-      const start = cliStart();
+      const floor = [];
+      const floorGit = [];
+      const floorNode = [];
+      const ours = [];
+      const perStep = Object.fromEntries(DRAIN_STEPS.map((step) => [step, []]));
+      const drain = [];
+      for (let i = 0; i < runs; i += 1) {
+        dirty(repo, files, `floor-${i}`);
+        forgetRefs(repo, remote);
+        const floored = runFloor(base, repo, remote, `run-${i}`);
+        floor.push(floored.wall);
+        floorGit.push(floored.git);
+        floorNode.push(floored.node);
+
+        dirty(repo, files, `handoff-${i}`);
+        forgetRefs(repo, remote);
+        const run = await runDaemon(base, repo, i);
+        ours.push(run.wall);
+        drain.push(run.drainMs);
+        for (const step of DRAIN_STEPS) perStep[step].push(run.steps[step] ?? NaN);
+        console.log(
+          `  run ${i + 1}/${runs}: floor ${ms(floor.at(-1))} ms (git ${ms(floorGit.at(-1))} + node -e 0 ${ms(floorNode.at(-1))}) · handoff now ${ms(run.wall)} ms (drain in the daemon ${ms(run.drainMs)} ms: ${DRAIN_STEPS.map((s) => `${s} ${run.steps[s] ?? '?'}`).join(', ')})`,
+        );
+      }
+
+      const ratio = stats(ours).median / stats(floor).median;
+      const target = targetFor(files);
+      const verdict = report.verdict(ratio <= target, `evacuation ${files} files ${ratio.toFixed(2)}× > ${target}×`);
       report.figure(
-        `evacuation: CLI start without the daemon · \`handoff --version\` ${ms(start.cli)} ms median vs \`node -e 0\` ${ms(start.node)} ms (7 runs each): ${ms(start.cli - start.node)} ms of module loading in every \`handoff\` call`,
+        `evacuation ${files} files: handoff now --no-wait ${describeMs(ours)} · floor ${describeMs(floor)} = git plumbing (sh: temp index, add -A, write-tree, commit-tree, update-ref, push, ls-remote) ${ms(stats(floorGit).median)} + one \`node -e 0\` ${ms(stats(floorNode).median)} (medians) · ratio ${ratio.toFixed(2)}× (target ≤ ${target}×) ${verdict}`,
       );
+      const drainMedian = stats(drain).median;
+      report.figure(
+        `evacuation ${files} files: breakdown (medians) · drain inside the daemon EVACUATE→HANDOFF_READY ${ms(drainMedian)} ms = ${DRAIN_STEPS.map((s) => `${s} ${ms(stats(perStep[s]).median)}`).join(' + ')} ms (each incl. its journal fsync) · outside the drain (CLI start, HTTP, status polling every 150 ms) ${ms(stats(ours).median - drainMedian)} ms`,
+      );
+      report.figure(`evacuation ${files} files: git processes per drain step (warm-up) · ${gitByStep(traced.ours.processes, warm.log)}`);
+      report.figure(
+        `evacuation ${files} files: git processes (warm-up, trace2) · handoff ${traced.ours.count} processes, Σ ${ms(traced.ours.total)} ms (${traced.ours.by.join(', ')}) · floor ${traced.floor.count}, Σ ${ms(traced.floor.total)} ms (${traced.floor.by.join(', ')})`,
+      );
+      if (files === SIZES[0]) {
+        const start = cliStart();
+        report.figure(
+          `evacuation: CLI start without the daemon · \`handoff --version\` ${ms(start.cli)} ms median vs \`node -e 0\` ${ms(start.node)} ms (7 runs each): ${ms(start.cli - start.node)} ms of module loading in every \`handoff\` call`,
+        );
+      }
     }
+    if (ROWS.includes('rehearsal')) await rehearsalRow(base, repo, remote, files, runs);
   } finally {
     if (shared !== null) await dropDaemon(shared);
     shared = null;

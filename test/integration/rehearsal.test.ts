@@ -1,5 +1,5 @@
-import { chmodSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
@@ -29,8 +29,16 @@ async function daemonWith(env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
 }
 
 const remoteRefs = (bare: string) => git(bare, 'for-each-ref', '--format=%(refname) %(objectname)');
-/** Everything of the user's, the daemon's own namespaces included: a rehearsal writes no ref at all. */
-const everything = (root: string) => ({ ...userState(root), allRefs: git(root, 'for-each-ref', '--format=%(refname) %(objectname)') });
+/**
+ * Everything of the user's, the daemon's own namespaces included: a rehearsal writes no ref but its
+ * local package's, under refs/session-handoff/rehearsal/ (never pushed, docs/refs.md).
+ */
+const everything = (root: string) => ({
+  ...userState(root),
+  allRefs: git(root, 'for-each-ref', '--format=%(refname) %(objectname)')
+    .split('\n')
+    .filter((line) => !line.startsWith('refs/session-handoff/rehearsal/')),
+});
 
 /** `handoff status` for people, its folded lines joined again (it folds to 80 columns in a pipe). */
 const unfolded = (text: string) => text.replace(/\n {2,}/g, ' ');
@@ -68,10 +76,15 @@ describe('PREPARE rehearses the way out, from the daemon environment, before any
     expect(status.way_out.proven).toContain('server hooks take refs/handoff/');
     // src/app.ts, src/staged.ts and the untracked notes.md: what the drain would push.
     expect(unfolded((await cli(daemon.stateDir, ['status'], root)).stdout)).toMatch(
-      /^way out: proven \d+ s ago \(origin, answers without a prompt, takes the handoff refs \(dry run\), server hooks take refs\/handoff\/, secret scan done ahead: 3 changed file\(s\)\)$/m,
+      /^way out: proven \d+ s ago \(origin, answers without a prompt, takes the handoff refs \(dry run\), server hooks take refs\/handoff\/, secret scan done ahead: 3 changed file\(s\), snapshot packaged locally\)$/m,
     );
     expect(remoteRefs(remote)).toBe(remoteBefore);
     expect(everything(root)).toEqual(before);
+    // The local package: one commit on the daemon's local-only ref, whose parent is HEAD; not on the remote.
+    const packaged = git(root, 'for-each-ref', '--format=%(refname)', 'refs/session-handoff/');
+    expect(packaged).toMatch(/^refs\/session-handoff\/rehearsal\/[0-9a-f]{32}$/);
+    expect(git(root, 'rev-parse', `${packaged}^`)).toBe(git(root, 'rev-parse', 'HEAD'));
+    expect(remoteRefs(remote)).not.toContain('session-handoff');
 
     // The kill switch holds the rehearsal too: `handoff doctor` says so and pushes nothing.
     expect((await cli(daemon.stateDir, ['pause', '--json'], root)).json.code).toBe('paused');
@@ -92,8 +105,9 @@ describe('PREPARE rehearses the way out, from the daemon environment, before any
     const now = await cli(daemon.stateDir, ['now', '--no-wait', '--json'], root);
     expect(now.json.code).toBe('handoff_ready');
     const cycle = now.json.data?.['cycle'] as { id: string; drain: { steps: { snapshot: { summary: Record<string, unknown> } } } };
-    // src/app.ts and src/staged.ts were judged at PREPARE; notes.md and late.env are new bytes.
-    expect(cycle.drain.steps.snapshot.summary).toMatchObject({ scanned: 2, scan_cached: 2, withheld: 1 });
+    // src/app.ts and src/staged.ts were judged at PREPARE and are unchanged since (the package's index
+    // says so): not even read again. notes.md and late.env are new bytes.
+    expect(cycle.drain.steps.snapshot.summary).toMatchObject({ scanned: 2, scan_cached: 0, withheld: 1, rehearsal: 'reused', changed_since_rehearsal: 2 });
     expect(cycle.drain.steps.snapshot.summary['withheld_paths']).toMatch(/^late\.env /);
     expect(git(root, 'ls-tree', '-r', '--name-only', `refs/heads/handoff/${cycle.id}`)).not.toContain('late.env');
   });
@@ -110,13 +124,35 @@ describe('PREPARE rehearses the way out, from the daemon environment, before any
       return { root, remote };
     }
 
-    it('says git-lfs runs for the daemon, and that its endpoint was not probed', async () => {
+    it('says git-lfs runs for the daemon and its endpoint answers, uploading nothing', async () => {
       const { root, remote } = lfsRepo();
       const remoteBefore = remoteRefs(remote);
       const status = await prepareAndRehearse(await daemonWith(), root);
       expect(status.way_out.state).toBe('proven');
-      expect(status.way_out.proven).toContain('git-lfs runs (its endpoint is not probed)');
+      expect(status.way_out.proven).toContain('git-lfs runs and its endpoint answers (a download probe, nothing uploaded)');
       expect(remoteRefs(remote)).toBe(remoteBefore);
+      // The content of data.bin never went out (the test's push skipped git-lfs's pre-push hook): no LFS object on the remote.
+      const objects = join(remote, 'lfs', 'objects');
+      expect(existsSync(objects) ? readdirSync(objects, { recursive: true }).filter((name) => /^[0-9a-f]{64}$/.test(basename(String(name)))) : []).toEqual([]);
+    });
+
+    it('names an LFS endpoint that does not serve the LFS API (a plain smart HTTP server), with its fix', async () => {
+      const { root, remote } = lfsRepo();
+      const server = await slowHttpRemote(remote, 0);
+      try {
+        git(root, 'remote', 'set-url', 'origin', server.url);
+        const remoteBefore = remoteRefs(remote);
+        const status = await prepareAndRehearse(await daemonWith(), root);
+        expect(status.way_out.state).toBe('blocked');
+        expect(status.way_out.proven).toContain('takes the handoff refs (dry run)');
+        expect(status.way_out.cause).toMatch(
+          /^the repository uses Git LFS and origin's LFS endpoint \(http:\/\/127\.0\.0\.1:\d+\/remote\.git\/info\/lfs\) does not serve the Git LFS API/,
+        );
+        expect(status.way_out.fix).toMatch(/^enable Git LFS for the repository on the server/);
+        expect(remoteRefs(remote)).toBe(remoteBefore);
+      } finally {
+        await server.close();
+      }
     });
 
     it('is named BLOCKED when git-lfs is not on the daemon PATH', async () => {

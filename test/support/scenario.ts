@@ -68,10 +68,10 @@ export function userState(root: string) {
   return {
     index: sha(readFileSync(join(root, '.git', 'index'))),
     head: readFileSync(join(root, '.git', 'HEAD'), 'utf8'),
-    // The daemon's own namespaces (checkpoint branches, travelling records) are not the user's refs.
+    // The daemon's own namespaces (checkpoint branches, travelling records, the rehearsal's local package) are not the user's refs.
     refs: git(root, 'for-each-ref', '--format=%(refname) %(objectname)')
       .split('\n')
-      .filter((line) => !line.startsWith('refs/heads/handoff/') && !line.startsWith('refs/handoff/')),
+      .filter((line) => !line.startsWith('refs/heads/handoff/') && !line.startsWith('refs/handoff/') && !line.startsWith('refs/session-handoff/')),
     stash: git(root, 'stash', 'list'),
     status: git(root, 'status', '--porcelain=v2', '--untracked-files=all'),
     files: filesUnder(root),
