@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
-import { agentOrSkip, VERSIONS } from './support/agent-install.js';
+import { agentOrSkip, VERSIONS, type InstalledAgent } from './support/agent-install.js';
 import { startAnthropicMock } from './support/mock-anthropic.js';
 import type { MockProvider } from './support/mock-server.js';
+import { startChatCompletionsMock, toolResults } from './support/mock-chat-completions.js';
 import { functionOutputs, startResponsesMock } from './support/mock-openai-responses.js';
 import { startPty } from './support/pty.js';
 import { readingsOf, resetIn } from './support/readings.js';
@@ -21,7 +22,12 @@ import { run, startScene, type Run, type Scene } from './support/scene.js';
  * evacuates. On the other machine, in a fresh clone of the same remote, Codex CLI is given the command
  * the primary printed; the mock model runs exactly that command through Codex's shell tool
  * (`exec_command`), then writes a file and runs the return command. The primary takes the work back
- * with the command its status prints, and the file is in its tree.
+ * with the command its status prints, and the file is in its tree. The same with Qwen Code as the receiver.
+ *
+ * Not covered because the product lacks it: a pickup in the fresh clone. The receiver's SessionStart hook
+ * runs, but its daemon has never seen this repository and answers nothing (agent-context speaks only of
+ * workspaces it serves; it does not read the remote's offered leases), so the person hands the agent the
+ * command the primary printed, and the model runs exactly that.
  */
 
 const MODEL = 'claude-sonnet-4-5';
@@ -58,6 +64,12 @@ function printedAccept(status: string): string | undefined {
   }
   return [...folded.join(' ').matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? '').find((c) => c.startsWith('handoff accept'));
 }
+
+/** What the work (written by the model on the receiver) says, in the file it writes. */
+const RELAYED = 'written by the receiver, holding the lease\n';
+
+/** The three commands the receiver's model runs, one per turn: the accept as printed, the work, the return. */
+const plan = (accept: string): string[] => [accept, `printf '${RELAYED.replace('\n', '\\n')}' > relay.md`, 'handoff return --no-wait'];
 
 async function primaryMachine(mock: MockProvider): Promise<Scene> {
   const scene = await startScene({
@@ -106,47 +118,88 @@ async function receiverMachine(mock: MockProvider): Promise<Scene> {
   return scene;
 }
 
-describe.sequential(`a relay: Claude Code ${VERSIONS['claude-code'].version} → Codex CLI ${VERSIONS.codex.version} → back`, () => {
-  it('Claude Code at 93 % of its five-hour window evacuates; Codex in a fresh clone on another machine runs the printed accept, writes, returns; the primary takes the work back', async (ctx) => {
+interface Offered {
+  readonly primary: Scene;
+  readonly cycle: string;
+  /** The accept command the primary printed. */
+  readonly accept: string;
+  /** A fresh clone of the primary's remote on the other machine. */
+  readonly clone: string;
+}
+
+/** Claude Code at work in the primary's repository until its five-hour window, at 93 %, evacuates it; the lease on offer. */
+async function evacuatedPrimary(claude: InstalledAgent): Promise<Offered> {
+  const anthropic = await startAnthropicMock({
+    fiveHour: { utilization: 0.93, reset: resetIn(143) },
+    sevenDay: { utilization: 0.2, reset: resetIn(4 * 24 * 60) },
+    inputTokens: 1000,
+  });
+  cleanup.push(() => anthropic.close());
+  const primary = await primaryMachine(anthropic);
+  // Work in progress in the primary's tree, not committed: what the evacuation must carry.
+  writeFileSync(join(primary.repo, 'work.md'), 'the primary’s work in progress\n');
+  const tui = startPty(claude.bin, ['--model', MODEL, 'carry on with the task'], { cwd: primary.repo, env: primary.env });
+  try {
+    const readings = await readingsOf(primary, 'claude-statusline', ['five_hour'], 120_000);
+    expect(readings['five_hour']).toMatchObject({ used_percent: 93 });
+    await until('EVACUATE', async () => ((await primary.status())['state'] === 'EVACUATE' ? true : undefined), 60_000);
+  } finally {
+    await tui.stop();
+  }
+  // The agent's atomic step is done (what its EVACUATE notice asks it to say): the daemon offers the lease.
+  expect((await primary.handoff(['drained'])).code).toBe(0);
+  await primary.untilState('HANDOFF_READY');
+  const cycle = String(((await primary.status())['cycle'] as { id: string }).id);
+  const offered = await primary.handoff(['status']);
+  // The lease travels on the remote: the printed command names it, for a clone on any machine.
+  const accept = printedAccept(offered.stdout) ?? '';
+  expect(accept, offered.stdout).toBe(`handoff accept ${cycle} --from origin`);
+  const clone = join(tempDir('machine-b'), 'b');
+  git(tempDir('x'), 'clone', '-q', git(primary.repo, 'remote', 'get-url', 'origin'), clone);
+  return { primary, cycle, accept, clone };
+}
+
+/** What the receiver's shell tool answered to the three commands: it held the lease, wrote, returned. */
+function expectRelayed(offered: Offered, outputs: readonly string[]): void {
+  expect(outputs, JSON.stringify(outputs)).toHaveLength(3);
+  // The accept, as printed: the receiver holds the lease, on the cycle's branch, with the primary's work.
+  expect(outputs[0]).toMatch(/hold the lease/);
+  expect(git(offered.clone, 'branch', '--show-current')).toBe(`handoff/${offered.cycle}`);
+  expect(readFileSync(join(offered.clone, 'work.md'), 'utf8')).toBe('the primary’s work in progress\n');
+  expect(readFileSync(join(offered.clone, 'relay.md'), 'utf8')).toBe(RELAYED);
+}
+
+/** Back home: the command the primary's status prints takes the work back, and the receiver's file is in its tree. */
+async function takenBack({ primary, cycle }: Offered): Promise<void> {
+  const back = await until(
+    'the return leg offered to the primary',
+    async () => {
+      const status = await primary.handoff(['status']);
+      return /RETURN_HANDOFF_READY/.test(status.stdout) ? printedAccept(status.stdout) : undefined;
+    },
+    60_000,
+  );
+  expect(back).toBe(`handoff accept ${cycle} --return`);
+  const home = await typed(primary, primary.repo, back);
+  expect(home.code, home.stdout + home.stderr).toBe(0);
+  expect(readFileSync(join(primary.repo, 'relay.md'), 'utf8')).toBe(RELAYED);
+  expect(readFileSync(join(primary.repo, 'work.md'), 'utf8')).toBe('the primary’s work in progress\n');
+  expect((await primary.status())['state']).toBe('CLOSED');
+}
+
+describe.sequential(`a relay from Claude Code ${VERSIONS['claude-code'].version} and back`, () => {
+  it(`to Codex CLI ${VERSIONS.codex.version} in a fresh clone on another machine: it runs the printed accept through its shell tool, writes, returns; the primary takes the work back`, async (ctx) => {
     const claude = await agentOrSkip('claude-code');
     const codex = await agentOrSkip('codex');
     if (!claude || !codex) return ctx.skip();
-
-    // The primary: Claude Code at work, its provider's five-hour window at 93 %.
-    const anthropic = await startAnthropicMock({
-      fiveHour: { utilization: 0.93, reset: resetIn(143) },
-      sevenDay: { utilization: 0.2, reset: resetIn(4 * 24 * 60) },
-      inputTokens: 1000,
-    });
-    cleanup.push(() => anthropic.close());
-    const primary = await primaryMachine(anthropic);
-    // Work in progress in the primary's tree, not committed: what the evacuation must carry.
-    writeFileSync(join(primary.repo, 'work.md'), 'the primary’s work in progress\n');
-    const tui = startPty(claude.bin, ['--model', MODEL, 'carry on with the task'], { cwd: primary.repo, env: primary.env });
-    try {
-      const readings = await readingsOf(primary, 'claude-statusline', ['five_hour'], 120_000);
-      expect(readings['five_hour']).toMatchObject({ used_percent: 93 });
-      await until('EVACUATE', async () => ((await primary.status())['state'] === 'EVACUATE' ? true : undefined), 60_000);
-    } finally {
-      await tui.stop();
-    }
-    // The agent's atomic step is done (what its EVACUATE notice asks it to say): the daemon offers the lease.
-    expect((await primary.handoff(['drained'])).code).toBe(0);
-    await primary.untilState('HANDOFF_READY');
-    const cycle = String(((await primary.status())['cycle'] as { id: string }).id);
-    const offered = await primary.handoff(['status']);
-    // The lease travels on the remote: the printed command names it, for a clone on any machine.
-    const accept = printedAccept(offered.stdout) ?? '';
-    expect(accept, offered.stdout).toBe(`handoff accept ${cycle} --from origin`);
-
-    // The other machine: a fresh clone of the same remote, and Codex given the command the primary printed.
-    const remote = git(primary.repo, 'remote', 'get-url', 'origin');
+    const offered = await evacuatedPrimary(claude);
+    const script = plan(offered.accept);
     const responses = await startResponsesMock({
       primary: { usedPercent: 12, windowMinutes: 300, resetAt: resetIn(200) },
       secondary: { usedPercent: 5, windowMinutes: 10080, resetAt: resetIn(6 * 24 * 60) },
       inputTokens: 5000,
-      // The model's plan, one shell command per turn: the printed accept, the work, the return. Not a login
-      // shell (Codex's default): a distribution's /etc/profile would set PATH anew, without the user's `handoff`.
+      // One shell command per turn. Not a login shell (Codex's default): a distribution's /etc/profile
+      // would set PATH anew, without the user's `handoff`.
       next: (request) => {
         const ran = functionOutputs([request]).length;
         return ran < script.length ? { call: 'exec_command', args: { cmd: script[ran], login: false } } : { text: 'done' };
@@ -154,37 +207,68 @@ describe.sequential(`a relay: Claude Code ${VERSIONS['claude-code'].version} →
     });
     cleanup.push(() => responses.close());
     const receiver = await receiverMachine(responses);
-    const clone = join(tempDir('machine-b'), 'b');
-    git(tempDir('x'), 'clone', '-q', remote, clone);
-    const script = [accept, `printf 'written by Codex, holding the lease\\n' > relay.md`, 'handoff return --no-wait'];
-    const before = responses.requests.length;
-    const result = await run(codex.bin, ['exec', '--dangerously-bypass-approvals-and-sandbox', `take over this handoff: run \`${accept}\`, then continue`], {
-      cwd: clone,
-      env: receiver.env,
-      timeoutMs: 300_000,
-    });
-    expect(result.code, result.stderr).toBe(0);
-    const outputs = functionOutputs(responses.requests.slice(before).slice(-1));
-    expect(outputs, JSON.stringify(outputs)).toHaveLength(3);
-    // Codex ran the accept as printed: it holds the lease, on the cycle's branch, with the primary's work.
-    expect(outputs[0]).toMatch(/hold the lease/);
-    expect(readFileSync(join(clone, 'work.md'), 'utf8')).toBe('the primary’s work in progress\n');
-    expect(readFileSync(join(clone, 'relay.md'), 'utf8')).toBe('written by Codex, holding the lease\n');
-
-    // Back home: the command the primary's status prints takes the work back.
-    const back = await until(
-      'the return leg offered to the primary',
-      async () => {
-        const status = await primary.handoff(['status']);
-        return /RETURN_HANDOFF_READY/.test(status.stdout) ? printedAccept(status.stdout) : undefined;
+    const result = await run(
+      codex.bin,
+      ['exec', '--dangerously-bypass-approvals-and-sandbox', `take over this handoff: run \`${offered.accept}\`, then continue`],
+      {
+        cwd: offered.clone,
+        env: receiver.env,
+        timeoutMs: 300_000,
       },
-      60_000,
     );
-    expect(back).toBe(`handoff accept ${cycle} --return`);
-    const home = await typed(primary, primary.repo, back);
-    expect(home.code, home.stdout + home.stderr).toBe(0);
-    expect(readFileSync(join(primary.repo, 'relay.md'), 'utf8')).toBe('written by Codex, holding the lease\n');
-    expect(readFileSync(join(primary.repo, 'work.md'), 'utf8')).toBe('the primary’s work in progress\n');
-    expect((await primary.status())['state']).toBe('CLOSED');
+    expect(result.code, result.stderr).toBe(0);
+    expectRelayed(offered, functionOutputs(responses.requests.slice(-1)));
+    await takenBack(offered);
+  }, 900_000);
+
+  it(`to Qwen Code ${VERSIONS['qwen-code'].version} in a fresh clone on another machine: the same through run_shell_command`, async (ctx) => {
+    const claude = await agentOrSkip('claude-code');
+    const qwen = await agentOrSkip('qwen-code');
+    if (!claude || !qwen) return ctx.skip();
+    const offered = await evacuatedPrimary(claude);
+    const script = plan(offered.accept);
+    const chat = await startChatCompletionsMock({
+      next: (request) => {
+        const ran = toolResults([request]).length;
+        return ran < script.length ? { tool: 'run_shell_command', args: { command: script[ran], is_background: false } } : { text: 'done' };
+      },
+    });
+    cleanup.push(() => chat.close());
+    const receiver = await startScene({ OPENAI_API_KEY: 'mock-not-a-key', QWEN_CODE_SUPPRESS_YOLO_WARNING: '1', ...IDENTITY });
+    cleanup.push(() => receiver.stop());
+    mkdirSync(join(receiver.home, '.qwen'));
+    // The user's own settings: no usage statistics, no updates, no background model calls.
+    writeFileSync(
+      join(receiver.home, '.qwen', 'settings.json'),
+      `${JSON.stringify({
+        general: { disableAutoUpdate: true, disableUpdateNag: true },
+        privacy: { usageStatisticsEnabled: false },
+        memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false, enableAutoSkill: false },
+        ui: { enableFollowupSuggestions: false },
+      })}\n`,
+    );
+    const installed = await receiver.handoff(['install', 'qwen']);
+    expect(installed.code, installed.stderr).toBe(0);
+    const result = await run(
+      qwen.bin,
+      [
+        `take over this handoff: run \`${offered.accept}\`, then continue`,
+        '--auth-type',
+        'openai',
+        '--openai-base-url',
+        `${chat.url}/v1`,
+        '--model',
+        'mock-model',
+        '--yolo',
+        '-o',
+        'stream-json',
+        '--max-wall-time',
+        '240s',
+      ],
+      { cwd: offered.clone, env: receiver.env, timeoutMs: 300_000 },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expectRelayed(offered, toolResults(chat.requests.slice(-1)));
+    await takenBack(offered);
   }, 900_000);
 });
