@@ -24,10 +24,10 @@ import { run, startScene, type Run, type Scene } from './support/scene.js';
  * (`exec_command`), then writes a file and runs the return command. The primary takes the work back
  * with the command its status prints, and the file is in its tree. The same with Qwen Code as the receiver.
  *
- * Not covered because the product lacks it: a pickup in the fresh clone. The receiver's SessionStart hook
- * runs, but its daemon has never seen this repository and answers nothing (agent-context speaks only of
- * workspaces it serves; it does not read the remote's offered leases), so the person hands the agent the
- * command the primary printed, and the model runs exactly that.
+ * The receiver is handed no command: its SessionStart hook asks its own daemon, which has never seen
+ * this clone, and the daemon finds the remote's offer (the clone came with the `handoff/<cycle>`
+ * branch; the remote's lease records say it is offered). The pickup names the accept command, and the
+ * mock model runs exactly the command it read there.
  */
 
 const MODEL = 'claude-sonnet-4-5';
@@ -68,8 +68,22 @@ function printedAccept(status: string): string | undefined {
 /** What the work (written by the model on the receiver) says, in the file it writes. */
 const RELAYED = 'written by the receiver, holding the lease\n';
 
-/** The three commands the receiver's model runs, one per turn: the accept as printed, the work, the return. */
-const plan = (accept: string): string[] => [accept, `printf '${RELAYED.replace('\n', '\\n')}' > relay.md`, 'handoff return --no-wait'];
+/** The accept command a pickup names (`--as` the session), as the model reads it in what the agent sent. */
+const pickedUp = (body: unknown): string | undefined => /handoff accept \S+ --from \S+ --as [^\s"\\`]+/.exec(JSON.stringify(body))?.[0];
+
+/**
+ * The model's plan, one shell command per turn: the accept its pickup names, the work, the return.
+ * `picked` keeps the command it ran, for the test to check.
+ */
+function planFrom(body: unknown, ran: number, picked: string[]): string | null {
+  if (ran === 0) {
+    const accept = pickedUp(body);
+    if (accept === undefined) return null;
+    picked.push(accept);
+    return accept;
+  }
+  return [`printf '${RELAYED.replace('\n', '\\n')}' > relay.md`, 'handoff return --no-wait'][ran - 1] ?? null;
+}
 
 async function primaryMachine(mock: MockProvider): Promise<Scene> {
   const scene = await startScene({
@@ -160,7 +174,9 @@ async function evacuatedPrimary(claude: InstalledAgent): Promise<Offered> {
 }
 
 /** What the receiver's shell tool answered to the three commands: it held the lease, wrote, returned. */
-function expectRelayed(offered: Offered, outputs: readonly string[]): void {
+function expectRelayed(offered: Offered, picked: readonly string[], outputs: readonly string[]): void {
+  // The pickup named the command the primary printed, for this session.
+  expect(picked).toEqual([expect.stringMatching(new RegExp(`^${offered.accept} --as \\S+$`))]);
   expect(outputs, JSON.stringify(outputs)).toHaveLength(3);
   // The accept, as printed: the receiver holds the lease, on the cycle's branch, with the primary's work.
   expect(outputs[0]).toMatch(/hold the lease/);
@@ -188,12 +204,12 @@ async function takenBack({ primary, cycle }: Offered): Promise<void> {
 }
 
 describe.sequential(`a relay from Claude Code ${VERSIONS['claude-code'].version} and back`, () => {
-  it(`to Codex CLI ${VERSIONS.codex.version} in a fresh clone on another machine: it runs the printed accept through its shell tool, writes, returns; the primary takes the work back`, async (ctx) => {
+  it(`to Codex CLI ${VERSIONS.codex.version} in a fresh clone on another machine: its pickup names the accept, the model runs it through Codex's shell tool, writes, returns; the primary takes the work back`, async (ctx) => {
     const claude = await agentOrSkip('claude-code');
     const codex = await agentOrSkip('codex');
     if (!claude || !codex) return ctx.skip();
     const offered = await evacuatedPrimary(claude);
-    const script = plan(offered.accept);
+    const picked: string[] = [];
     const responses = await startResponsesMock({
       primary: { usedPercent: 12, windowMinutes: 300, resetAt: resetIn(200) },
       secondary: { usedPercent: 5, windowMinutes: 10080, resetAt: resetIn(6 * 24 * 60) },
@@ -201,8 +217,8 @@ describe.sequential(`a relay from Claude Code ${VERSIONS['claude-code'].version}
       // One shell command per turn. Not a login shell (Codex's default): a distribution's /etc/profile
       // would set PATH anew, without the user's `handoff`.
       next: (request) => {
-        const ran = functionOutputs([request]).length;
-        return ran < script.length ? { call: 'exec_command', args: { cmd: script[ran], login: false } } : { text: 'done' };
+        const cmd = planFrom(request.body, functionOutputs([request]).length, picked);
+        return cmd === null ? { text: 'done' } : { call: 'exec_command', args: { cmd, login: false } };
       },
     });
     cleanup.push(() => responses.close());
@@ -217,7 +233,7 @@ describe.sequential(`a relay from Claude Code ${VERSIONS['claude-code'].version}
       },
     );
     expect(result.code, result.stderr).toBe(0);
-    expectRelayed(offered, functionOutputs(responses.requests.slice(-1)));
+    expectRelayed(offered, picked, functionOutputs(responses.requests.slice(-1)));
     await takenBack(offered);
   }, 900_000);
 
@@ -226,11 +242,11 @@ describe.sequential(`a relay from Claude Code ${VERSIONS['claude-code'].version}
     const qwen = await agentOrSkip('qwen-code');
     if (!claude || !qwen) return ctx.skip();
     const offered = await evacuatedPrimary(claude);
-    const script = plan(offered.accept);
+    const picked: string[] = [];
     const chat = await startChatCompletionsMock({
       next: (request) => {
-        const ran = toolResults([request]).length;
-        return ran < script.length ? { tool: 'run_shell_command', args: { command: script[ran], is_background: false } } : { text: 'done' };
+        const command = planFrom(request.body, toolResults([request]).length, picked);
+        return command === null ? { text: 'done' } : { tool: 'run_shell_command', args: { command, is_background: false } };
       },
     });
     cleanup.push(() => chat.close());
@@ -252,7 +268,7 @@ describe.sequential(`a relay from Claude Code ${VERSIONS['claude-code'].version}
     const result = await run(
       qwen.bin,
       [
-        `take over this handoff: run \`${offered.accept}\`, then continue`,
+        'continue the work in this repository',
         '--auth-type',
         'openai',
         '--openai-base-url',
@@ -268,7 +284,7 @@ describe.sequential(`a relay from Claude Code ${VERSIONS['claude-code'].version}
       { cwd: offered.clone, env: receiver.env, timeoutMs: 300_000 },
     );
     expect(result.code, result.stderr).toBe(0);
-    expectRelayed(offered, toolResults(chat.requests.slice(-1)));
+    expectRelayed(offered, picked, toolResults(chat.requests.slice(-1)));
     await takenBack(offered);
   }, 900_000);
 });
