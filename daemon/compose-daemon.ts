@@ -27,7 +27,7 @@ import {
 } from './store/index.js';
 import { createCycleLedger, createPruneService } from './prune/index.js';
 import { createRehearsals, type Rehearsals } from './rehearsal/index.js';
-import { createLeaseSync, createTakeoverService } from './takeover/index.js';
+import { cloneOffers, createLeaseSync, createTakeoverService } from './takeover/index.js';
 import { createLeaseHomes } from './lease/lease-home.js';
 import { WorkspaceFilesWatcher } from './workspace-files-watch.js';
 import { WorkspaceRegistry } from './workspaces/registry.js';
@@ -35,6 +35,8 @@ import { ensureWorkspaceDir } from './workspaces/workspace-dir.js';
 import { createWorkspaceJournal } from './workspaces/workspace-journal.js';
 
 const LOOPBACK = '127.0.0.1';
+/** How long a clone's remote may take to list its offered leases for a SessionStart pickup (one listing, one fetch). */
+const CLONE_OFFERS_TIMEOUT_MS = 1500;
 
 export type DrainRunnerDeps = Parameters<typeof createDrainRunner>[0];
 
@@ -291,6 +293,8 @@ export async function composeDaemon(options: ComposeDaemonOptions): Promise<Comp
       clock,
       resolveRoot: rootOf,
       remindAfter: config.context_reminder_after_tool_calls,
+      // Within the SessionStart hook's wait for the daemon (2 s): past it the session starts without the pickup.
+      cloneOffers: (root) => cloneOffers(root, CLONE_OFFERS_TIMEOUT_MS),
       log: log.child({ module: 'agent-context' }),
     });
     undo.push(() => agentContext.flush());

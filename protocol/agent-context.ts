@@ -257,3 +257,24 @@ export function pickupText(facts: PickupFacts): string {
   const quote = next === null ? [] : [clipBytes(quoted(next, 1500).join('\n'), PICKUP_TEXT_LIMIT - new TextEncoder().encode(own).length - 2)];
   return clipBytes([...head.map((line) => printable(line)), ...quote, ...tail.map((line) => printable(line))].join('\n'), PICKUP_TEXT_LIMIT);
 }
+
+/**
+ * What a new session in a clone this daemon never served is told when the clone's remote offers a
+ * handoff of the repository (a receiver's fresh clone on another machine): the one command that checks
+ * the checkpoint out and takes the lease, per cycle on offer. The remote was read, not trusted: the
+ * accept verifies everything before it takes anything.
+ */
+export function cloneOfferText(workspace: string, remote: string, cycles: readonly string[], session: string | null): string {
+  const as = asExecutor(session);
+  const from = clip(remote, 200);
+  const listed = cycles.slice(0, 5);
+  const lines = [
+    `session-handoff: ${listed.length === 1 ? 'a handoff of this repository is' : `${cycles.length} handoffs of this repository are`} on offer on the remote ${from}, for ${clip(workspace, 400)}.`,
+    listed.length === 1
+      ? `To take the work over, this one command checks the checkpoint out here and takes the lease: ${acceptCommand(listed[0] ?? '', { from, as })}`
+      : 'To take one over, one command checks its checkpoint out here and takes the lease:',
+    ...(listed.length === 1 ? [] : listed.map((cycle) => `  ${acceptCommand(cycle, { from, as })}`)),
+    'Then read the HANDOFF.md it names. Real source state wins over the capsule. The handoff grants no permission; only the lease does.',
+  ];
+  return clipBytes(lines.map((line) => printable(line)).join('\n'), PICKUP_TEXT_LIMIT);
+}

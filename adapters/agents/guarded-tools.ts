@@ -35,3 +35,10 @@ export const QWEN_GUARDED_TOOLS: readonly string[] = ['write_file', 'edit', 'not
 
 /** Qwen Code's matcher is an unanchored regular expression: anchored here, so `edit` is not also any name containing it. */
 export const QWEN_GUARDED_TOOLS_MATCHER = `^(${QWEN_GUARDED_TOOLS.join('|')})$`;
+
+/**
+ * Cline CLI's file tools (3.0.x): `editor` (a `path` argument) and `apply_patch` (the patch text names
+ * its files; the guard then asks for the session's repository). `run_commands` is left out for the
+ * reason Bash is.
+ */
+export const CLINE_GUARDED_TOOLS: readonly string[] = ['editor', 'apply_patch'];

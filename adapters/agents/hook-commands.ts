@@ -14,7 +14,10 @@ export type HookName =
   | 'copilot-session-start'
   | 'copilot-context'
   | 'copilot-event'
-  | 'qwen-guard';
+  | 'qwen-guard'
+  | 'cline-guard'
+  | 'cline-session-start'
+  | 'cline-context';
 
 export interface HookInvocation {
   /** How the hook starts handoff: `handoff` on PATH, or e.g. `node /opt/handoff/dist/bin/handoff.js`. */

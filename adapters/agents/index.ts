@@ -1,3 +1,4 @@
+export { CLINE_PLUGIN_FILE, CLINE_PLUGIN_HOOKS, clinePlugin, clinePluginCommands, clinePluginState } from './cline-plugin.js';
 export { CLAUDE_HOOKS, mergeClaudeSettings, unmergeClaudeSettings } from './claude-settings.js';
 export { CODEX_HOOKS, mergeCodexHooks, unmergeCodexHooks } from './codex-hooks.js';
 export { codexHookHash, codexHookStates, codexHookTrust, withCodexTrust, type CodexHookTrust, type CodexTrust } from './codex-trust.js';
@@ -5,6 +6,7 @@ export { COPILOT_HOOKS, COPILOT_HOOK_EDITS } from './copilot-hooks.js';
 export { GEMINI_HOOKS, GEMINI_HOOK_EDITS, mergeGeminiSettings, unmergeGeminiSettings } from './gemini-settings.js';
 export { QWEN_HOOKS, QWEN_HOOK_EDITS } from './qwen-settings.js';
 export {
+  CLINE_GUARDED_TOOLS,
   COPILOT_GUARDED_TOOLS,
   GEMINI_GUARDED_TOOLS,
   GEMINI_GUARDED_TOOLS_MATCHER,

@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
 import { parse } from 'jsonc-parser';
 import { mergeClaudeSettings } from './claude-settings.js';
+import { clinePlugin } from './cline-plugin.js';
 import { CODEX_HOOKS, mergeCodexHooks } from './codex-hooks.js';
 import { codexHookStates, codexHookTrust, withCodexTrust } from './codex-trust.js';
 import { COPILOT_HOOK_EDITS } from './copilot-hooks.js';
@@ -50,7 +51,7 @@ export const HOOK_FILES: Partial<Record<Agent, HookFileEdits>> = { gemini: GEMIN
  * settings merged and the `/handoff-capsule` command; Gemini CLI its settings.json hooks and a
  * GEMINI.md block; Copilot CLI a hooks file of ours; Qwen Code its settings.json hooks; the others get our instructions as a marked block, which leaves the user's own
  * text alone, and Codex its hooks.json merged. For Cline a `.clinerules` directory (or none yet)
- * gets a file of ours, a single `.clinerules` file the block. Every path is checked before it is
+ * gets a file of ours, a single `.clinerules` file the block, and its plugins directory our plugin. Every path is checked before it is
  * read (safe-target.ts): a link inside a repository is refused, a read-only file too.
  */
 export async function planInstall(
@@ -90,6 +91,11 @@ export async function planInstall(
   if (companions.slashCommand !== null) {
     // The whole file is ours: rewritten when it differs (the previous version is kept as a backup).
     await change(companions.slashCommand, (before) => (before === CAPSULE_COMMAND ? null : CAPSULE_COMMAND));
+  }
+  if (companions.clinePlugin !== null) {
+    // The whole file is ours, like the slash command: rewritten when it differs (a backup kept, under a name Cline does not load).
+    const text = clinePlugin(invocation);
+    await change(companions.clinePlugin, (before) => (before === text ? null : text));
   }
   if (companions.codexHooks !== null) {
     const path = companions.codexHooks;

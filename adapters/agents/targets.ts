@@ -1,4 +1,5 @@
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { CLINE_PLUGIN_FILE } from './cline-plugin.js';
 import { CAPSULE_COMMAND_FILE } from './slash-command.js';
 
 export const AGENTS = ['claude', 'codex', 'cline', 'opencode', 'gemini', 'copilot', 'qwen'] as const;
@@ -47,6 +48,8 @@ export interface Companions {
   readonly codexHooks: string | null;
   /** Gemini CLI: the GEMINI.md that gets our instructions as a marked block. */
   readonly instructions: string | null;
+  /** Cline: the plugin that guards edits and gives the pickup (its rules file is the target). */
+  readonly clinePlugin: string | null;
 }
 
 /**
@@ -55,11 +58,12 @@ export interface Companions {
  * reads hooks.json from its home and from a project's `.codex/`: beside AGENTS.md in a Codex home,
  * else in the `.codex/` of the AGENTS.md's directory (a repository's). Gemini CLI reads GEMINI.md
  * from its user dir (`~/.gemini/GEMINI.md`) and from a project's root: beside the settings file in
- * the user dir, else in the directory that holds the project's `.gemini/`.
+ * the user dir, else in the directory that holds the project's `.gemini/`. Cline loads every plugin
+ * in its config dir, whichever repository the rules file was written to.
  */
 export function companionTargets(agent: Agent, target: string, env: NodeJS.ProcessEnv, home: string): Companions {
   const dir = dirname(target);
-  const none: Companions = { slashCommand: null, codexHooks: null, instructions: null };
+  const none: Companions = { slashCommand: null, codexHooks: null, instructions: null, clinePlugin: null };
   switch (agent) {
     case 'claude':
       return { ...none, slashCommand: join(dir, 'commands', CAPSULE_COMMAND_FILE) };
@@ -71,6 +75,9 @@ export function companionTargets(agent: Agent, target: string, env: NodeJS.Proce
       const project = resolve(dir) !== resolve(geminiDir(env, home)) && basename(dir) === '.gemini';
       return { ...none, instructions: join(project ? dirname(dir) : dir, 'GEMINI.md') };
     }
+    case 'cline':
+      // User-wide, like the other agents' hooks: Cline reads plugins from its config dir ($CLINE_DIR, else ~/.cline).
+      return { ...none, clinePlugin: join(nonEmpty(env['CLINE_DIR']) ?? join(home, '.cline'), 'plugins', CLINE_PLUGIN_FILE) };
     default:
       return none;
   }

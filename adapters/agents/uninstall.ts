@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { unmergeClaudeSettings } from './claude-settings.js';
+import { clinePluginState } from './cline-plugin.js';
 import { unmergeCodexHooks } from './codex-hooks.js';
 import { CLINE_RULE_FILE, HOOK_FILES, type FileChange, type InstallPlan } from './install.js';
 import { removeMarkedBlock } from './marked-block.js';
@@ -51,6 +52,19 @@ export async function planUninstall(agent: Agent, target: string, io: InstallIo,
       (before) => {
         if (before === CAPSULE_COMMAND) return '';
         notes.push(`${path} was edited after install; it is left as it is (remove it by hand if you no longer want it)`);
+        return null;
+      },
+      blank,
+    );
+  }
+  if (companions.clinePlugin !== null) {
+    const path = companions.clinePlugin;
+    await change(
+      path,
+      (before) => {
+        const state = clinePluginState(before);
+        if (state === 'ours') return '';
+        if (state === 'edited') notes.push(`${path} was edited after install; it is left as it is (remove it by hand if you no longer want it)`);
         return null;
       },
       blank,

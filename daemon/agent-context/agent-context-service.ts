@@ -1,6 +1,7 @@
 import { join, relative } from 'node:path';
 import {
   assess,
+  cloneOfferText,
   contextText,
   decideContext,
   describeReading,
@@ -19,7 +20,7 @@ import { capsuleQuality } from '../capsule/quality.js';
 import type { Clock } from '../clock.js';
 import { cycleDir } from '../evacuation/package-writer.js';
 import type { Logger } from '../logger.js';
-import { readManifest, type TakeoverService } from '../takeover/index.js';
+import { readManifest, type CloneOffer, type TakeoverService } from '../takeover/index.js';
 import type { WorkspaceRegistry } from '../workspaces/registry.js';
 import type { SessionActivity } from './session-activity.js';
 import type { SessionRecords } from './session-records.js';
@@ -33,6 +34,8 @@ export interface AgentContextDeps {
   readonly resolveRoot: (dir: string) => Promise<string>;
   /** Config `context_reminder_after_tool_calls`. */
   readonly remindAfter: number;
+  /** What the remote of a clone this daemon never served offers (takeover/clone-offers.ts), for its SessionStart pickup. */
+  readonly cloneOffers: (root: string) => Promise<CloneOffer | null>;
   readonly log: Logger;
 }
 
@@ -94,13 +97,28 @@ export function createAgentContextService(deps: AgentContextDeps) {
     return pickupText({ state, workspace: root, cycle: leg.cycle.id, session, handoffPath: leg.handoff, manifest, problem });
   }
 
+  async function offeredToClone(root: string, session: string): Promise<string | null> {
+    try {
+      const offer = await deps.cloneOffers(root);
+      return offer === null ? null : cloneOfferText(root, offer.remote, offer.cycles, session);
+    } catch (error) {
+      // An unreachable or refusing remote costs this session its pickup, never its start.
+      log.info({ err: error, workspace: root }, 'the offers on the remote of a clone could not be read');
+      return null;
+    }
+  }
+
   return {
     async tell(body: AgentContextBody): Promise<Envelope> {
       const root = await homeOf(body.repo);
       deps.activity.hookEvent(root, body.event, deps.clock.now());
       const workspace = registry.find(root);
-      // A repository the daemon never saw has had no stage yet: nothing to tell.
-      if (workspace === undefined) return success('agent_context', { workspace: root, state: 'NORMAL', kind: null, text: null } satisfies AgentContextAnswer);
+      // A repository the daemon never saw has had no stage yet: nothing to tell, unless a new session
+      // starts in a clone whose remote offers a handoff (a receiver's fresh clone on another machine).
+      if (workspace === undefined) {
+        const text = body.event === 'SessionStart' ? await offeredToClone(root, body.session) : null;
+        return success('agent_context', { workspace: root, state: 'NORMAL', kind: null, text } satisfies AgentContextAnswer);
+      }
       const snapshot = workspace.snapshot();
       const state = stateOf(snapshot);
       const { context } = snapshot;
@@ -110,7 +128,10 @@ export function createAgentContextService(deps: AgentContextDeps) {
       if (record !== before) records.set(root, body.session, record);
       if (body.event === 'SessionStart') {
         if (before !== null) await save();
-        const text = await pickup(root, snapshot, body.session);
+        // The session's own SessionStart event may have registered the clone a moment ago: with no cycle
+        // here, the remote's offer is still the one to tell.
+        const fresh = state === 'NORMAL' && context.cycle === null;
+        const text = (await pickup(root, snapshot, body.session)) ?? (fresh ? await offeredToClone(root, body.session) : null);
         return success('agent_context', { workspace: root, state, kind: null, text } satisfies AgentContextAnswer);
       }
       if (kind === null) return success('agent_context', { workspace: root, state, kind, text: null } satisfies AgentContextAnswer);

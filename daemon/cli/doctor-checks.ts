@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { parse } from 'jsonc-parser';
 import {
   CLAUDE_HOOKS,
+  CLINE_PLUGIN_HOOKS,
   CODEX_HOOKS,
   COPILOT_HOOKS,
   GEMINI_HOOKS,
@@ -19,11 +20,12 @@ import {
 } from '../../adapters/agents/index.js';
 import { SPOOL_DIR } from '../../protocol/event-spool.js';
 import type { Source } from '../../schemas/telemetry.schema.js';
+import { CLINE_LOAD_STEP, clinePluginFacts } from './doctor-cline.js';
 import { launcherProblem, spoolDirOf } from './hook-launcher.js';
 import { isErrno } from '../store/errno.js';
 
 /** The agents `handoff doctor` looks at: the ones whose user-wide config the installer writes. */
-export const DOCTOR_AGENTS = ['claude', 'codex', 'gemini', 'opencode', 'copilot', 'qwen'] as const;
+export const DOCTOR_AGENTS = ['claude', 'codex', 'gemini', 'opencode', 'copilot', 'qwen', 'cline'] as const;
 export type DoctorAgent = (typeof DOCTOR_AGENTS)[number];
 
 export interface HookCheck {
@@ -46,6 +48,8 @@ export interface AgentCheck {
   readonly missing: readonly string[];
   /** The one thing a person does to make it live, or null when nothing is needed. */
   readonly step: string | null;
+  /** Cline: why the agent ran without our plugin, from its own logs (absent for the others). */
+  readonly problem?: string;
   /** The sources of its telemetry, and when the daemon last saw a reading of one (null: never, or no daemon). */
   readonly telemetry: { readonly sources: readonly Source[]; readonly last_seen: string | null };
 }
@@ -58,6 +62,7 @@ const SPECS: Readonly<Record<DoctorAgent, readonly HookSpec[]>> = {
   opencode: [],
   copilot: COPILOT_HOOKS,
   qwen: QWEN_HOOKS,
+  cline: [],
 };
 const namesOf = (specs: readonly HookSpec[]): HookName[] => [...new Set(specs.map((spec) => spec.name))];
 const NAMES: Readonly<Record<DoctorAgent, readonly HookName[]>> = {
@@ -67,6 +72,7 @@ const NAMES: Readonly<Record<DoctorAgent, readonly HookName[]>> = {
   opencode: [],
   copilot: namesOf(COPILOT_HOOKS),
   qwen: namesOf(QWEN_HOOKS),
+  cline: Object.values(CLINE_PLUGIN_HOOKS),
 };
 
 export const TELEMETRY_SOURCES: Readonly<Record<DoctorAgent, readonly Source[]>> = {
@@ -76,10 +82,14 @@ export const TELEMETRY_SOURCES: Readonly<Record<DoctorAgent, readonly Source[]>>
   opencode: [],
   copilot: ['copilot-events'],
   qwen: ['qwen-telemetry'],
+  cline: [],
 };
 
-/** Copilot CLI treats a preToolUse hook that errors as a denial: a broken launcher there blocks every edit (other agents skip such a hook). */
-const FAILS_CLOSED: readonly HookName[] = ['copilot-guard'];
+/**
+ * Copilot CLI treats a preToolUse hook that errors as a denial, and our Cline plugin refuses an edit
+ * when its guard cannot start: a broken launcher there blocks every edit (other agents skip such a hook).
+ */
+const FAILS_CLOSED: readonly HookName[] = ['copilot-guard', 'cline-guard'];
 
 const CODEX_REVIEW = 'start `codex` in a terminal, type `/hooks`, review the session-handoff hooks and trust them (docs/agents/codex.md)';
 
@@ -120,6 +130,44 @@ export interface DoctorEnv {
   readonly lastSeen: ReadonlyMap<Source, string> | null;
 }
 
+/** Why the agent could not start one of our hook commands, or null. */
+function hookProblem(where: DoctorEnv): (command: string) => string | null {
+  const spool = join(where.stateDir, SPOOL_DIR);
+  return (command) => {
+    const into = spoolDirOf(command);
+    if (into !== null && into !== spool) return `it spools into ${into}, but the daemon's state dir is ${where.stateDir}`;
+    const problem = launcherProblem(command, where.env);
+    const blocks = problem !== null && FAILS_CLOSED.some((name) => isOurHook(command, name));
+    return blocks ? `${problem}; until it starts, the agent denies every file edit` : problem;
+  };
+}
+
+/**
+ * Cline: its rules file is per repository and says nothing about liveness; the plugin is what guards.
+ * Live when the plugin of ours is there, every command it starts would start, and Cline's logs do not
+ * say it ran without it since it was written.
+ */
+async function checkCline(where: DoctorEnv, telemetry: AgentCheck['telemetry']): Promise<AgentCheck> {
+  const config = companionTargets('cline', defaultTarget('cline', where.env, where.home, where.repo), where.env, where.home).clinePlugin ?? '';
+  const facts = await clinePluginFacts(config, await readText(config), where.env, where.home);
+  const base = { agent: 'cline' as const, config, missing: [], telemetry };
+  if (!facts.installed) return { ...base, installed: false, live: false, hooks: [], step: '`handoff install cline`' };
+  const problemOf = hookProblem(where);
+  const hooks = facts.commands.map((command) => ({ command, problem: problemOf(command) }));
+  const missing = NAMES.cline.filter((name) => !facts.commands.some((command) => isOurHook(command, name))).map((name) => `beforeRun/beforeTool (${name})`);
+  const broken = facts.edited || hooks.some((hook) => hook.problem !== null) || missing.length > 0;
+  const step = broken ? '`handoff install cline` again, so the plugin is the one this install writes' : facts.loadFailure !== null ? CLINE_LOAD_STEP : null;
+  return {
+    ...base,
+    installed: true,
+    live: !broken && facts.loadFailure === null,
+    hooks,
+    missing,
+    step,
+    ...(facts.edited ? { problem: 'the plugin was edited after install' } : facts.loadFailure !== null ? { problem: facts.loadFailure } : {}),
+  };
+}
+
 /** What `handoff doctor` says of one agent, from its own config files (read only) and the daemon's readings. */
 export async function checkAgent(agent: DoctorAgent, where: DoctorEnv): Promise<AgentCheck> {
   const { env, home } = where;
@@ -132,19 +180,13 @@ export async function checkAgent(agent: DoctorAgent, where: DoctorEnv): Promise<
     const installed = text?.includes('<!-- session-handoff:begin') === true;
     return { agent, config: target, installed, live: installed, hooks: [], missing: [], step: installed ? null : '`handoff install opencode`', telemetry };
   }
+  if (agent === 'cline') return checkCline(where, telemetry);
   const config = agent === 'codex' ? (companionTargets('codex', target, env, home).codexHooks ?? join(dirname(target), 'hooks.json')) : target;
   const text = await readText(config);
   const json: unknown = text === null ? null : parse(text);
   const ours = commandsOf(json).filter((command) => NAMES[agent].some((name) => isOurHook(command, name)));
   if (ours.length === 0) return { agent, config, installed: false, live: false, hooks: [], missing: [], step: `\`handoff install ${agent}\``, telemetry };
-  const spool = join(where.stateDir, SPOOL_DIR);
-  const problemOf = (command: string): string | null => {
-    const into = spoolDirOf(command);
-    if (into !== null && into !== spool) return `it spools into ${into}, but the daemon's state dir is ${where.stateDir}`;
-    const problem = launcherProblem(command, env);
-    const blocks = problem !== null && FAILS_CLOSED.some((name) => isOurHook(command, name));
-    return blocks ? `${problem}; until it starts, the agent denies every file edit` : problem;
-  };
+  const problemOf = hookProblem(where);
   let hooks: HookCheck[] = ours.map((command) => ({ command, problem: problemOf(command) }));
   if (agent === 'codex') {
     const toml = (await readText(join(dirname(config), 'config.toml'))) ?? '';

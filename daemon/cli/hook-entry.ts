@@ -28,6 +28,10 @@ const HOOKS: Readonly<Record<HookName, () => Promise<Hook>>> = {
   'copilot-event': async () => (await import('./hooks/copilot-event.js')).copilotEventHook,
   // Qwen Code: Claude's protocol (its session-start and context hooks serve it); only the tool ids differ.
   'qwen-guard': async () => (await import('./hooks/guard.js')).qwenGuardHook,
+  // Cline: our plugin starts these (Claude's payloads) and hands their answers to Cline as its own.
+  'cline-guard': async () => (await import('./hooks/guard.js')).clineGuardHook,
+  'cline-session-start': async () => (await import('./hooks/session-start-json.js')).clineSessionStartHook,
+  'cline-context': async () => (await import('./hooks/context.js')).clineContextHook,
 };
 
 /** What a hook prints when it fails unexpectedly: still the shape its agent expects. */
@@ -38,6 +42,7 @@ const FALLBACK: Partial<Record<HookName, string>> = {
   'gemini-guard': GUARD_FAILED,
   'copilot-guard': GUARD_FAILED,
   'qwen-guard': GUARD_FAILED,
+  'cline-guard': GUARD_FAILED,
 };
 
 export const HOOK_USAGE = `usage: handoff hook (${Object.keys(HOOKS).join(' | ')}) [--state-dir DIR] [--chain COMMAND]`;

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { codexHookTrust } from '../../adapters/agents/index.js';
@@ -13,6 +13,7 @@ interface AgentCheck {
   step: string | null;
   hooks: { command: string; problem: string | null; trust?: string }[];
   missing: string[];
+  problem?: string;
   telemetry: { last_seen: string | null };
 }
 type Report = { code: string; data: { agents: AgentCheck[]; daemon: boolean } };
@@ -55,6 +56,7 @@ describe('handoff doctor', () => {
       ['opencode', false, '`handoff install opencode`'],
       ['copilot', false, '`handoff install copilot`'],
       ['qwen', false, '`handoff install qwen`'],
+      ['cline', false, '`handoff install cline`'],
     ]);
   });
 
@@ -83,6 +85,33 @@ describe('handoff doctor', () => {
     );
     const after = await doctor();
     expect([after.code, after.report.code, after.agent('codex')?.live]).toEqual([0, 'agents_live', true]);
+  });
+
+  it('Cline: live once the plugin is installed; a run its own log says went without the plugin is named, with the load timeout as the step', async () => {
+    const { home, env, doctor } = machine();
+    const installed = await piped(['install', 'cline'], '', { env, cwd: tempRepo() });
+    expect(installed.code, installed.stderr).toBe(0);
+    expect((await doctor()).agent('cline')).toMatchObject({ installed: true, live: true, step: null });
+    // Cline's own log records (pino lines, as Cline 3.0.65 writes them) of a run whose plugin sandbox did not start in time.
+    const logs = join(home, '.cline', 'data', 'logs');
+    mkdirSync(logs, { recursive: true });
+    const record = (inMs: number, msg: string) =>
+      `${JSON.stringify({ level: 30, time: new Date(Date.now() + inMs).toISOString(), pid: 4242, hostname: 'vm', name: 'cline.cli', component: 'main', msg })}\n`;
+    writeFileSync(
+      join(logs, 'cline.log'),
+      record(1000, 'plugin loading failed; continuing without plugins (plugin-sandbox call timed out after 4000ms: initialize)'),
+    );
+    const failed = await doctor();
+    expect(failed.code).toBe(10);
+    expect(failed.agent('cline')).toMatchObject({
+      installed: true,
+      live: false,
+      problem: expect.stringContaining('timed out after 4000ms') as unknown,
+      step: expect.stringContaining('CLINE_PLUGIN_IMPORT_TIMEOUT_MS=30000') as unknown,
+    });
+    // A later run started after it: the logs no longer say anything against the plugin.
+    appendFileSync(join(logs, 'cline.log'), record(2000, 'CLI run started'));
+    expect((await doctor()).agent('cline')).toMatchObject({ live: true, step: null });
   });
 
   it('a hook whose install moved away (a deleted clone) is named, with reinstalling as the step', async () => {

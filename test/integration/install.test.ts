@@ -213,11 +213,20 @@ describe('handoff install codex, opencode and cline', () => {
     mkdirSync(join(repo, 'src'));
     const first = await install(['cline', '--json'], join(repo, 'src'));
     const ours = join(repo, '.clinerules', 'session-handoff.md');
-    expect(first.json).toMatchObject({ data: { files: [{ path: ours, action: 'created' }] } });
+    const plugin = join(HOME, '.cline', 'plugins', 'session-handoff.js');
+    expect(first.json).toMatchObject({
+      data: {
+        files: [
+          { path: ours, action: 'created' },
+          { path: plugin, action: 'created' },
+        ],
+      },
+    });
     expect(readFileSync(join(repo, '.clinerules', 'style.md'), 'utf8')).toBe('Use tabs.\n');
     const text = readFileSync(ours, 'utf8');
-    expect((await install(['cline', '--json'], repo)).json).toMatchObject({ data: { files: [{ action: 'unchanged' }] } });
+    expect((await install(['cline', '--json'], repo)).json).toMatchObject({ data: { files: [{ action: 'unchanged' }, { action: 'unchanged' }] } });
     expect(readFileSync(ours, 'utf8')).toBe(text);
+    expect(readFileSync(plugin, 'utf8')).toContain('hook cline-guard');
   });
 
   it("cline: a single .clinerules file gets the block, the user's rules kept", async () => {

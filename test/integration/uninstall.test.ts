@@ -87,23 +87,34 @@ describe('handoff uninstall takes back exactly what handoff install added', () =
     const rules = join(repo, '.clinerules');
     await run('install', ['cline'], home, repo);
     expect(existsSync(join(rules, 'session-handoff.md'))).toBe(true);
+    // The plugin's directories in HOME were install's too (this HOME had no ~/.cline): they go with it.
+    const cline = join(home, '.cline');
+    const plugins = join(cline, 'plugins');
     const dry = await run('uninstall', ['cline', '--dry-run'], home, repo);
-    expect([dry.data.dirs_removed, existsSync(rules)]).toEqual([[rules], true]);
+    expect([dry.data.dirs_removed, existsSync(rules)]).toEqual([[plugins, rules, cline], true]);
     const human = await piped(['uninstall', 'cline'], '', { cwd: repo, env: { HOME: home, HANDOFF_STATE_DIR: '', XDG_STATE_HOME: '' } });
-    expect(human.stdout).toBe(`removed ${join(rules, 'session-handoff.md')}\nremoved the empty directory ${rules} (handoff install created it)\n`);
+    expect(human.stdout).toBe(
+      [
+        `removed ${join(rules, 'session-handoff.md')}`,
+        `removed ${join(plugins, 'session-handoff.js')}`,
+        ...[plugins, rules, cline].map((dir) => `removed the empty directory ${dir} (handoff install created it)`),
+        '',
+      ].join('\n'),
+    );
     expect(existsSync(rules)).toBe(false);
+    expect(existsSync(cline)).toBe(false);
 
     // Created by install, then the user put a rule of their own beside ours: kept, with their file.
     await run('install', ['cline'], home, repo);
     writeFileSync(join(rules, 'mine.md'), '# mine\n');
-    expect((await run('uninstall', ['cline'], home, repo)).data.dirs_removed).toEqual([]);
+    expect((await run('uninstall', ['cline'], home, repo)).data.dirs_removed).not.toContain(rules);
     expect(readdirSync(rules)).toEqual(['mine.md']);
 
     // The user's own (empty) .clinerules/ before any install: never removed.
     const other = tempRepo();
     mkdirSync(join(other, '.clinerules'));
     await run('install', ['cline'], home, other);
-    expect((await run('uninstall', ['cline'], home, other)).data.dirs_removed).toEqual([]);
+    expect((await run('uninstall', ['cline'], home, other)).data.dirs_removed).not.toContain(join(other, '.clinerules'));
     expect(readdirSync(join(other, '.clinerules'))).toEqual([]);
   });
 

@@ -57,6 +57,7 @@ function agentLines(check: AgentCheck, view: View): string[] {
     if (trouble.length > 0) lines.push(`  ✗ ${hook.command}: ${trouble.join('; ')}`);
   }
   for (const hook of check.missing) lines.push(`  ✗ no ${hook} hook: installed by an older version`);
+  if (check.problem !== undefined) lines.push(`  ✗ ${check.problem}`);
   if (check.telemetry.sources.length > 0) {
     lines.push(
       `  telemetry (${check.telemetry.sources.join(', ')}): ${check.telemetry.last_seen === null ? 'never seen' : `last seen ${relativeTime(check.telemetry.last_seen, view.nowMs)}`}`,
@@ -78,7 +79,7 @@ export function registerDoctor(program: Command): void {
   program
     .command('doctor')
     .description(
-      'per agent (claude, codex, gemini, opencode, copilot, qwen): whether its config has our hooks, whether they are live (each command starts; Codex: a person trusted them), the one step that makes them live, and when its telemetry was last seen; then the way out: the running daemon rehearses the evacuation of this repository now, from its own environment (in any state before EVACUATE; nothing is pushed but a probe ref under refs/handoff/rehearsal/, deleted again at once). Changes nothing of yours. Exit 0 when every installed agent is live, 10 (agents_not_live) otherwise',
+      'per agent (claude, codex, gemini, opencode, copilot, qwen, cline): whether its config has our hooks (Cline: our plugin), whether they are live (each command starts; Codex: a person trusted them; Cline: its logs do not say it ran without the plugin), the one step that makes them live, and when its telemetry was last seen; then the way out: the running daemon rehearses the evacuation of this repository now, from its own environment (in any state before EVACUATE; nothing is pushed but a probe ref under refs/handoff/rehearsal/, deleted again at once). Changes nothing of yours. Exit 0 when every installed agent is live, 10 (agents_not_live) otherwise',
     )
     .action(
       action(async (ctx) => {

@@ -21,7 +21,7 @@ import { missingDirs, recordCreated } from '../install-dirs.js';
 import { diskIo } from '../install-disk.js';
 
 /** The agents whose config gets hook commands (the others get instructions only). */
-const RUNS_HOOKS: ReadonlySet<Agent> = new Set(['claude', 'codex', 'gemini', 'copilot', 'qwen']);
+const RUNS_HOOKS: ReadonlySet<Agent> = new Set(['claude', 'codex', 'gemini', 'copilot', 'qwen', 'cline']);
 
 interface InstallOptions {
   dryRun?: boolean;
@@ -78,7 +78,7 @@ export function registerInstall(program: Command): void {
   program
     .command('install')
     .description(
-      "merge the session-handoff integration into an agent's own config (idempotent; keeps a backup of a changed file; edits only its own hooks and block, every other byte kept; all files or none): claude settings.json + the /handoff-capsule command; codex AGENTS.md + hooks.json; opencode AGENTS.md; cline .clinerules; gemini settings.json hooks + GEMINI.md; copilot ~/.copilot/hooks/session-handoff.json; qwen ~/.qwen/settings.json hooks. Inside a repository a symbolic link is refused; a user config that is a link is edited at its target; a read-only file is refused",
+      "merge the session-handoff integration into an agent's own config (idempotent; keeps a backup of a changed file; edits only its own hooks and block, every other byte kept; all files or none): claude settings.json + the /handoff-capsule command; codex AGENTS.md + hooks.json; opencode AGENTS.md; cline .clinerules + the plugin $CLINE_DIR/plugins/session-handoff.js; gemini settings.json hooks + GEMINI.md; copilot ~/.copilot/hooks/session-handoff.json; qwen ~/.qwen/settings.json hooks. Inside a repository a symbolic link is refused; a user config that is a link is edited at its target; a read-only file is refused",
     )
     .argument('<agent>', AGENTS.join(' | '))
     .option('--dry-run', 'print the change as a unified diff and write nothing')

@@ -62,3 +62,6 @@ export const contextHook = (ctx: HookContext): Promise<void> =>
 
 /** `handoff hook copilot-context`: the same notice where Copilot CLI reads it, `additionalContext` at the top level (it ignores `hookSpecificOutput`). */
 export const copilotContextHook = (ctx: HookContext): Promise<void> => stageNotice(ctx, (_event, notice) => ({ additionalContext: notice }));
+
+/** `handoff hook cline-context` (the Cline plugin's beforeRun, sent as UserPromptSubmit): the notice as `appendContext`. */
+export const clineContextHook = (ctx: HookContext): Promise<void> => stageNotice(ctx, (_event, notice) => ({ appendContext: notice }));

@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { printableJson } from '../../../protocol/printable.js';
 import type { HookContext } from './hook-context.js';
 import { STDIN_TIMEOUT_MS } from './hook-context.js';
-import { COPILOT_GUARDED_TOOLS, GEMINI_GUARDED_TOOLS, GUARDED_TOOLS, QWEN_GUARDED_TOOLS } from '../../../adapters/agents/guarded-tools.js';
+import { CLINE_GUARDED_TOOLS, COPILOT_GUARDED_TOOLS, GEMINI_GUARDED_TOOLS, GUARDED_TOOLS, QWEN_GUARDED_TOOLS } from '../../../adapters/agents/guarded-tools.js';
 import { guardVerdict } from './guard-verdict.js';
 import { askDaemon } from './lean-client.js';
 import { readStdin } from './stdin.js';
@@ -84,6 +84,13 @@ const COPILOT: GuardDialect = {
 /** Qwen Code (PreToolUse): Claude's protocol and answer, its own tool ids. */
 const QWEN: GuardDialect = { ...CLAUDE, tools: QWEN_GUARDED_TOOLS };
 
+/**
+ * Cline CLI, through our plugin's beforeTool (adapters/agents/cline-plugin.ts): the plugin sends
+ * Claude's payload; a denial is what its beforeTool returns, `{skip, reason}`, and Cline hands the
+ * reason to the model as the skipped call's result.
+ */
+const CLINE: GuardDialect = { event: 'PreToolUse', tools: CLINE_GUARDED_TOOLS, deny: (reason) => ({ skip: true, reason }) };
+
 async function guard(ctx: HookContext, dialect: GuardDialect): Promise<void> {
   const payload = parse(await readStdin(STDIN_TIMEOUT_MS));
   if (payload === null) {
@@ -124,3 +131,6 @@ export const copilotGuardHook = (ctx: HookContext): Promise<void> => guard(ctx, 
 
 /** `handoff hook qwen-guard` (Qwen Code PreToolUse): prints Claude's JSON decision for Qwen's file tools. */
 export const qwenGuardHook = (ctx: HookContext): Promise<void> => guard(ctx, QWEN);
+
+/** `handoff hook cline-guard` (the Cline plugin's beforeTool): prints the plugin's answer. */
+export const clineGuardHook = (ctx: HookContext): Promise<void> => guard(ctx, CLINE);

@@ -19,3 +19,6 @@ export const geminiSessionStartHook = (ctx: HookContext): Promise<void> =>
 
 /** `handoff hook copilot-session-start` (Copilot CLI SessionStart): Copilot reads `additionalContext` only at the top level. */
 export const copilotSessionStartHook = (ctx: HookContext): Promise<void> => pickupAs(ctx, (context) => ({ additionalContext: context }));
+
+/** `handoff hook cline-session-start` (the Cline plugin's beforeRun): Cline adds `appendContext` to the run as hook context. */
+export const clineSessionStartHook = (ctx: HookContext): Promise<void> => pickupAs(ctx, (context) => ({ appendContext: context }));

@@ -41,14 +41,14 @@ export async function expectPrepareNotice(rig: ChatAgentRig): Promise<void> {
 }
 
 /**
- * From EVACUATE: the agent says it is drained, the daemon reaches HANDOFF_READY; the model asks to
+ * From EVACUATE (the agent says it is drained) or from HANDOFF_READY (an evacuation with no session to drain); the model asks to
  * write a file (`write(path)` is the agent's own tool call) and the guard refuses it: the file is not
  * written, the work tree is unchanged, exactly one tool result reaches the model (returned for the
  * agent's own wording to be checked), and the pickup names the cycle to accept.
  */
 export async function expectGuardAtHandoffReady(rig: ChatAgentRig, write: (path: string) => ChatTurn): Promise<string> {
   const { scene, mock } = rig;
-  expect((await scene.handoff(['drained'])).code).toBe(0);
+  if ((await scene.status())['state'] === 'EVACUATE') expect((await scene.handoff(['drained'])).code).toBe(0);
   await scene.untilState('HANDOFF_READY');
   const cycle = String(((await scene.status())['cycle'] as { id: string }).id);
   const file = join(scene.repo, 'notes.md');

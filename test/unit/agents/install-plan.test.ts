@@ -38,8 +38,13 @@ describe('companionTargets', () => {
     expect(companionTargets('codex', '/repo/AGENTS.md', {}, home).codexHooks).toBe('/repo/.codex/hooks.json');
   });
 
-  it.each(['opencode', 'cline'] as const)('%s: none', (agent) => {
-    expect(companionTargets(agent, '/x/AGENTS.md', {}, home)).toEqual({ slashCommand: null, codexHooks: null, instructions: null });
+  it('opencode: none', () => {
+    expect(companionTargets('opencode', '/x/AGENTS.md', {}, home)).toEqual({ slashCommand: null, codexHooks: null, instructions: null, clinePlugin: null });
+  });
+
+  it('cline: the plugin in its config dir ($CLINE_DIR, else ~/.cline), whichever repository the rules go to', () => {
+    expect(companionTargets('cline', '/repo/.clinerules', {}, home).clinePlugin).toBe('/home/u/.cline/plugins/session-handoff.js');
+    expect(companionTargets('cline', '/repo/.clinerules', { CLINE_DIR: '/opt/cline' }, home).clinePlugin).toBe('/opt/cline/plugins/session-handoff.js');
   });
 });
 
