@@ -84,7 +84,13 @@ type Intent =
   | { readonly kind: 'return-ready'; readonly who: Who; readonly fence: Fence; readonly verified: boolean }
   | { readonly kind: 'undo'; readonly who: Who; readonly imported: boolean; readonly head: string | null }
   | { readonly kind: 'report'; readonly fence: Fence; readonly body: Body<WorkspaceEvent> }
-  | { readonly kind: 'step'; readonly fence: Fence; readonly step: 'inspect' | 'validate' | 'snapshot' | 'package' | 'publish' | 'offer' }
+  | {
+      readonly kind: 'step';
+      readonly fence: Fence;
+      readonly step: 'inspect' | 'validate' | 'snapshot' | 'package' | 'publish' | 'offer';
+      /** The plainer record of the step: a snapshot without a ref, a package without a manifest, an offer made here only. */
+      readonly plain?: boolean;
+    }
   | { readonly kind: 'import'; readonly token: number }
   | {
       readonly kind: 'remote';
@@ -111,7 +117,12 @@ const REMOTE = { name: 'origin', lease_head: 'h1' };
 
 const plain = (body: Body<WorkspaceEvent>): Intent => ({ kind: 'plain', body });
 const report = (body: Body<WorkspaceEvent>, fence: Fence = 'none'): Intent => ({ kind: 'report', fence, body });
-const stepDone = (s: Extract<Intent, { kind: 'step' }>['step'], fence: Fence = 'current'): Intent => ({ kind: 'step', fence, step: s });
+const stepDone = (s: Extract<Intent, { kind: 'step' }>['step'], fence: Fence = 'current', plainer = false): Intent => ({
+  kind: 'step',
+  fence,
+  step: s,
+  plain: plainer,
+});
 const verifiedAt = (remote: typeof REMOTE | null, verified = true): Intent =>
   report({ type: 'CHECKPOINT_VERIFIED', checkpoint: { ...VERIFIED, verified }, remote }, 'current');
 
@@ -170,7 +181,9 @@ export const eventArb: fc.Arbitrary<Intent> = fc.oneof(
   { weight: 3, arbitrary: fc.tuple(fc.constantFrom(...REPORTS), fence).map(([body, f]) => report(body, f)) },
   {
     weight: 2,
-    arbitrary: fc.tuple(fc.constantFrom('inspect', 'validate', 'snapshot', 'package', 'publish', 'offer' as const), fence).map(([s, f]) => stepDone(s, f)),
+    arbitrary: fc
+      .tuple(fc.constantFrom('inspect', 'validate', 'snapshot', 'package', 'publish', 'offer' as const), fence, fc.boolean())
+      .map(([s, f, p]) => stepDone(s, f, p)),
   },
   {
     weight: 1,
@@ -247,9 +260,17 @@ export function bodyOf(e: Generated, at: number, context: WorkspaceContext | nul
     case 'report':
       return { ...e.body, ...fenceOf(e.fence) } as Body<WorkspaceEvent>;
     case 'step': {
-      const summary: Record<string, string> =
-        e.step === 'snapshot' ? { ref: 'refs/heads/handoff/x', commit: `c${at}` } : e.step === 'offer' ? { lease_head: 'h-offer' } : {};
-      const sha256 = e.step === 'package' ? 'd'.repeat(64) : null;
+      const plainer = e.plain ?? false;
+      const summary: Record<string, string> = plainer
+        ? e.step === 'offer'
+          ? { lease_head: '' }
+          : {}
+        : e.step === 'snapshot'
+          ? { ref: 'refs/heads/handoff/x', commit: `c${at}` }
+          : e.step === 'offer'
+            ? { lease_head: 'h-offer' }
+            : {};
+      const sha256 = e.step === 'package' && !plainer ? 'd'.repeat(64) : null;
       return { type: 'DRAIN_STEP_DONE', step: e.step, record: { at: T(at), sha256, summary }, ...fenceOf(e.fence) };
     }
     case 'fenced':

@@ -330,7 +330,7 @@ describe('what the machine writes for each event it takes', () => {
           if (to === 'NORMAL' && from === 'CLOSED') expect(next.context.cycle).toBeNull();
         }),
       ),
-      { numRuns: 120 },
+      { numRuns: 60 },
     );
   });
 
@@ -373,7 +373,7 @@ describe('what the machine writes for each event it takes', () => {
           }
         }),
       ),
-      { numRuns: 60 },
+      { numRuns: 30 },
     );
   });
 
@@ -392,7 +392,7 @@ describe('what the machine writes for each event it takes', () => {
           expect(outcome.message).toMatch(words[before.context.stage] ?? new RegExp(`^nothing to cancel in ${before.context.stage}$`));
         }),
       ),
-      { numRuns: 40 },
+      { numRuns: 20 },
     );
   });
 });
@@ -407,7 +407,7 @@ describe('the words of a lease refusal', () => {
           else expect(outcome.hint).toMatch(/lease break/);
         }),
       ),
-      { numRuns: 40 },
+      { numRuns: 20 },
     );
   });
 });

@@ -2,12 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   assess,
-  closableOneWay,
   credibility,
-  offerTravels,
   runningDrain,
   stateOf,
   type Code,
+  type Cycle,
+  type DrainProgress,
   type WorkspaceContext,
   type WorkspaceEvent,
   type WorkspaceSnapshot,
@@ -44,6 +44,16 @@ function settle(state: WorkspaceState, c: WorkspaceContext, at: number, requeste
   const relief = requested === null || counted.some((r) => after(r.observed_at, requested) && credibility(r, at, c.policy).credible);
   return canRelax && relief ? 'NORMAL' : 'PREPARE';
 }
+
+/** A drain whose lease offer went out through a git remote (its offer step recorded the chain's head). */
+const offeredThere = (drain: DrainProgress | null) => {
+  const head = drain?.steps.offer?.summary['lease_head'];
+  return typeof head === 'string' && head !== '';
+};
+/** Only the chain can withdraw an offer that travels: the return leg's own, or the out leg's. */
+const travels = (cycle: Cycle) => (cycle.return_drain !== null ? offeredThere(cycle.return_drain) : cycle.remote !== null || offeredThere(cycle.drain));
+/** One-way cycles close by hand; so does one whose last return leg was cancelled. */
+const closable = (cycle: Cycle) => cycle.profile === 'one-way' || (cycle.return_drain === null && (cycle.abandoned_return ?? null) !== null);
 
 const moot = (state: WorkspaceState, code: Code = 'ok'): Expected => ({ state, code, changed: false });
 const moved = (state: WorkspaceState, code: Code = 'ok'): Expected => ({ state, code, changed: true });
@@ -143,17 +153,17 @@ function model(body: Body<WorkspaceEvent>, before: WorkspaceSnapshot): Expected 
       if (from !== 'TAKEOVER') return wrong;
       if (paused) return { ...moot(from, 'paused_denied'), returning };
       if (!fenced) return { ...moot(from, 'stale_token'), returning };
-      return c.cycle !== null && closableOneWay(c.cycle) ? moved('CLOSED') : { ...wrong, returning };
+      return c.cycle !== null && closable(c.cycle) ? moved('CLOSED') : { ...wrong, returning };
     case 'ACCEPT_UNDONE':
       if (from !== 'TAKEOVER' || returning) return wrong;
       if (!fenced) return { ...moot(from, 'stale_token'), returning: false };
       return moved(body.imported ? 'NORMAL' : 'HANDOFF_READY');
     case 'CANCEL': {
       const withdrawn = (body.withdrawn ?? null) !== null;
-      const travels = c.cycle !== null && offerTravels(c.cycle) && !withdrawn;
+      const refused = c.cycle !== null && travels(c.cycle) && !withdrawn;
       if (from === 'PREPARE') return moved('NORMAL', 'cancelled');
-      if (from === 'EVACUATE' || from === 'HANDOFF_READY') return travels ? wrong : moved('NORMAL', 'cancelled');
-      if (returning) return travels ? { ...wrong, returning } : { ...moved('TAKEOVER', 'cancelled'), returning: false };
+      if (from === 'EVACUATE' || from === 'HANDOFF_READY') return refused ? wrong : moved('NORMAL', 'cancelled');
+      if (returning) return refused ? { ...wrong, returning } : { ...moved('TAKEOVER', 'cancelled'), returning: false };
       if (from === 'RETURN_HANDOFF_READY' && withdrawn && c.cycle?.return_drain != null) return { ...moved('TAKEOVER', 'cancelled'), returning: false };
       return { ...wrong, returning: from === 'TAKEOVER' ? false : undefined };
     }
@@ -204,7 +214,7 @@ describe('the workspace machine against its model', () => {
             expect({ ...next.context, outcome: null, now: 0, entropy: '' }, said).toEqual({ ...before.context, outcome: null, now: 0, entropy: '' });
         }),
       ),
-      { numRuns: 120 },
+      { numRuns: 60 },
     );
   });
 
@@ -235,7 +245,7 @@ describe('the workspace machine against its model', () => {
           if (['NORMAL', 'PREPARE', 'EVACUATE'].includes(stateOf(kept))) expect(is.offered).toBe(false);
         }),
       ),
-      { numRuns: 60 },
+      { numRuns: 30 },
     );
   });
 });
