@@ -1,0 +1,25 @@
+import type { Reading } from '../../schemas/telemetry.schema.js';
+import { assess, credibility, describeReading } from '../pressure-policy.js';
+import type { Trigger, WorkspaceContext } from './context.js';
+
+/** The readings automatic moves judge by: those observed after the last `handoff cancel` (all of them without one). */
+function readingList(context: WorkspaceContext): Reading[] {
+  const readings = Object.values(context.readings);
+  const since = context.cancelled_at ?? null;
+  return since === null ? readings : readings.filter((r) => Date.parse(r.observed_at) > Date.parse(since));
+}
+/** How the machine itself judges the pressure now: the readings since the last `handoff cancel`. */
+export const assessNow = (context: WorkspaceContext) => assess(readingList(context), context.now, context.policy);
+
+/** A manual PREPARE relaxes only on a credible reading observed after the operator asked for it. */
+export function reliefSinceRequest(context: WorkspaceContext): boolean {
+  const since = context.prepare_requested_at ?? null;
+  if (since === null) return true;
+  return readingList(context).some((r) => Date.parse(r.observed_at) > Date.parse(since) && credibility(r, context.now, context.policy).credible);
+}
+
+export function telemetryTrigger(context: WorkspaceContext, line: number): Trigger {
+  const { worst, pressing } = assessNow(context);
+  const what = worst === null ? 'pressure' : describeReading(worst);
+  return { kind: 'telemetry', reason: `${what} reached the ${line} % line`, readings: pressing.filter((r) => (r.used_percent ?? 0) >= line) };
+}

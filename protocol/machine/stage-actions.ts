@@ -1,0 +1,64 @@
+import { assign } from 'xstate';
+import type { WorkspaceEvent } from '../workspace-events.js';
+import { iso, type WorkspaceContext, type WorkspaceState } from './context.js';
+import { done, refused } from './outcome.js';
+import { nothingToCancel, offered, stateHint } from './state-words.js';
+import { update } from './update.js';
+
+/** Every event's time and entropy, the stage entered, and the answers that change nothing but the outcome. */
+export const stageActions = {
+  stamp: update(({ event }) => ({ now: event.at, entropy: event.entropy })),
+  enterStage: assign<WorkspaceContext, WorkspaceEvent, { stage: WorkspaceState }, WorkspaceEvent, never>(({ context }, params) => ({
+    stage: params.stage,
+    stage_since: iso(context.now),
+  })),
+  markPrepare: update(({ context }) => ({ prepare_since: context.prepare_since ?? iso(context.now) })),
+  clearPrepare: update({ prepare_since: null, prepare_requested_at: null }),
+  clearCycle: update({ cycle: null, blocked: null }),
+  replyPrepareEntered: update(({ context }) => ({ prepare_requested_at: iso(context.now), outcome: done('prepare_entered') })),
+  replyAlreadyPrepare: update({ outcome: done('prepare_entered', null, false) }),
+  replyAlreadyEvacuating: update({ outcome: done('evacuation_started', null, false) }),
+  replyPaused: update(({ context }) => {
+    const pause = context.paused.workspace ?? context.paused.global;
+    return {
+      outcome: refused(
+        'paused_denied',
+        `paused by ${pause?.path ?? 'the kill switch'}${pause?.reason ? ` (${pause.reason})` : ''}`,
+        'run `handoff unpause` (or remove the PAUSE file) first',
+      ),
+    };
+  }),
+  replyWrongState: update(({ context, event }) => ({
+    outcome: refused('wrong_state', `${event.type.toLowerCase()} is not possible in ${context.stage}`, stateHint(context.stage, context.cycle)),
+  })),
+  replyNothingToCancel: update(({ context }) => ({
+    outcome: refused('wrong_state', nothingToCancel(context.stage, context.cycle), stateHint(context.stage, context.cycle)),
+  })),
+  replyOfferTravels: update(({ context }) => ({
+    outcome: refused(
+      'wrong_state',
+      `the return of cycle ${context.cycle?.id ?? ''} is on offer through the git remote: the primary may be taking it back there`,
+      `the primary takes it back with \`${offered(context.cycle, 'return')}\` in the source checkout; \`handoff status\` here follows the remote`,
+    ),
+  })),
+  replyAlreadyCurrent: update({ outcome: done('ok', null, false) }),
+  replyStaleToken: update(({ context }) => ({
+    outcome: refused(
+      'stale_token',
+      'the token is not the current lease token',
+      context.lease.holder === null ? 'nobody holds the lease' : `the lease is held by '${context.lease.holder.executor}'`,
+    ),
+  })),
+  replyClosed: update({ outcome: done('ok') }),
+  replyStaleDrain: update({
+    outcome: refused(
+      'wrong_state',
+      'this report is about a drain that was cancelled; nothing changed',
+      'the step it ran is kept on disk; `handoff status` shows the drain that is running now',
+    ),
+  }),
+  // The drain is an effect: `step()` hands it to the daemon, which runs it once the change is journaled.
+  startDrain: () => undefined,
+  // So is PREPARE's rehearsal of the evacuation (daemon/rehearsal/).
+  startRehearsal: () => undefined,
+};
