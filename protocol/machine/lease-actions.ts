@@ -87,6 +87,7 @@ export const leaseActions = {
     };
   }),
   // The accept is undone (its checkout failed): the lease is on offer again, nobody holds it, its token stays spent.
+  // A return leg the holder had started goes with it: left on the cycle, the next accept would be restored as returning.
   undoAccept: update(({ context, event }) => {
     assertEvent(event, ['ACCEPT_UNDONE', 'REMOTE_LEASE']);
     const cycle = context.cycle;
@@ -95,7 +96,7 @@ export const leaseActions = {
     const lastToken = Math.max(context.lease.last_token, event.type === 'REMOTE_LEASE' ? event.lease.last_token : event.token);
     return {
       lease: { holder: null, last_token: lastToken, offered: true, last_break: context.lease.last_break },
-      cycle: cycle === null ? null : { ...cycle, receiver: null, remote },
+      cycle: cycle === null ? null : { ...cycle, receiver: null, remote, return_drain: null },
       blocked: null,
       outcome: done('ok', { undone: event.type === 'ACCEPT_UNDONE' ? event.token : (context.lease.holder?.token ?? null), state: 'HANDOFF_READY' }),
     };

@@ -169,7 +169,12 @@ function checkLease({ body, before, next, outcome, at }: Visit): void {
         expect(cycle).toEqual(
           old === null
             ? null
-            : { ...old, receiver: null, remote: old.remote === null ? null : { ...old.remote, lease_head: body.lease_head ?? old.remote.lease_head } },
+            : {
+                ...old,
+                receiver: null,
+                remote: old.remote === null ? null : { ...old.remote, lease_head: body.lease_head ?? old.remote.lease_head },
+                return_drain: null,
+              },
         );
       break;
     }
@@ -198,7 +203,14 @@ function checkRemote({ body, before, next, outcome, at }: Visit): void {
     expect(outcome.data).toEqual({ undone: was.lease.holder?.token ?? null, state: to === 'HANDOFF_READY' ? to : 'NORMAL' });
     if (to === 'NORMAL') expect(cycle).toBeNull();
     else if (to !== 'HANDOFF_READY') return;
-    else expect(cycle).toEqual({ ...old, receiver: null, remote: old?.remote == null ? null : { ...old.remote, lease_head: body.lease_head } });
+    // An undone accept takes a return leg the holder started with it (no holder, no return).
+    else
+      expect(cycle).toEqual({
+        ...old,
+        receiver: null,
+        remote: old?.remote == null ? null : { ...old.remote, lease_head: body.lease_head },
+        return_drain: null,
+      });
   } else if (by !== null) {
     const withdrawn = stateOf(before) === 'RETURN_HANDOFF_READY' && to === 'TAKEOVER';
     const same = withdrawn && was.lease.holder?.token === by.token && old?.receiver?.token === by.token;
