@@ -102,8 +102,9 @@ export function nextSteps(view: WaysOutInput): NextStep[] {
       // Stryker disable next-line OptionalChaining: the situation 'paused' implies a pause; `?.` only narrows the type
       const global = view.paused?.scope === 'global' ? ' --global' : '';
       const out = step('unpause', `handoff unpause${global}`, `run \`handoff unpause${global}\` when it is safe to go on`);
-      // Cancelling is a way out, so it works while paused; it is offered where it ends something.
-      const ending = ['PREPARE', 'EVACUATE', 'HANDOFF_READY'].includes(view.state) || (view.state === 'TAKEOVER' && runningDrain(view.state, cycle) !== null);
+      // Cancelling is a way out, so it works while paused; it is offered where it ends something (a return
+      // leg's drain is the only one running outside the states listed).
+      const ending = ['PREPARE', 'EVACUATE', 'HANDOFF_READY'].includes(view.state) || runningDrain(view.state, cycle) !== null;
       return [out, ...(ending ? cancel('ends what is under way without moving anything forward') : [])];
     }
     case 'NORMAL':
