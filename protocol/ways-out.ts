@@ -74,6 +74,7 @@ export function situationOf(view: WaysOutInput): Situation {
       const ret = runningDrain(view.state, cycle);
       if (ret === null) return view.lease.holder === null ? 'TAKEOVER (no holder)' : 'TAKEOVER (held)';
       // The drain finishes fenced by the token that started it: after the lease moved, only a new `handoff return` goes on.
+      // Stryker disable next-line OptionalChaining: a running return drain implies a cycle; `cycle?.` only narrows the type
       if (view.lease.holder === null || view.lease.holder.token !== cycle?.receiver?.token) return 'TAKEOVER (return fenced out)';
       if (view.blocked !== null) return 'TAKEOVER (return blocked)';
       return waitingForAgent(ret) ? 'TAKEOVER (returning, waiting for the agent)' : 'TAKEOVER (returning)';
@@ -98,10 +99,12 @@ export function nextSteps(view: WaysOutInput): NextStep[] {
   const situation = situationOf(view);
   switch (situation) {
     case 'paused': {
+      // Stryker disable next-line OptionalChaining: the situation 'paused' implies a pause; `?.` only narrows the type
       const global = view.paused?.scope === 'global' ? ' --global' : '';
       const out = step('unpause', `handoff unpause${global}`, `run \`handoff unpause${global}\` when it is safe to go on`);
-      // Cancelling is a way out, so it works while paused; it is offered where it ends something.
-      const ending = ['PREPARE', 'EVACUATE', 'HANDOFF_READY'].includes(view.state) || (view.state === 'TAKEOVER' && runningDrain(view.state, cycle) !== null);
+      // Cancelling is a way out, so it works while paused; it is offered where it ends something (a return
+      // leg's drain is the only one running outside the states listed).
+      const ending = ['PREPARE', 'EVACUATE', 'HANDOFF_READY'].includes(view.state) || runningDrain(view.state, cycle) !== null;
       return [out, ...(ending ? cancel('ends what is under way without moving anything forward') : [])];
     }
     case 'NORMAL':
@@ -133,6 +136,7 @@ export function nextSteps(view: WaysOutInput): NextStep[] {
         ...cancel('gives this evacuation up if the cause cannot be fixed (the cycle is recorded as abandoned)'),
       ];
     case 'HANDOFF_READY': {
+      // Stryker disable next-line StringLiteral: offeredAcceptWords tells only 'return' apart; any other leg is the out leg
       const offer = offeredAcceptWords(cycle ?? { id, remote: null }, 'out');
       return [
         step('accept', offer.command, `a receiver verifies and takes over: \`${offer.command}\` ${offer.where}`),
@@ -140,6 +144,7 @@ export function nextSteps(view: WaysOutInput): NextStep[] {
       ];
     }
     case 'TAKEOVER (held)': {
+      // Stryker disable next-line ConditionalExpression,StringLiteral: the situation 'TAKEOVER (held)' implies a holder; the null branch only narrows the type
       const token = holder === null ? '' : ` --token ${holder.token}`;
       const ret = step('return', `handoff return${token}`, `the lease holder works, then hands back with \`handoff return\``, receiverRoot);
       const close = step(
@@ -155,6 +160,7 @@ export function nextSteps(view: WaysOutInput): NextStep[] {
       );
       // Taken on another machine (through the remote): it returns or closes there; this checkout follows the remote.
       if (receiverRoot === null && cycle?.remote != null) {
+        // Stryker disable next-line ConditionalExpression,StringLiteral: the situation 'TAKEOVER (held)' implies a holder; the null branch only narrows the type
         const who = holder === null ? 'the holder' : `'${holder.executor}'`;
         return [
           step('wait', null, `wait: ${who} works on another machine and hands back with \`handoff return\` there; this checkout follows the remote`),
