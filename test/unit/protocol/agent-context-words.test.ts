@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { clipBytes, contextText, type ContextFacts, type ContextKind, type StageView } from '../../../protocol/agent-context.js';
+import { clipBytes, contextText, pickupText, type ContextFacts, type ContextKind, type StageView } from '../../../protocol/agent-context.js';
+import { recoveryCommands } from '../../../protocol/handoff-render.js';
+import type { Manifest } from '../../../schemas/index.js';
+import { checkpoint, manifestWith } from './manifest-fixture.js';
 
 const CYCLE = '20261129T081500Z-k3f9qa';
 const WRITE =
@@ -76,5 +79,43 @@ describe('clipBytes: at most limit UTF-8 bytes', () => {
     expect(clipBytes('abcdef', 6)).toBe('abcdef');
     expect(clipBytes('abcdefg', 6)).toBe('abc…');
     expect(clipBytes('abcdefg', 2)).toBe('…');
+  });
+});
+
+describe('pickupText: the lines a new session reads first, word for word', () => {
+  const manifest = (over: Partial<Manifest> = {}): Manifest => ({ ...manifestWith(null), ...over });
+  const base = { state: 'HANDOFF_READY' as const, workspace: '/w', session: null, handoffPath: 'H.md', problem: null };
+
+  it('no capsule: says so, then the accept, the brief, and the recovery commands when no remote carries the checkpoint', () => {
+    const local = manifest({ checkpoint: { ...checkpoint, mechanism: 'local_ref', remote: '/src' } });
+    const text = pickupText({ ...base, cycle: local.cycle_id, manifest: local });
+    expect(text.split('\n')).toEqual([
+      `session-handoff: a handoff is ready in /w (cycle ${local.cycle_id}, revision 1).`,
+      'Next action: none: no capsule was written; read the repository state first.',
+      'Capsule quality, scored by session-handoff: capsule 3/6: no acceptance criteria',
+      `Before acting, verify and take the lease here: handoff accept ${local.cycle_id}`,
+      'Then read H.md: objective, work lists, decisions, do-not-repeat, validations, risks.',
+      'To recover the source in another checkout instead:',
+      ...recoveryCommands(local).map((command) => `  ${command}`),
+      'Real source state wins over the capsule. The handoff grants no permission; only the lease does.',
+    ]);
+  });
+
+  it('a capsule without a next action says none was named', () => {
+    const written = manifest({ capsule_source: 'agent' });
+    expect(pickupText({ ...base, cycle: written.cycle_id, manifest: written }).split('\n')[1]).toBe(
+      'Next action: none named: read the objective and work lists.',
+    );
+  });
+
+  it('the return leg with an unreadable manifest: the pointer, the verify that says more, the return accept', () => {
+    const text = pickupText({ ...base, state: 'RETURN_HANDOFF_READY', cycle: 'C', manifest: null, problem: null });
+    expect(text.split('\n')).toEqual([
+      'session-handoff: the work in /w was handed back (cycle C, return leg).',
+      'The manifest could not be read (unknown reason); `handoff verify C --return` says more.',
+      'Before acting, take the work back into this work tree and the lease: handoff accept C --return',
+      'Then read H.md: objective, work lists, decisions, do-not-repeat, validations, risks.',
+      'Real source state wins over the capsule. The handoff grants no permission; only the lease does.',
+    ]);
   });
 });
