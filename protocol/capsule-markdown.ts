@@ -126,5 +126,3 @@ export function capsuleTemplate(): string {
     '',
   ].join('\n');
 }
-
-/** Template lines that were left as they are must not count as content. */

@@ -87,7 +87,6 @@ function keepLocalChanges(manifest: Manifest): string[] {
   ];
 }
 
-/** A capsule list: quoted when the agent wrote something, the daemon's `none` otherwise. */
 /**
  * The capsule's lists: each one the agent filled is a section of its own; the empty ones are named
  * together on one line near the top, so an empty capsule leaves a short document, still scan-first.

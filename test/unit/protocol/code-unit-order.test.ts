@@ -12,6 +12,10 @@ describe('byCodeUnits: names, ids and paths in one order in every locale', () =>
     );
   });
 
+  it('answers -1, 0 or 1 as a comparator must (sort() itself reads only the sign of "less")', () => {
+    expect([byCodeUnits('a', 'b'), byCodeUnits('b', 'a'), byCodeUnits('a', 'a')]).toEqual([-1, 1, 0]);
+  });
+
   it('puts upper case before lower case, as git orders names, where a collator would not', () => {
     expect(['b', 'B', 'a', 'A'].sort(byCodeUnits)).toEqual(['A', 'B', 'a', 'b']);
   });
