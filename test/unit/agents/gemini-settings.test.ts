@@ -109,6 +109,7 @@ describe('gemini targets', () => {
     expect(companionTargets('gemini', '/repo/.gemini/settings.json', {}, '/home/u')).toEqual({
       slashCommand: null,
       codexHooks: null,
+      clinePlugin: null,
       instructions: '/repo/GEMINI.md',
     });
     expect(companionTargets('gemini', '/elsewhere/settings.json', {}, '/home/u').instructions).toBe('/elsewhere/GEMINI.md');
