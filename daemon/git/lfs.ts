@@ -4,6 +4,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { displayRemote, HandoffError, redactCredentials } from '../../protocol/index.js';
 import { dataArg } from './data-arg.js';
+import { daemonCommitEnv } from './daemon-identity.js';
 import { gitPath } from './repo-root.js';
 import { git, LFS_HINT, runGit, type GitResult } from './run-git.js';
 
@@ -228,12 +229,7 @@ async function scratchFetch<T>(
     const tree = await git(['mktree'], { cwd: scratch, input: `${lines.join('\n')}\n` });
     const commit = await git(['commit-tree', '--no-gpg-sign', '-m', 'lfs check', '--end-of-options', tree], {
       cwd: scratch,
-      env: {
-        GIT_AUTHOR_NAME: 'session-handoff',
-        GIT_AUTHOR_EMAIL: 'session-handoff@localhost',
-        GIT_COMMITTER_NAME: 'session-handoff',
-        GIT_COMMITTER_EMAIL: 'session-handoff@localhost',
-      },
+      env: daemonCommitEnv(),
     });
     const fetched = await runGit([...pinnedEndpoint(url), 'lfs', 'fetch', '--', url, commit], { cwd: scratch, timeoutMs });
     return await look(fetched, join(scratch, '.git', 'lfs', 'objects'));

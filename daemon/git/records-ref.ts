@@ -8,13 +8,7 @@ import { dataArg } from './data-arg.js';
 import { readBlobBytes } from './object-batch.js';
 import { lookAlikePush } from './look-alike.js';
 import { git, runGit, type GitResult } from './run-git.js';
-
-const IDENTITY = {
-  GIT_AUTHOR_NAME: 'session-handoff',
-  GIT_AUTHOR_EMAIL: 'session-handoff@localhost',
-  GIT_COMMITTER_NAME: 'session-handoff',
-  GIT_COMMITTER_EMAIL: 'session-handoff@localhost',
-};
+import { daemonCommitEnv } from './daemon-identity.js';
 
 interface Dir {
   readonly blobs: Map<string, string>;
@@ -113,7 +107,7 @@ export async function commitFiles(
     );
     return await git(['commit-tree', '--no-gpg-sign', ...(parent ? ['-p', parent] : []), '-m', message, '--end-of-options', tree], {
       cwd: root,
-      env: { ...IDENTITY, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+      env: daemonCommitEnv(date),
     });
   } finally {
     await rm(scratch, { recursive: true, force: true });

@@ -6,9 +6,8 @@ import { dataArg } from './data-arg.js';
 import { git, GitError, runGit } from './run-git.js';
 import { OWN_FILES_EXCLUDE } from './own-files.js';
 import { gitPath } from './repo-root.js';
+import { daemonCommitEnv } from './daemon-identity.js';
 import { keepCommitted, withholdExcludes } from './withhold.js';
-
-const IDENTITY = { name: 'session-handoff', email: 'session-handoff@localhost' };
 
 /** How many files git may refuse before the snapshot gives up (each one costs another `add`). */
 const MAX_REFUSED = 20;
@@ -206,14 +205,7 @@ export async function snapshotWorkTree(root: string, request: SnapshotRequest): 
   );
   const parent = request.expectedOld ?? head;
   const date = request.createdAt;
-  const env = {
-    GIT_AUTHOR_NAME: IDENTITY.name,
-    GIT_AUTHOR_EMAIL: IDENTITY.email,
-    GIT_AUTHOR_DATE: date,
-    GIT_COMMITTER_NAME: IDENTITY.name,
-    GIT_COMMITTER_EMAIL: IDENTITY.email,
-    GIT_COMMITTER_DATE: date,
-  };
+  const env = daemonCommitEnv(date);
   // Signing could ask for a passphrase; a snapshot is the daemon's, not the user's.
   const commit = await git(['commit-tree', '--no-gpg-sign', ...(parent ? ['-p', parent] : []), '-m', request.message, '--end-of-options', tree], {
     cwd: root,

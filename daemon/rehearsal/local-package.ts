@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config, Unscanned, Withheld } from '../../schemas/index.js';
 import { currentRef, git, headAndIndex, OWN_FILES_EXCLUDE, runGit, workTreeSnapshot, type HeadAndIndex } from '../git/index.js';
+import { daemonCommitEnv } from '../git/daemon-identity.js';
 import { openVerdictCache } from '../evacuation/scan-verdicts.js';
 import type { SecretScan } from '../evacuation/secret-scan.js';
 import { readAllowList } from '../evacuation/secret-allow.js';
@@ -23,7 +24,6 @@ const workspaceKey = (root: string): string => createHash('sha256').update(root)
 const sha256 = (bytes: Uint8Array | string): string => createHash('sha256').update(bytes).digest('hex');
 const packageFile = (dir: string, root: string): string => join(dir, `${workspaceKey(root)}.package.json`);
 
-const IDENTITY = { name: 'session-handoff', email: 'session-handoff@localhost' };
 const GIT_TIMEOUT_MS = 120_000;
 
 /** What a package records: everything its reuse depends on, and the scan's verdicts for the files it holds. */
@@ -142,14 +142,7 @@ export async function writeLocalPackage(root: string, options: PackageOptions): 
     return null;
   }
   const date = new Date(options.now()).toISOString();
-  const env = {
-    GIT_AUTHOR_NAME: IDENTITY.name,
-    GIT_AUTHOR_EMAIL: IDENTITY.email,
-    GIT_AUTHOR_DATE: date,
-    GIT_COMMITTER_NAME: IDENTITY.name,
-    GIT_COMMITTER_EMAIL: IDENTITY.email,
-    GIT_COMMITTER_DATE: date,
-  };
+  const env = daemonCommitEnv(date);
   const message = 'session-handoff: the rehearsal of an evacuation (a local package, never pushed)';
   const commit = await git(['commit-tree', '--no-gpg-sign', '-p', head, '-m', message, '--end-of-options', tree], { cwd: root, env });
   await git(['update-ref', '-m', message, '--end-of-options', rehearsalRef(root), commit], { cwd: root });
