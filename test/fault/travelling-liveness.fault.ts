@@ -1,13 +1,13 @@
-import { chmodSync, existsSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { CLI, startDaemon, type CliResult, type DaemonProcess } from '../support/daemon.js';
-import { tempDir } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
 import { bump, newFigures, saveFigures, TransitionLog } from './support/figures.js';
 import { readWaysOut, rowKey, tableCommand, TRAVELLING_ROWS, UNWALKED_ROWS } from './support/ways-out-table.js';
+import { machineStateDir } from '../support/machine-state.js';
 
 /*
  * Liveness of a travelling lease (issue 17): two machines (two daemons with their own state dirs, two
@@ -64,14 +64,7 @@ interface Status {
   next: { verb: string; command: string | null; repo: string | null }[];
 }
 
-function stateDir(): string {
-  const dir = tempDir('state');
-  chmodSync(dir, 0o700);
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ git_timeout_seconds: 10 }));
-  return dir;
-}
-
-const dirs: Record<Machine, string> = { A: stateDir(), B: stateDir() };
+const dirs: Record<Machine, string> = { A: machineStateDir(), B: machineStateDir() };
 const daemons: Record<Machine, DaemonProcess | undefined> = { A: undefined, B: undefined };
 
 async function up(m: Machine): Promise<void> {

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
 import { hook, twoClones } from '../support/scenario.js';
+import { machineStateDir } from '../support/machine-state.js';
 
 /**
  * Issue 17, "multi-step operations that cannot half-happen": `accept --checkout` either completes
@@ -13,13 +14,6 @@ import { hook, twoClones } from '../support/scenario.js';
  * filter does where git-lfs is missing). `read-tree -n` writes no file, so the dry run passes; the real
  * `git switch` dies half way, after the lease moved.
  */
-function stateDir(): string {
-  const dir = tempDir('state');
-  chmodSync(dir, 0o700);
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ git_timeout_seconds: 10 }));
-  return dir;
-}
-
 /** The source's work holds a file that goes through the `broken` filter once checked out. */
 function filteredWork(a: string): void {
   writeFileSync(join(a, '.gitattributes'), '*.bad filter=broken\n');
@@ -40,7 +34,7 @@ const on = (machine: DaemonProcess, args: string[], repo: string) => cli(machine
 describe('accept --checkout that git cannot finish is undone (same machine, no remote chain)', () => {
   let daemon: DaemonProcess;
   beforeAll(async () => {
-    daemon = await startDaemon(stateDir());
+    daemon = await startDaemon(machineStateDir());
   });
   afterAll(async () => {
     await daemon.stop();
@@ -105,7 +99,7 @@ describe('accept --checkout that git cannot finish is undone on the remote lease
   let machineA: DaemonProcess;
   let machineB: DaemonProcess;
   beforeAll(async () => {
-    [machineA, machineB] = await Promise.all([startDaemon(stateDir()), startDaemon(stateDir())]);
+    [machineA, machineB] = await Promise.all([startDaemon(machineStateDir()), startDaemon(machineStateDir())]);
   });
   afterAll(async () => {
     await Promise.all([machineA.stop(), machineB.stop()]);

@@ -1,10 +1,11 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
 import { piped } from './ingest-support.js';
+import { machineStateDir } from '../support/machine-state.js';
 
 /**
  * The SessionStart pickup in a clone the receiving daemon never served (a fresh clone on another
@@ -14,15 +15,8 @@ import { piped } from './ingest-support.js';
 let machineA: DaemonProcess;
 let machineB: DaemonProcess;
 
-function stateDir(): string {
-  const dir = tempDir('state');
-  chmodSync(dir, 0o700);
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ git_timeout_seconds: 10 }));
-  return dir;
-}
-
 beforeAll(async () => {
-  [machineA, machineB] = await Promise.all([startDaemon(stateDir()), startDaemon(stateDir())]);
+  [machineA, machineB] = await Promise.all([startDaemon(machineStateDir()), startDaemon(machineStateDir())]);
 });
 afterAll(async () => {
   await Promise.all([machineA.stop(), machineB.stop()]);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
+import { machineStateDir } from '../support/machine-state.js';
 
 /**
  * Issue 23, the receiver: a remote that commits `.session-handoff` (or a cycle directory, or a
@@ -27,13 +28,6 @@ const IDENTITY = { GIT_AUTHOR_NAME: 'x', GIT_AUTHOR_EMAIL: 'x@x', GIT_COMMITTER_
 
 function bare(args: string[], input?: string): string {
   return execFileSync('git', args, { cwd: remote, input, encoding: 'utf8', env: { ...process.env, ...IDENTITY } }).trim();
-}
-
-function stateDir(): string {
-  const dir = tempDir('state');
-  chmodSync(dir, 0o700);
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ git_timeout_seconds: 10 }));
-  return dir;
 }
 
 /** A commit holding `files` (nested paths allowed), written straight into the remote as anyone with push rights could. */
@@ -100,7 +94,7 @@ const leaseState = (cycle: string) => (JSON.parse(bare(['show', `refs/handoff/le
 const head = (repo: string) => git(repo, 'rev-parse', 'HEAD');
 
 beforeAll(async () => {
-  [source, receiver] = await Promise.all([startDaemon(stateDir()), startDaemon(stateDir())]);
+  [source, receiver] = await Promise.all([startDaemon(machineStateDir()), startDaemon(machineStateDir())]);
   let a: string;
   ({ remote, a } = twoClones());
   writeFileSync(join(a, 'f.txt'), 'one\ntwo\n');
@@ -220,7 +214,7 @@ describe('the receiver writes nothing until the verdict, and then only what the 
     git(work, 'push', '-q', 'origin', 'with-bin');
     const { clone } = freshClone('with-bin');
     // No daemon serves this state dir: the command starts one, as a cloud agent's first command does.
-    const dir = stateDir();
+    const dir = machineStateDir();
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'HANDOFF_NO_AUTO_START'));
     const run = (args: string[]) =>
       new Promise<string>((resolve) =>

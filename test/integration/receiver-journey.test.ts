@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
 import { hook, twoClones, userState } from '../support/scenario.js';
+import { machineStateDir } from '../support/machine-state.js';
 
 /**
  * Issue 32's journey, typed as a person types it: every command after the first is one the product
@@ -15,18 +16,11 @@ let machineA: DaemonProcess;
 let machineB: DaemonProcess;
 let bin: string;
 
-function stateDir(): string {
-  const dir = tempDir('state');
-  chmodSync(dir, 0o700);
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ git_timeout_seconds: 10 }));
-  return dir;
-}
-
 beforeAll(async () => {
   bin = tempDir('bin');
   writeFileSync(join(bin, 'handoff'), `#!/bin/sh\nexec '${process.execPath}' '${CLI}' "$@"\n`);
   chmodSync(join(bin, 'handoff'), 0o755);
-  [machineA, machineB] = await Promise.all([startDaemon(stateDir()), startDaemon(stateDir())]);
+  [machineA, machineB] = await Promise.all([startDaemon(machineStateDir()), startDaemon(machineStateDir())]);
 });
 afterAll(async () => {
   await Promise.all([machineA.stop(), machineB.stop()]);

@@ -1,9 +1,10 @@
-import { chmodSync, renameSync, writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
-import { git, tempDir } from '../support/git.js';
+import { git } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
+import { machineStateDir } from '../support/machine-state.js';
 
 /**
  * The dead ends of a travelling lease, each a way out now: every local verb moves the remote chain
@@ -12,15 +13,8 @@ import { twoClones } from '../support/scenario.js';
  */
 let machineA: DaemonProcess;
 let machineB: DaemonProcess;
-const dirA = stateDir();
-const dirB = stateDir();
-
-function stateDir(): string {
-  const dir = tempDir('state');
-  chmodSync(dir, 0o700);
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ git_timeout_seconds: 10 }));
-  return dir;
-}
+const dirA = machineStateDir();
+const dirB = machineStateDir();
 
 beforeAll(async () => {
   [machineA, machineB] = await Promise.all([startDaemon(dirA), startDaemon(dirB)]);

@@ -1,9 +1,10 @@
-import { chmodSync, existsSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
-import { git, tempDir } from '../support/git.js';
+import { git } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
+import { machineStateDir } from '../support/machine-state.js';
 
 /**
  * A receiver on machine B handed the work back through the remote (RETURN_HANDOFF_READY, the chain at
@@ -13,15 +14,8 @@ import { twoClones } from '../support/scenario.js';
  */
 let machineA: DaemonProcess;
 let machineB: DaemonProcess;
-const dirA = stateDir();
-const dirB = stateDir();
-
-function stateDir(): string {
-  const dir = tempDir('state');
-  chmodSync(dir, 0o700);
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ git_timeout_seconds: 10 }));
-  return dir;
-}
+const dirA = machineStateDir();
+const dirB = machineStateDir();
 
 beforeAll(async () => {
   [machineA, machineB] = await Promise.all([startDaemon(dirA), startDaemon(dirB)]);
