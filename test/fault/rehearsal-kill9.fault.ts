@@ -32,16 +32,24 @@ async function packaged(stateDir: string, root: string): Promise<void> {
   );
 }
 
+/**
+ * The crash point: a clean filter holds git's `add` of slow.dat while `armed` exists (and says so by
+ * creating `held`), so the daemon is killed in the middle of writing the package.
+ */
+function holdAddOfSlowFile(root: string): { armed: string; held: string } {
+  const gate = tempDir('gate');
+  const armed = join(gate, 'armed');
+  const held = join(gate, 'held');
+  git(root, 'config', 'filter.hold.clean', `sh -c 'if [ -e "${armed}" ]; then touch "${held}"; while [ -e "${armed}" ]; do sleep 0.1; done; fi; cat'`);
+  writeFileSync(join(root, '.git', 'info', 'attributes'), 'slow.dat filter=hold\n');
+  writeFileSync(join(root, 'slow.dat'), 'first\n');
+  return { armed, held };
+}
+
 describe('kill -9 while the rehearsal writes its local package', () => {
   it('mid-add of a second rehearsal: the first package still matches and is reused, the checkpoint is the work tree', async () => {
     const { root, remote } = busyRepo();
-    const gate = tempDir('gate');
-    const armed = join(gate, 'armed');
-    const held = join(gate, 'held');
-    // Holds `add` on slow.dat while armed: the daemon is killed there.
-    git(root, 'config', 'filter.hold.clean', `sh -c 'if [ -e "${armed}" ]; then touch "${held}"; while [ -e "${armed}" ]; do sleep 0.1; done; fi; cat'`);
-    writeFileSync(join(root, '.git', 'info', 'attributes'), 'slow.dat filter=hold\n');
-    writeFileSync(join(root, 'slow.dat'), 'first\n');
+    const { armed, held } = holdAddOfSlowFile(root);
     const remoteBefore = remoteRefs(remote);
 
     const stateDir = tempDir('state');
@@ -79,12 +87,7 @@ describe('kill -9 while the rehearsal writes its local package', () => {
 
   it('mid-add of the first rehearsal: no package is left, the drain takes its full path', async () => {
     const { root, remote } = busyRepo();
-    const gate = tempDir('gate');
-    const armed = join(gate, 'armed');
-    const held = join(gate, 'held');
-    git(root, 'config', 'filter.hold.clean', `sh -c 'if [ -e "${armed}" ]; then touch "${held}"; while [ -e "${armed}" ]; do sleep 0.1; done; fi; cat'`);
-    writeFileSync(join(root, '.git', 'info', 'attributes'), 'slow.dat filter=hold\n');
-    writeFileSync(join(root, 'slow.dat'), 'first\n');
+    const { armed, held } = holdAddOfSlowFile(root);
     writeFileSync(armed, '');
     const before = userState(root);
 
