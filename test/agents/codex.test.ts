@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentOrSkip, VERSIONS, type InstalledAgent } from './support/agent-install.js';
@@ -6,6 +6,7 @@ import type { MockProvider } from './support/mock-server.js';
 import { startResponsesMock } from './support/mock-openai-responses.js';
 import { readingsOf, resetIn } from './support/readings.js';
 import { run, startScene, type Scene } from './support/scene.js';
+import { writeCodexMockConfig } from './support/codex-config.js';
 
 /**
  * Codex CLI (versions.json) against a Responses API mock, through `codex exec`.
@@ -33,25 +34,7 @@ beforeAll(async () => {
   if (!agent) return;
   mock = await startResponsesMock({ primary, secondary, inputTokens: 5000 });
   scene = await startScene({ MOCK_API_KEY: 'sk-mock-not-a-key' });
-  mkdirSync(join(scene.home, '.codex'));
-  writeFileSync(
-    join(scene.home, '.codex', 'config.toml'),
-    [
-      'model = "gpt-5-codex"',
-      'model_provider = "mock"',
-      'check_for_update_on_startup = false',
-      '[model_providers.mock]',
-      'name = "mock"',
-      `base_url = "${mock.url}/v1"`,
-      'wire_api = "responses"',
-      'env_key = "MOCK_API_KEY"',
-      '[analytics]',
-      'enabled = false',
-      '[feedback]',
-      'enabled = false',
-      '',
-    ].join('\n'),
-  );
+  writeCodexMockConfig(scene.home, mock.url);
   const installed = await scene.handoff(['install', 'codex']);
   expect(installed.code, installed.stderr).toBe(0);
   expect(installed.stdout + installed.stderr).toMatch(/\/hooks/);

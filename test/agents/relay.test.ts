@@ -11,6 +11,7 @@ import { functionOutputs, startResponsesMock } from './support/mock-openai-respo
 import { startPty } from './support/pty.js';
 import { readingsOf, resetIn } from './support/readings.js';
 import { run, startScene, type Run, type Scene } from './support/scene.js';
+import { writeCodexMockConfig } from './support/codex-config.js';
 
 /**
  * Issue 34's relay between two real agents, each against its provider's mock (the only stand-in: a
@@ -108,25 +109,7 @@ async function primaryMachine(mock: MockProvider): Promise<Scene> {
 async function receiverMachine(mock: MockProvider): Promise<Scene> {
   const scene = await startScene({ MOCK_API_KEY: 'sk-mock-not-a-key', ...IDENTITY });
   cleanup.push(() => scene.stop());
-  mkdirSync(join(scene.home, '.codex'));
-  writeFileSync(
-    join(scene.home, '.codex', 'config.toml'),
-    [
-      'model = "gpt-5-codex"',
-      'model_provider = "mock"',
-      'check_for_update_on_startup = false',
-      '[model_providers.mock]',
-      'name = "mock"',
-      `base_url = "${mock.url}/v1"`,
-      'wire_api = "responses"',
-      'env_key = "MOCK_API_KEY"',
-      '[analytics]',
-      'enabled = false',
-      '[feedback]',
-      'enabled = false',
-      '',
-    ].join('\n'),
-  );
+  writeCodexMockConfig(scene.home, mock.url);
   const installed = await scene.handoff(['install', 'codex', '--trust']);
   expect(installed.code, installed.stderr).toBe(0);
   return scene;
