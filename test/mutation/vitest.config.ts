@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/unit/protocol/**/*.test.ts'],
-    // A hang detector: the bounded-state test drives 10,000 sessions and is slow under instrumentation.
-    testTimeout: 180_000,
+    // A hang detector: no protocol test needs more than a few seconds, even instrumented.
+    testTimeout: 60_000,
   },
 });
