@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 import { STATES } from '../../protocol/index.js';
@@ -21,13 +21,15 @@ const pad = (text: string, width: number) => text.padEnd(width);
  */
 export default class FiguresReporter implements Reporter {
   onTestRunEnd(testModules: readonly TestModule[]): void {
+    // One run may hold both projects (`npm run check`): only the fault suites have figures.
+    const faultModules = testModules.filter((module) => module.moduleId.endsWith('.fault.ts'));
     const dir = process.env['HANDOFF_FAULT_FIGURES'];
-    if (dir === undefined) return;
-    const saved: Saved[] = readdirSync(dir)
+    if (dir === undefined || faultModules.length === 0) return;
+    const saved: Saved[] = (existsSync(dir) ? readdirSync(dir) : [])
       .filter((name) => name.endsWith('.json'))
       .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as Saved);
     const failedBySuite = new Map<string, number>();
-    for (const module of testModules) {
+    for (const module of faultModules) {
       const suite = basename(module.moduleId).replace(/\.fault\.ts$/, '');
       let failed = 0;
       for (const test of module.children.allTests()) if (test.result().state === 'failed') failed += 1;

@@ -24,7 +24,7 @@ import { seedFrom } from './support/rng.js';
  */
 
 const SOAK = process.env['SOAK'] === '1';
-const FUZZ_RUNS = Number(process.env['FUZZ_RUNS'] ?? (SOAK ? 100_000 : 10_000));
+const FUZZ_RUNS = Number(process.env['FUZZ_RUNS'] ?? (SOAK ? 100_000 : 6_000));
 const REFUSED_RUNS = Number(process.env['FUZZ_REFUSED_RUNS'] ?? (SOAK ? 20_000 : 2_000));
 const SEED = seedFrom('FUZZ_SEED');
 const figures = newFigures();

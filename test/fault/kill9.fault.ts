@@ -21,7 +21,7 @@ import { Rng, seedFrom } from './support/rng.js';
  */
 
 const SOAK = process.env['SOAK'] === '1';
-const KILLS = Number(process.env['KILLS'] ?? (SOAK ? 1_000 : 100));
+const KILLS = Number(process.env['KILLS'] ?? (SOAK ? 1_000 : 60));
 const SEED = seedFrom('KILL_SEED');
 const rng = new Rng(SEED);
 const figures = newFigures();

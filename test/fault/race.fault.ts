@@ -19,7 +19,7 @@ import { Rng, seedFrom } from './support/rng.js';
 const SOAK = process.env['SOAK'] === '1';
 const LEASE_ROUNDS = Number(process.env['LEASE_ROUNDS'] ?? (SOAK ? 500 : 60));
 const MACHINE_ROUNDS = Number(process.env['MACHINE_ROUNDS'] ?? (SOAK ? 20 : 4));
-const ACCEPT_ROUNDS = Number(process.env['ACCEPT_ROUNDS'] ?? (SOAK ? 60 : 8));
+const ACCEPT_ROUNDS = Number(process.env['ACCEPT_ROUNDS'] ?? (SOAK ? 60 : 4));
 const CLIENTS = 16;
 const SEED = seedFrom('RACE_SEED');
 const rng = new Rng(SEED);

@@ -13,9 +13,9 @@ import { git, tempDir } from '../support/git.js';
  * evacuation — pushed through a rewrite to a local bare remote, or blocked on an unreachable one —
  * neither appears in any artifact: the package, the state dir (journal, log), `handoff status`, the
  * dashboard's API, the daemon's own output, or any object on the remote.
- * Each run is a real evacuation: HANDOFF_CREDENTIAL_RUNS sets how many (20 by default).
+ * Each run is a real evacuation: HANDOFF_CREDENTIAL_RUNS sets how many (10 by default, 40 with SOAK=1).
  */
-const RUNS = Number(process.env['HANDOFF_CREDENTIAL_RUNS'] ?? 20);
+const RUNS = Number(process.env['HANDOFF_CREDENTIAL_RUNS'] ?? (process.env['SOAK'] === '1' ? 40 : 10));
 let daemon: DaemonProcess;
 let cookie = '';
 

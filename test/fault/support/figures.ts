@@ -6,7 +6,7 @@ import { readJournal } from './journal-read.js';
 /**
  * What each fault suite did, for the figure lines and the coverage table that the reporter prints
  * at the end of `npm run test:fault`. Suites run in worker processes, so figures travel as files
- * in the directory named by HANDOFF_FAULT_FIGURES (set by test/fault/vitest.config.ts).
+ * in the directory named by HANDOFF_FAULT_FIGURES (set by the root vitest.config.ts).
  */
 export interface Figures {
   runs: number;
