@@ -51,10 +51,11 @@ export interface PlainStatus {
   readonly drain: DrainReport | null;
 }
 
+/** Whole seconds between two journal times; unknown (null) when either does not parse, never NaN. */
 const seconds = (fromIso: string | null | undefined, toMs: number): number | null => {
   if (fromIso === null || fromIso === undefined) return null;
-  const from = Date.parse(fromIso);
-  return Number.isFinite(from) ? Math.max(0, Math.round((toMs - from) / 1000)) : null;
+  const elapsed = toMs - Date.parse(fromIso);
+  return Number.isFinite(elapsed) ? Math.max(0, Math.round(elapsed / 1000)) : null;
 };
 
 /** Which step a drain is on and how long each took: a step's time runs from the end of the one before it. */
