@@ -1,11 +1,14 @@
 import type { Reading } from '../schemas/telemetry.schema.js';
-import { credibility, type PressurePolicy } from './pressure-policy.js';
+import { credibility, observedMs, type PressurePolicy } from './pressure-policy.js';
 
 /**
  * The hard bound on readings a workspace keeps live, whatever the agents send: enough for every
  * source × metric × a few dozen sessions reporting at once. Past it the oldest observations go first.
  */
 export const MAX_LIVE_READINGS = 64;
+
+/** A live reading with its key, its observation time (ms) and its window. */
+type Entry = [key: string, reading: Reading, at: number, window: string];
 
 /** One window: a source's metric, and for a per-model limit family, that family's own. */
 const sourceMetric = (reading: Reading): string => `${reading.source}/${reading.metric}${reading.limit ? `/${reading.limit.id}` : ''}`;
@@ -24,22 +27,23 @@ const sourceMetric = (reading: Reading): string => `${reading.source}/${reading.
  */
 export function retainReadings(readings: Readonly<Record<string, Reading>>, nowMs: number, policy: PressurePolicy): Record<string, Reading> {
   const relaxLine = policy.prepare_percent - policy.hysteresis_percent;
+  // Each time looked up once: this runs for every reading, and sorting 65 live readings by parsing in
+  // the comparator took ~800 Date.parse calls a reading (docs/performance/daemon.md).
+  const all = Object.entries(readings).map(([key, reading]): Entry => [key, reading, observedMs(reading), sourceMetric(reading)]);
   const newest = new Map<string, number>();
-  for (const reading of Object.values(readings)) {
-    const at = Date.parse(reading.observed_at);
-    const key = sourceMetric(reading);
-    if (at > (newest.get(key) ?? -Infinity)) newest.set(key, at);
+  for (const [, , at, window] of all) {
+    if (at > (newest.get(window) ?? -Infinity)) newest.set(window, at);
   }
-  const kept = Object.entries(readings).filter(([, reading]) => {
+  const kept = all.filter(([, reading, at, window]) => {
     const verdict = credibility(reading, nowMs, policy);
     if (verdict.credible || verdict.reason === 'observed_in_future') return true;
     if (verdict.reason === 'window_reset_passed' || verdict.reason === 'unknown_source') return false;
     if (verdict.reason === 'unknown_percent' || (reading.used_percent ?? -Infinity) < relaxLine) return false;
-    return Date.parse(reading.observed_at) >= (newest.get(sourceMetric(reading)) ?? -Infinity);
+    return at >= (newest.get(window) ?? -Infinity);
   });
   if (kept.length > MAX_LIVE_READINGS) {
-    kept.sort(([, a], [, b]) => Date.parse(b.observed_at) - Date.parse(a.observed_at));
+    kept.sort(([, , a], [, , b]) => b - a);
     kept.length = MAX_LIVE_READINGS;
   }
-  return Object.fromEntries(kept);
+  return Object.fromEntries(kept.map(([key, reading]) => [key, reading]));
 }

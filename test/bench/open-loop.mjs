@@ -42,7 +42,10 @@ export async function openLoop({ port, path, headers = {}, sessions, intervalMs,
           res.on('end', () => {
             latencies.push(performance.now() - start);
             if (res.statusCode !== 200) fail(`HTTP ${res.statusCode}`);
-            else if (!expect(Buffer.concat(chunks).toString('utf8'))) fail('unexpected answer');
+            else {
+              const text = Buffer.concat(chunks).toString('utf8');
+              if (!expect(text)) fail(`unexpected answer ${/"code":"([a-z_]+)"/.exec(text)?.[1] ?? text.slice(0, 80)}`);
+            }
             resolve();
           });
           res.on('error', (error) => (fail(error.code ?? error.message), resolve()));
