@@ -1,12 +1,14 @@
 import type { Reading } from '../../schemas/telemetry.schema.js';
-import { assess, credibility, describeReading } from '../pressure-policy.js';
+import { assess, credibility, describeReading, observedMs } from '../pressure-policy.js';
 import type { Trigger, WorkspaceContext } from './context.js';
 
 /** The readings automatic moves judge by: those observed after the last `handoff cancel` (all of them without one). */
 function readingList(context: WorkspaceContext): Reading[] {
   const readings = Object.values(context.readings);
   const since = context.cancelled_at ?? null;
-  return since === null ? readings : readings.filter((r) => Date.parse(r.observed_at) > Date.parse(since));
+  if (since === null) return readings;
+  const sinceMs = Date.parse(since);
+  return readings.filter((r) => observedMs(r) > sinceMs);
 }
 /** How the machine itself judges the pressure now: the readings since the last `handoff cancel`. */
 export const assessNow = (context: WorkspaceContext) => assess(readingList(context), context.now, context.policy);

@@ -55,4 +55,11 @@ describe('retainReadings', () => {
     expect(kept['claude-statusline/context/s0']).toBeUndefined();
     expect(kept[`claude-statusline/context/s${MAX_LIVE_READINGS + 9}`]).toBeDefined();
   });
+
+  it('over the bound, keeps the newest observations newest first, whatever order they arrived in', () => {
+    const many = Array.from({ length: MAX_LIVE_READINGS + 3 }, (_, i) => reading(`s${i}`, 50, T0 - ((i * 37) % (MAX_LIVE_READINGS + 3)) * 1000));
+    const kept = Object.values(retainReadings(byKey(...many), T0, POLICY)).map((r) => Date.parse(r.observed_at));
+    const newest = many.map((r) => Date.parse(r.observed_at)).sort((a, b) => b - a);
+    expect(kept).toEqual(newest.slice(0, MAX_LIVE_READINGS));
+  });
 });
