@@ -15,23 +15,10 @@ const KNOWN_SOURCES: ReadonlySet<string> = new Set(SOURCES);
 /** One answer for every credible reading: judged for each live reading at every step, it allocates nothing. */
 const CREDIBLE: Credibility = Object.freeze({ credible: true });
 
-/**
- * Readings are immutable and live on across steps, while every step judges all of them again (the
- * retention, three assessments): parsing a time once per reading instead of ~5 times per live reading
- * per step took a step with 64 live readings from ~170 to ~40 µs of CPU (docs/performance/daemon.md). A memo
- * keyed weakly by the reading itself: the same answer as Date.parse, nothing kept past the reading.
- */
-const observedCache = new WeakMap<Reading, number>();
-
 /** When a reading was observed, in ms since the epoch (NaN for a time that does not parse, as Date.parse). */
-export function observedMs(reading: Reading): number {
-  let ms = observedCache.get(reading);
-  if (ms === undefined) {
-    ms = Date.parse(reading.observed_at);
-    observedCache.set(reading, ms);
-  }
-  return ms;
-}
+// Not memoised: a module-level cache is the mutable singleton DESIGN.md keeps out of the pure core. A
+// memo keyed by the reading took a 64-reading step from ~80–113 to ~40–57 µs (docs/performance/daemon.md).
+export const observedMs = (reading: Reading): number => Date.parse(reading.observed_at);
 
 /**
  * docs/concepts.md (Readings and pressure): a credible reading comes from a named adapter, has a

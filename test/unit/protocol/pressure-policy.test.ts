@@ -1,15 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  assess,
-  countsForPressure,
-  credibility,
-  describeReading,
-  observedMs,
-  readingKey,
-  samePolicy,
-  uncountedFamilyMessage,
-} from '../../../protocol/index.js';
+import { assess, countsForPressure, credibility, describeReading, readingKey, samePolicy, uncountedFamilyMessage } from '../../../protocol/index.js';
 import type { Reading } from '../../../schemas/telemetry.schema.js';
 import { POLICY, T0 } from './machine-harness.js';
 
@@ -59,25 +50,6 @@ describe('credibility', () => {
   it('the freshness window and five minutes of clock skew are inclusive', () => {
     expect(verdict({ observed_at: at(T0 - 600_000) })).toEqual({ credible: true });
     expect(verdict({ observed_at: at(T0 + 300_000) })).toEqual({ credible: true });
-  });
-});
-
-describe('observedMs', () => {
-  it('answers what Date.parse does, an unparsable time included, and the same again for the same reading', () => {
-    fc.assert(
-      fc.property(
-        fc.oneof(
-          fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
-          fc.string(),
-        ),
-        (text) => {
-          const one = reading({ observed_at: text });
-          expect(observedMs(one)).toBe(Date.parse(text));
-          expect(observedMs(one)).toBe(Date.parse(text));
-          expect(observedMs(reading({ observed_at: text }))).toBe(Date.parse(text));
-        },
-      ),
-    );
   });
 });
 
