@@ -6,6 +6,7 @@ import { DRAIN_STEPS, HandoffError, type DrainStep } from '../protocol/index.js'
 import { systemClock, type Clock, type Monotonic } from './clock.js';
 import { claimStateDir, composeDaemon, type ComposedDaemon } from './compose-daemon.js';
 import { loadConfig } from './config.js';
+import { resolveGit } from './git/index.js';
 import { createLogger, type Logger } from './logger.js';
 import type { DaemonInfo } from './service.js';
 
@@ -53,6 +54,11 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     const config = await loadConfig(dir);
     const logger = createLogger(options.logDestination ?? pino.destination({ dest: join(dir, LOG_FILE), mkdir: true, sync: false, mode: 0o600 }));
     startLog = logger;
+    // Searched once, here: every git call then starts this path, and a missing git is said at the start.
+    const gitBinary = await resolveGit(process.env['PATH']);
+    if (gitBinary === null)
+      logger.error({ path: process.env['PATH'] }, "git is not on the daemon's PATH: no checkpoint can be made; install git, then run `handoff resume`");
+    else logger.info({ git: gitBinary }, 'git found');
     let stopping: Promise<void> | null = null;
     let resolveClosed: () => void = () => undefined;
     const closed = new Promise<void>((resolve) => (resolveClosed = resolve));

@@ -139,7 +139,8 @@ export function createService(deps: ServiceDeps) {
       if (poll !== null) await workspace.changedSince(poll.afterChange, Math.min(poll.waitMs ?? LONG_POLL_MS, MAX_LONG_POLL_MS));
       // A lease that travels through the remote is read there first: another machine may have moved it.
       // Within `leaseWaitMs` only, if given (the edit guard): past it the last known lease answers, unverified.
-      const verified = await deps.leaseSync.syncWithin(workspace, leaseWaitMs);
+      // A long poll that sees this machine's offer made takes the publish step's read-back of it, if fresh.
+      const verified = await deps.leaseSync.syncWithin(workspace, leaseWaitMs, poll !== null);
       const current = deps.takeover.receiving(checkout);
       const receiving = current === null ? null : { ...current, checkout };
       const leaseSync = deps.leaseSync.statusOf(workspace.root);

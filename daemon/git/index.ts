@@ -6,6 +6,7 @@ export { OWN_FILES_EXCLUDE, WORKSPACE_DIR } from './own-files.js';
 export { gitPath, resolveRepoRoot } from './repo-root.js';
 export { asCommitted, blobIds, cameThroughGit } from './tracked.js';
 export { lfsPointers, probeLfsEndpoint, smudgePins, type LfsProbe } from './lfs.js';
+export { resolveGit } from './process-group.js';
 export { git, GitError, runGit, type GitOptions, type GitResult } from './run-git.js';
 export {
   currentRef,

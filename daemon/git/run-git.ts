@@ -3,7 +3,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { simpleGit, GitPluginError, type SimpleGit } from 'simple-git';
 import { redactCredentials } from '../../protocol/index.js';
 import { CONFIG_OVERRIDES, gitEnv, gitNames, pinPack } from './git-env.js';
-import { groupLauncher, killGroup } from './process-group.js';
+import { forgetLauncher, groupLauncher, killGroup } from './process-group.js';
 
 export interface GitResult {
   /** git's exit code; null when it was killed (timeout) or never started. */
@@ -56,6 +56,7 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
   if (pack.refused !== undefined) return { code: null, stdout: '', stderr: '', timedOut: false, startError: `refused before running git: ${pack.refused}` };
   const env = gitEnv(options.env);
   const launcher = await groupLauncher(env['PATH']);
+  if (launcher === null) return { code: null, stdout: '', stderr: '', timedOut: false, startError: spawnFailure('ENOENT') };
   const argv = [...CONFIG_OVERRIDES, ...pack.args];
   const spawnedArgv = [...launcher.argv0, ...argv];
   const controller = new AbortController();
@@ -98,6 +99,8 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
         allowUnsafeSshCommand: true,
         allowUnsafeGitProxy: true,
         allowUnsafePack: pack.pinned,
+        // The binary is the daemon's own PATH lookup, never input; the check refuses e.g. a space in a home directory.
+        allowUnsafeCustomBinary: true,
       },
       ...(options.input === undefined ? {} : { input: () => options.input }),
       errors: (error, result) => {
@@ -106,6 +109,7 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
         return error instanceof GitPluginError ? error : undefined;
       },
     })
+      // simple-git copies this plain object again per call: well under a microsecond, kept.
       .env(env)
       .outputHandler((_command, stdout) => {
         for (const candidate of started) {
@@ -155,7 +159,8 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
   const stdout = done?.stdout.toString(options.stdoutEncoding ?? 'utf8') ?? '';
   const stderr = done?.stderr.toString('utf8') ?? '';
   if (timedOut) return { code: null, stdout, stderr, timedOut };
-  if (launcher.grouped && done?.code === 127 && /failed to execute git/.test(stderr)) startError ??= spawnFailure('ENOENT');
+  if (launcher.grouped && done?.code === 127 && /^setsid: failed to execute /m.test(stderr)) startError ??= spawnFailure('ENOENT');
+  if (startError === spawnFailure('ENOENT')) forgetLauncher(env['PATH']);
   if (startError === undefined && failure !== null) {
     // The guard refused the arguments, or simple-git failed before git ran (e.g. EMFILE).
     startError = failure instanceof GitPluginError ? `refused before running git: ${failure.message}` : spawnFailure(undefined);

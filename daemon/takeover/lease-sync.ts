@@ -14,6 +14,29 @@ import { proveTravellingPackage, readManifest } from './records.js';
 /** How far back along the chain a source that missed moves looks for the `taken` record it skipped. */
 const MAX_CATCH_UP = 64;
 
+/**
+ * How long the publish step's read-back (daemon/git/publish.ts: one `ls-remote` of every ref it pushed,
+ * the lease among them) stands for a sync, for the long poll that sees the offer made: the offer step
+ * and that poll's answer come within it (a sync there read the same ref again over the network, 0.1–1 s).
+ * No longer than the shortest lease sync interval (`lease_sync_seconds` ≥ 5): an idle source learns
+ * of a move made elsewhere no later than that anyway.
+ */
+const READ_BACK_FRESH_MS = 5_000;
+
+/**
+ * The remote and time at which the publish step of this machine's own offer read the lease head this
+ * workspace knows back from the remote, if that was at most READ_BACK_FRESH_MS before `now`.
+ */
+function freshReadBack(snapshot: ReturnType<Workspace['snapshot']>, now: number): { remote: string; at: string } | null {
+  const { cycle } = snapshot.context;
+  const published = cycle?.drain?.steps.publish;
+  if (stateOf(snapshot) !== 'HANDOFF_READY' || cycle?.remote == null || published === undefined) return null;
+  const { remote_verified: verified, lease_head: head, remote } = published.summary;
+  if (verified !== true || head !== cycle.remote.lease_head || remote !== cycle.remote.name) return null;
+  const age = now - Date.parse(published.at);
+  return age >= 0 && age <= READ_BACK_FRESH_MS ? { remote, at: published.at } : null;
+}
+
 /** What this machine knows of a travelling lease: when the remote last confirmed it, or since when it could not. */
 export interface LeaseSyncStatus {
   readonly remote: string;
@@ -165,8 +188,19 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
     /**
      * Syncs, waiting at most `ms` (null: until it is done): false when the remote did not answer in
      * time, and the sync goes on in the background (the edit guard's answer must not wait on the network).
+     * With `readBack` (a long poll's answer), the publish step's fresh read-back of this machine's offer
+     * is the sync, unless the workspace is paused (the sync carries the pause into the offer) or a sync
+     * since then said anything (a failure above all).
      */
-    async syncWithin(workspace: Workspace, ms: number | null): Promise<boolean> {
+    async syncWithin(workspace: Workspace, ms: number | null, readBack = false): Promise<boolean> {
+      const snapshot = workspace.snapshot();
+      const fresh =
+        readBack && (snapshot.context.paused.workspace ?? snapshot.context.paused.global) === null ? freshReadBack(snapshot, deps.clock.now()) : null;
+      const since = status.get(workspace.root);
+      if (fresh !== null && (since === undefined || (since.error === null && (since.verified_at ?? '') < fresh.at))) {
+        status.set(workspace.root, { remote: fresh.remote, verified_at: fresh.at, unverified_since: null, error: null });
+        return true;
+      }
       if (ms === null) return this.sync(workspace).then(() => true);
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));

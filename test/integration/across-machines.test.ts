@@ -132,6 +132,20 @@ describe('the package and the lease travel through the git remote', () => {
     expect(retried.json.code).toBe('accepted');
   });
 
+  it('`handoff now` answers with the lease as its publish step read it back; the status after it reads the remote again', async () => {
+    const { a, b } = twoClones();
+    writeFileSync(join(a, 'f.txt'), 'one\nread back\n');
+    const now = await on(machineA, ['now', '--no-wait'], a);
+    const ready = now.json.data as { cycle: { id: string; drain: { steps: { publish: { at: string } } } }; lease_sync: unknown };
+    const publishedAt = ready.cycle.drain.steps.publish.at;
+    // Verified when the publish step listed the refs it pushed: the answer did not wait on a second read.
+    expect(ready.lease_sync).toEqual({ remote: 'origin', verified_at: publishedAt, unverified_since: null, error: null });
+    expect((await on(machineB, ['accept', ready.cycle.id, '--from', 'origin', '--as', 'b', '--checkout'], b)).code).toBe(0);
+    const after = (await on(machineA, ['status'], a)).json.data as { state: string; lease_sync: { verified_at: string } };
+    expect(after.state).toBe('TAKEOVER');
+    expect(after.lease_sync.verified_at > publishedAt).toBe(true);
+  });
+
   it('a source that cannot reach the remote says its lease is unverified, and since when', async () => {
     const { a, b, remote } = twoClones();
     const cycle = await evacuateOnA(a);

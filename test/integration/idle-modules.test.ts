@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { DAEMON_NODE_FLAGS } from '../../daemon/node-flags.js';
 import { ownPackage } from '../../daemon/package-root.js';
 import { bundleContents, loadedFiles, sourcesOf, tracingArgs } from '../support/bundle-modules.js';
 import { tempDir } from '../support/git.js';
@@ -14,7 +15,8 @@ async function outputOfAnIdleDaemon(): Promise<string> {
   const base = tempDir('idle-modules');
   const stateDir = join(base, 'state');
   mkdirSync(stateDir, { mode: 0o700 });
-  const child = spawn(process.execPath, [...tracingArgs(base), cli, 'daemon', '--state-dir', stateDir, '--port', '0'], {
+  // The daemon's flags given: one traced process, the daemon (without them it starts node again, daemon/cli/relaunch.ts).
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...tracingArgs(base), cli, 'daemon', '--state-dir', stateDir, '--port', '0'], {
     env: { ...process.env, CODEX_HOME: join(base, 'no-codex-home') },
     stdio: ['ignore', 'pipe', 'ignore'],
   });

@@ -3,7 +3,9 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpat
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DAEMON_NODE_FLAGS } from '../../daemon/node-flags.js';
 import { exited, until } from '../support/daemon.js';
+import { processFacts } from '../support/proc.js';
 import { tempDir, tempRepo } from '../support/git.js';
 
 /**
@@ -119,7 +121,8 @@ describe('the npm package, installed into a fresh prefix', () => {
         },
         30_000,
       );
-      expect(info.pid).toBe(daemon.pid);
+      // The installed `handoff daemon` started node again with the daemon's V8 flags: the daemon is its child.
+      expect(processFacts(info.pid)).toMatchObject({ ppid: daemon.pid, argv: expect.arrayContaining([...DAEMON_NODE_FLAGS]) as unknown });
 
       const status = await cli('status', '--json');
       expect([status.code, (JSON.parse(status.stdout) as { code: string }).code]).toEqual([0, 'status']);

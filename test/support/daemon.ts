@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll } from 'vitest';
+import { DAEMON_NODE_FLAGS } from '../../daemon/node-flags.js';
 import { ownPackage } from '../../daemon/package-root.js';
 import { tempDir } from './git.js';
 
@@ -70,7 +71,9 @@ export function exited(child: ChildProcess): Promise<number | null> {
 
 /** Spawns `handoff daemon` on an ephemeral loopback port and waits for its daemon.json. */
 export async function startDaemon(stateDir: string = tempDir('state'), env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
-  const child = spawn(process.execPath, [CLI, 'daemon', '--state-dir', stateDir, '--port', '0'], {
+  // With the daemon's flags, as the service unit starts it: the process spawned is the daemon itself, whose
+  // pid the tests signal (without them, `handoff daemon` starts node again: daemon/cli/relaunch.ts).
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, CLI, 'daemon', '--state-dir', stateDir, '--port', '0'], {
     // Never the project's checkout: a request naming `/proc/self/cwd` (the fuzz suite sends one) would act on it.
     cwd: tmpdir(),
     env: { ...process.env, ...env },
