@@ -14,6 +14,7 @@ export const SOURCES = [
   'json-file',
   'gemini-telemetry',
   'copilot-events',
+  'copilot-statusline',
   'qwen-telemetry',
 ] as const;
 

@@ -1,5 +1,9 @@
+import type { SettingsMerge } from './claude-settings.js';
 import { COPILOT_GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
+import type { HookInvocation } from './hook-commands.js';
 import { hookFileEdits, type HookSpec } from './hook-groups.js';
+import { JsonDocument } from './json-document.js';
+import { mergeStatusLine, restoreStatusLine } from './status-line-setting.js';
 
 /**
  * GitHub Copilot CLI hooks (`~/.copilot/hooks/*.json`). Under PascalCase event names Copilot sends
@@ -19,3 +23,22 @@ export const COPILOT_HOOKS: readonly HookSpec[] = [
 
 /** Our hooks merged into (and taken out of) that file as small edits; every other byte stays. */
 export const COPILOT_HOOK_EDITS = hookFileEdits(COPILOT_HOOKS);
+
+/**
+ * Copilot CLI's user settings.json (`$COPILOT_HOME/settings.json`) with our status line merged in: the
+ * only place Copilot hands out its context percentage, and only in its interactive terminal UI. Same
+ * shape and the same rules as Claude Code's: a command of the user's is chained, never overwritten.
+ */
+export function mergeCopilotSettings(before: string | null, invocation: HookInvocation, path: string): SettingsMerge {
+  const doc = new JsonDocument(before ?? '', path);
+  const notes: string[] = [];
+  mergeStatusLine(doc, invocation, 'copilot-statusline', notes);
+  return { text: doc.result(), notes };
+}
+
+/** The inverse of mergeCopilotSettings: the command it chained restored, every other byte as it was. */
+export function unmergeCopilotSettings(before: string, path: string): SettingsMerge {
+  const notes: string[] = [];
+  const text = restoreStatusLine(before, path, 'copilot-statusline', notes);
+  return { text: text === before ? null : text, notes };
+}

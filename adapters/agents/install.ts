@@ -4,7 +4,7 @@ import { mergeClaudeSettings } from './claude-settings.js';
 import { clinePlugin } from './cline-plugin.js';
 import { CODEX_HOOKS, mergeCodexHooks } from './codex-hooks.js';
 import { codexHookStates, codexHookTrust, withCodexTrust } from './codex-trust.js';
-import { COPILOT_HOOK_EDITS } from './copilot-hooks.js';
+import { COPILOT_HOOK_EDITS, mergeCopilotSettings } from './copilot-hooks.js';
 import { GEMINI_HOOK_EDITS } from './gemini-settings.js';
 import type { HookFileEdits } from './hook-groups.js';
 import type { HookInvocation } from './hook-commands.js';
@@ -49,7 +49,7 @@ export const HOOK_FILES: Partial<Record<Agent, HookFileEdits>> = { gemini: GEMIN
 /**
  * What `handoff install AGENT` would change in `target` and its companions. Claude Code gets its
  * settings merged and the `/handoff-capsule` command; Gemini CLI its settings.json hooks and a
- * GEMINI.md block; Copilot CLI a hooks file of ours; Qwen Code its settings.json hooks; the others get our instructions as a marked block, which leaves the user's own
+ * GEMINI.md block; Copilot CLI a hooks file of ours and its settings.json our status line; Qwen Code its settings.json hooks; the others get our instructions as a marked block, which leaves the user's own
  * text alone, and Codex its hooks.json merged. For Cline a `.clinerules` directory (or none yet)
  * gets a file of ours, a single `.clinerules` file the block, and its plugins directory our plugin. Every path is checked before it is
  * read (safe-target.ts): a link inside a repository is refused, a read-only file too.
@@ -96,6 +96,14 @@ export async function planInstall(
     // The whole file is ours, like the slash command: rewritten when it differs (a backup kept, under a name Cline does not load).
     const text = clinePlugin(invocation);
     await change(companions.clinePlugin, (before) => (before === text ? null : text));
+  }
+  if (companions.copilotSettings !== null) {
+    const path = companions.copilotSettings;
+    await change(path, (before) => {
+      const merged = mergeCopilotSettings(before, invocation, path);
+      notes.push(...merged.notes);
+      return merged.text;
+    });
   }
   if (companions.codexHooks !== null) {
     const path = companions.codexHooks;

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { unmergeClaudeSettings } from './claude-settings.js';
 import { clinePluginState } from './cline-plugin.js';
 import { unmergeCodexHooks } from './codex-hooks.js';
+import { unmergeCopilotSettings } from './copilot-hooks.js';
 import { CLINE_RULE_FILE, HOOK_FILES, type FileChange, type InstallPlan } from './install.js';
 import { removeMarkedBlock } from './marked-block.js';
 import { safeTarget, type InstallIo } from './safe-target.js';
@@ -68,6 +69,18 @@ export async function planUninstall(agent: Agent, target: string, io: InstallIo,
         return null;
       },
       blank,
+    );
+  }
+  if (companions.copilotSettings !== null) {
+    const path = companions.copilotSettings;
+    await change(
+      path,
+      (before) => {
+        const unmerged = unmergeCopilotSettings(before, path);
+        notes.push(...unmerged.notes);
+        return unmerged.text;
+      },
+      emptyObject,
     );
   }
   if (companions.codexHooks !== null) {

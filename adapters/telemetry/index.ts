@@ -5,6 +5,7 @@ import { parseClaudeHook } from './claude-hook.js';
 import { parseClaudeStatusline } from './claude-statusline.js';
 import { parseCodexRollout } from './codex-rollout.js';
 import { parseCopilotEvents } from './copilot-events.js';
+import { parseCopilotStatusline } from './copilot-statusline.js';
 import { parseGeminiTelemetry, parseQwenTelemetry } from './gemini-telemetry.js';
 import { parseJsonFile } from './json-file.js';
 import { parseOpenaiHeaders } from './openai-headers.js';
@@ -15,6 +16,7 @@ export { parseClaudeHook } from './claude-hook.js';
 export { parseClaudeStatusline } from './claude-statusline.js';
 export { parseCodexRollout, rolloutRoute } from './codex-rollout.js';
 export { parseCopilotEvents } from './copilot-events.js';
+export { parseCopilotStatusline } from './copilot-statusline.js';
 export { parseGeminiTelemetry, parseQwenTelemetry, RECENT_ERROR_MS } from './gemini-telemetry.js';
 export { parseJsonFile } from './json-file.js';
 export { parseOpenaiHeaders } from './openai-headers.js';
@@ -34,6 +36,7 @@ export const ADAPTERS: Readonly<Record<Source, Adapter>> = Object.freeze({
   'json-file': parseJsonFile,
   'gemini-telemetry': parseGeminiTelemetry,
   'copilot-events': parseCopilotEvents,
+  'copilot-statusline': parseCopilotStatusline,
   'qwen-telemetry': parseQwenTelemetry,
 } satisfies Record<Source, Adapter>);
 

@@ -70,7 +70,7 @@ const NAMES: Readonly<Record<DoctorAgent, readonly HookName[]>> = {
   codex: namesOf(CODEX_HOOKS),
   gemini: namesOf(GEMINI_HOOKS),
   opencode: [],
-  copilot: namesOf(COPILOT_HOOKS),
+  copilot: [...namesOf(COPILOT_HOOKS), 'copilot-statusline'],
   qwen: namesOf(QWEN_HOOKS),
   cline: Object.values(CLINE_PLUGIN_HOOKS),
 };
@@ -80,7 +80,7 @@ export const TELEMETRY_SOURCES: Readonly<Record<DoctorAgent, readonly Source[]>>
   codex: ['codex-rollout'],
   gemini: ['gemini-telemetry'],
   opencode: [],
-  copilot: ['copilot-events'],
+  copilot: ['copilot-events', 'copilot-statusline'],
   qwen: ['qwen-telemetry'],
   cline: [],
 };
@@ -168,6 +168,14 @@ async function checkCline(where: DoctorEnv, telemetry: AgentCheck['telemetry']):
   };
 }
 
+/** The status line command in Copilot CLI's settings.json, as a list of none or one. */
+async function copilotStatusLine(where: DoctorEnv): Promise<string[]> {
+  const path = companionTargets('copilot', defaultTarget('copilot', where.env, where.home, where.repo), where.env, where.home).copilotSettings ?? '';
+  const text = await readText(path);
+  const command = text === null ? undefined : (parse(text) as { statusLine?: { command?: unknown } } | null)?.statusLine?.command;
+  return typeof command === 'string' ? [command] : [];
+}
+
 /** What `handoff doctor` says of one agent, from its own config files (read only) and the daemon's readings. */
 export async function checkAgent(agent: DoctorAgent, where: DoctorEnv): Promise<AgentCheck> {
   const { env, home } = where;
@@ -184,7 +192,9 @@ export async function checkAgent(agent: DoctorAgent, where: DoctorEnv): Promise<
   const config = agent === 'codex' ? (companionTargets('codex', target, env, home).codexHooks ?? join(dirname(target), 'hooks.json')) : target;
   const text = await readText(config);
   const json: unknown = text === null ? null : parse(text);
-  const ours = commandsOf(json).filter((command) => NAMES[agent].some((name) => isOurHook(command, name)));
+  // Copilot CLI: the hooks in a file of ours, the status line in its settings.json.
+  const settings = agent === 'copilot' ? await copilotStatusLine(where) : null;
+  const ours = [...commandsOf(json), ...(settings ?? [])].filter((command) => NAMES[agent].some((name) => isOurHook(command, name)));
   if (ours.length === 0) return { agent, config, installed: false, live: false, hooks: [], missing: [], step: `\`handoff install ${agent}\``, telemetry };
   const problemOf = hookProblem(where);
   let hooks: HookCheck[] = ours.map((command) => ({ command, problem: problemOf(command) }));
@@ -194,6 +204,7 @@ export async function checkAgent(agent: DoctorAgent, where: DoctorEnv): Promise<
     hooks = trust.map((hook) => ({ command: hook.command, problem: problemOf(hook.command), trust: hook.trust }));
   }
   const missing = missingHooks(text ?? '', SPECS[agent], config).map((spec) => `${spec.event} (${spec.name})`);
+  if (settings !== null && !settings.some((command) => isOurHook(command, 'copilot-statusline'))) missing.push('statusLine (copilot-statusline)');
   const broken = hooks.some((hook) => hook.problem !== null);
   const untrusted = hooks.some((hook) => hook.trust !== undefined && hook.trust !== 'trusted');
   const step = broken

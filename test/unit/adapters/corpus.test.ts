@@ -209,6 +209,24 @@ const CASES: readonly { file: string; adapter: Source; check: (result: AdapterRe
     },
   },
   {
+    file: 'copilot/statusline-1.0.102-after-turn.json',
+    adapter: 'copilot-statusline',
+    check: (r) => {
+      expect(readingsOf(r)).toEqual([['context', null, 10]]);
+      expect(r.readings[0]).toMatchObject({ source: 'copilot-statusline', resets_at: null, executor: '6f1c2b7e-3d4a-4c5b-9e8f-0a1b2c3d4e5f' });
+      expect(r.route).toEqual({ cwd: '/home/dev/src/acme-api', session_id: '6f1c2b7e-3d4a-4c5b-9e8f-0a1b2c3d4e5f' });
+      expect(r.unknown).toEqual([]);
+    },
+  },
+  {
+    file: 'copilot/statusline-1.0.102-first-render.json',
+    adapter: 'copilot-statusline',
+    check: (r) => {
+      expect(r.readings).toEqual([]);
+      expect(r.unknown).toEqual([{ metric: 'context', reason: expect.stringMatching(/current_context_tokens is 0/) }]);
+    },
+  },
+  {
     file: 'qwen/outfile-0.24.4-429.log',
     adapter: 'qwen-telemetry',
     check: (r) => {

@@ -4,6 +4,7 @@ import {
   AGENT_INSTRUCTIONS,
   CAPSULE_COMMAND,
   COPILOT_HOOK_EDITS,
+  mergeCopilotSettings,
   markedBlock,
   mergeClaudeSettings,
   mergeCodexHooks,
@@ -30,8 +31,9 @@ describe('examples/ are what the installers write', () => {
     expect(example('gemini/settings.json')).toBe(mergeGeminiSettings(null, HANDOFF, 'settings.json'));
   });
 
-  it('copilot: a hooks file of its own; qwen: settings.json hooks', () => {
+  it('copilot: a hooks file of its own and the status line in its settings.json; qwen: settings.json hooks', () => {
     expect(example('copilot/hooks/session-handoff.json')).toBe(COPILOT_HOOK_EDITS.merge(null, HANDOFF, 'session-handoff.json'));
+    expect(example('copilot/settings.json')).toBe(mergeCopilotSettings(null, HANDOFF, 'settings.json').text);
     expect(example('qwen/settings.json')).toBe(QWEN_HOOK_EDITS.merge(null, HANDOFF, 'settings.json'));
   });
 
