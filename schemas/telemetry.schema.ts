@@ -16,6 +16,7 @@ export const SOURCES = [
   'copilot-events',
   'copilot-statusline',
   'qwen-telemetry',
+  'qwen-statusline',
 ] as const;
 
 /**

@@ -2,7 +2,7 @@ import { GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
 import type { HookInvocation } from './hook-commands.js';
 import { claudeHookEntry, mergeHooks, removeHooks, type HookSpec } from './hook-groups.js';
 import { JsonDocument } from './json-document.js';
-import { mergeStatusLine, restoreStatusLine } from './status-line-setting.js';
+import { CLAUDE_STATUS_LINE, mergeStatusLine, restoreStatusLine } from './status-line-setting.js';
 
 export const CLAUDE_HOOKS: readonly HookSpec[] = [
   { event: 'PreToolUse', name: 'claude-guard', matcher: GUARDED_TOOLS_MATCHER },
@@ -30,7 +30,7 @@ export interface SettingsMerge {
 export function mergeClaudeSettings(before: string | null, invocation: HookInvocation, path: string): SettingsMerge {
   const doc = new JsonDocument(before ?? '', path);
   const notes: string[] = [];
-  mergeStatusLine(doc, invocation, 'claude-statusline', notes);
+  mergeStatusLine(doc, invocation, CLAUDE_STATUS_LINE, path, notes);
   mergeHooks(doc, CLAUDE_HOOKS, invocation, claudeHookEntry, path);
   return { text: doc.result(), notes };
 }
@@ -38,6 +38,6 @@ export function mergeClaudeSettings(before: string | null, invocation: HookInvoc
 /** The inverse of mergeClaudeSettings: our status line and hooks out, every other byte as it was. */
 export function unmergeClaudeSettings(before: string, path: string): SettingsMerge {
   const notes: string[] = [];
-  const text = removeHooks(restoreStatusLine(before, path, 'claude-statusline', notes), CLAUDE_HOOKS, path);
+  const text = removeHooks(restoreStatusLine(before, path, CLAUDE_STATUS_LINE, notes), CLAUDE_HOOKS, path);
   return { text: text === before ? null : text, notes };
 }

@@ -3,7 +3,7 @@ import { COPILOT_GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
 import type { HookInvocation } from './hook-commands.js';
 import { hookFileEdits, type HookSpec } from './hook-groups.js';
 import { JsonDocument } from './json-document.js';
-import { mergeStatusLine, restoreStatusLine } from './status-line-setting.js';
+import { COPILOT_STATUS_LINE, mergeStatusLine, restoreStatusLine } from './status-line-setting.js';
 
 /**
  * GitHub Copilot CLI hooks (`~/.copilot/hooks/*.json`). Under PascalCase event names Copilot sends
@@ -32,13 +32,13 @@ export const COPILOT_HOOK_EDITS = hookFileEdits(COPILOT_HOOKS);
 export function mergeCopilotSettings(before: string | null, invocation: HookInvocation, path: string): SettingsMerge {
   const doc = new JsonDocument(before ?? '', path);
   const notes: string[] = [];
-  mergeStatusLine(doc, invocation, 'copilot-statusline', notes);
+  mergeStatusLine(doc, invocation, COPILOT_STATUS_LINE, path, notes);
   return { text: doc.result(), notes };
 }
 
 /** The inverse of mergeCopilotSettings: the command it chained restored, every other byte as it was. */
 export function unmergeCopilotSettings(before: string, path: string): SettingsMerge {
   const notes: string[] = [];
-  const text = restoreStatusLine(before, path, 'copilot-statusline', notes);
+  const text = restoreStatusLine(before, path, COPILOT_STATUS_LINE, notes);
   return { text: text === before ? null : text, notes };
 }

@@ -16,6 +16,7 @@ export type HookName =
   | 'copilot-event'
   | 'copilot-statusline'
   | 'qwen-guard'
+  | 'qwen-statusline'
   | 'cline-guard'
   | 'cline-session-start'
   | 'cline-context';
@@ -51,7 +52,7 @@ export function hookCommand(invocation: HookInvocation, name: HookName): string 
 }
 
 /** The hooks an agent runs as its status line command. */
-export type StatusLineHook = Extract<HookName, 'claude-statusline' | 'copilot-statusline'>;
+export type StatusLineHook = Extract<HookName, 'claude-statusline' | 'copilot-statusline' | 'qwen-statusline'>;
 
 /** The status line command that also runs the user's previous one; `--chain` stays last so it can be read back. */
 export function chainedStatusline(invocation: HookInvocation, name: StatusLineHook, previous: string | null): string {

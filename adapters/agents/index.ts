@@ -4,7 +4,7 @@ export { CODEX_HOOKS, mergeCodexHooks, unmergeCodexHooks } from './codex-hooks.j
 export { codexHookHash, codexHookStates, codexHookTrust, withCodexTrust, type CodexHookTrust, type CodexTrust } from './codex-trust.js';
 export { COPILOT_HOOKS, COPILOT_HOOK_EDITS, mergeCopilotSettings, unmergeCopilotSettings } from './copilot-hooks.js';
 export { GEMINI_HOOKS, GEMINI_HOOK_EDITS, mergeGeminiSettings, unmergeGeminiSettings } from './gemini-settings.js';
-export { QWEN_HOOKS, QWEN_HOOK_EDITS } from './qwen-settings.js';
+export { QWEN_HOOKS, mergeQwenSettings, unmergeQwenSettings } from './qwen-settings.js';
 export {
   CLINE_GUARDED_TOOLS,
   COPILOT_GUARDED_TOOLS,

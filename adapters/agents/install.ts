@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { parse } from 'jsonc-parser';
-import { mergeClaudeSettings } from './claude-settings.js';
+import { mergeClaudeSettings, unmergeClaudeSettings, type SettingsMerge } from './claude-settings.js';
 import { clinePlugin } from './cline-plugin.js';
 import { CODEX_HOOKS, mergeCodexHooks } from './codex-hooks.js';
 import { codexHookStates, codexHookTrust, withCodexTrust } from './codex-trust.js';
@@ -11,7 +11,7 @@ import type { HookInvocation } from './hook-commands.js';
 import { AGENT_INSTRUCTIONS } from './instructions.js';
 import { unifiedDiff } from './line-diff.js';
 import { upsertMarkedBlock } from './marked-block.js';
-import { QWEN_HOOK_EDITS } from './qwen-settings.js';
+import { mergeQwenSettings, unmergeQwenSettings } from './qwen-settings.js';
 import { safeTarget, type InstallIo } from './safe-target.js';
 import { CAPSULE_COMMAND } from './slash-command.js';
 import type { Agent, Companions } from './targets.js';
@@ -44,12 +44,23 @@ export interface FileOutcome {
 export const CLINE_RULE_FILE = 'session-handoff.md';
 
 /** The agents whose target is a JSON file where our part is hooks alone. */
-export const HOOK_FILES: Partial<Record<Agent, HookFileEdits>> = { gemini: GEMINI_HOOK_EDITS, copilot: COPILOT_HOOK_EDITS, qwen: QWEN_HOOK_EDITS };
+export const HOOK_FILES: Partial<Record<Agent, HookFileEdits>> = { gemini: GEMINI_HOOK_EDITS, copilot: COPILOT_HOOK_EDITS };
+
+/** The agents whose target is a settings file with our status line and hooks: edits that can leave a note. */
+export const SETTINGS_FILES: Partial<
+  Record<
+    Agent,
+    { merge: (before: string | null, invocation: HookInvocation, path: string) => SettingsMerge; unmerge: (before: string, path: string) => SettingsMerge }
+  >
+> = {
+  claude: { merge: mergeClaudeSettings, unmerge: unmergeClaudeSettings },
+  qwen: { merge: mergeQwenSettings, unmerge: unmergeQwenSettings },
+};
 
 /**
  * What `handoff install AGENT` would change in `target` and its companions. Claude Code gets its
  * settings merged and the `/handoff-capsule` command; Gemini CLI its settings.json hooks and a
- * GEMINI.md block; Copilot CLI a hooks file of ours and its settings.json our status line; Qwen Code its settings.json hooks; the others get our instructions as a marked block, which leaves the user's own
+ * GEMINI.md block; Copilot CLI a hooks file of ours and its settings.json our status line; Qwen Code its settings.json hooks and status line; the others get our instructions as a marked block, which leaves the user's own
  * text alone, and Codex its hooks.json merged. For Cline a `.clinerules` directory (or none yet)
  * gets a file of ours, a single `.clinerules` file the block, and its plugins directory our plugin. Every path is checked before it is
  * read (safe-target.ts): a link inside a repository is refused, a read-only file too.
@@ -70,9 +81,10 @@ export async function planInstall(
     const after = edit(before, writePath);
     changes.push({ path, writePath, before, after: after === before ? null : after });
   };
-  if (agent === 'claude') {
+  const settings = SETTINGS_FILES[agent];
+  if (settings !== undefined) {
     await change(target, (before) => {
-      const merged = mergeClaudeSettings(before, invocation, target);
+      const merged = settings.merge(before, invocation, target);
       notes.push(...merged.notes);
       return merged.text;
     });

@@ -9,6 +9,7 @@ import { parseCopilotStatusline } from './copilot-statusline.js';
 import { parseGeminiTelemetry, parseQwenTelemetry } from './gemini-telemetry.js';
 import { parseJsonFile } from './json-file.js';
 import { parseOpenaiHeaders } from './openai-headers.js';
+import { parseQwenStatusline } from './qwen-statusline.js';
 
 export type { Adapter, AdapterResult, AgentEvent, ParseContext, PayloadRoute, SkippedLine, UnknownMetric } from './adapter-contract.js';
 export { parseAnthropicHeaders } from './anthropic-headers.js';
@@ -20,6 +21,7 @@ export { parseCopilotStatusline } from './copilot-statusline.js';
 export { parseGeminiTelemetry, parseQwenTelemetry, RECENT_ERROR_MS } from './gemini-telemetry.js';
 export { parseJsonFile } from './json-file.js';
 export { parseOpenaiHeaders } from './openai-headers.js';
+export { parseQwenStatusline } from './qwen-statusline.js';
 export { parseProviderErrorBody, type Provider } from './provider-error-body.js';
 export { isZeroPlaceholder, ZERO_PLACEHOLDER_REASON } from './zero-placeholder.js';
 
@@ -38,6 +40,7 @@ export const ADAPTERS: Readonly<Record<Source, Adapter>> = Object.freeze({
   'copilot-events': parseCopilotEvents,
   'copilot-statusline': parseCopilotStatusline,
   'qwen-telemetry': parseQwenTelemetry,
+  'qwen-statusline': parseQwenStatusline,
 } satisfies Record<Source, Adapter>);
 
 /** Lookup by a user-typed name: own keys only, so `constructor` or `__proto__` find nothing. */

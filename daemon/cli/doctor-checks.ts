@@ -71,7 +71,7 @@ const NAMES: Readonly<Record<DoctorAgent, readonly HookName[]>> = {
   gemini: namesOf(GEMINI_HOOKS),
   opencode: [],
   copilot: [...namesOf(COPILOT_HOOKS), 'copilot-statusline'],
-  qwen: namesOf(QWEN_HOOKS),
+  qwen: [...namesOf(QWEN_HOOKS), 'qwen-statusline'],
   cline: Object.values(CLINE_PLUGIN_HOOKS),
 };
 
@@ -81,8 +81,14 @@ export const TELEMETRY_SOURCES: Readonly<Record<DoctorAgent, readonly Source[]>>
   gemini: ['gemini-telemetry'],
   opencode: [],
   copilot: ['copilot-events', 'copilot-statusline'],
-  qwen: ['qwen-telemetry'],
+  qwen: ['qwen-telemetry', 'qwen-statusline'],
   cline: [],
+};
+
+/** The status lines the installer writes besides hooks, where it keeps them (Claude Code's is found with its hooks). */
+const STATUS_LINES: Partial<Record<DoctorAgent, { readonly hook: HookName; readonly key: string }>> = {
+  copilot: { hook: 'copilot-statusline', key: 'statusLine' },
+  qwen: { hook: 'qwen-statusline', key: 'ui.statusLine' },
 };
 
 /**
@@ -106,8 +112,10 @@ async function readText(path: string): Promise<string | null> {
 function commandsOf(json: unknown): string[] {
   const found: string[] = [];
   const root = typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : {};
-  const statusLine = root['statusLine'] as { command?: unknown } | undefined;
-  if (typeof statusLine?.command === 'string') found.push(statusLine.command);
+  // Qwen Code keeps its status line under `ui`.
+  const ui = root['ui'] as { statusLine?: { command?: unknown } } | undefined;
+  for (const statusLine of [root['statusLine'] as { command?: unknown } | undefined, ui?.statusLine])
+    if (typeof statusLine?.command === 'string') found.push(statusLine.command);
   const hooks = root['hooks'];
   if (typeof hooks !== 'object' || hooks === null) return found;
   for (const groups of Object.values(hooks as Record<string, unknown>)) {
@@ -204,7 +212,8 @@ export async function checkAgent(agent: DoctorAgent, where: DoctorEnv): Promise<
     hooks = trust.map((hook) => ({ command: hook.command, problem: problemOf(hook.command), trust: hook.trust }));
   }
   const missing = missingHooks(text ?? '', SPECS[agent], config).map((spec) => `${spec.event} (${spec.name})`);
-  if (settings !== null && !settings.some((command) => isOurHook(command, 'copilot-statusline'))) missing.push('statusLine (copilot-statusline)');
+  const line = STATUS_LINES[agent];
+  if (line !== undefined && !ours.some((command) => isOurHook(command, line.hook))) missing.push(`${line.key} (${line.hook})`);
   const broken = hooks.some((hook) => hook.problem !== null);
   const untrusted = hooks.some((hook) => hook.trust !== undefined && hook.trust !== 'trusted');
   const step = broken

@@ -29,6 +29,7 @@ const HOOKS: Readonly<Record<HookName, () => Promise<Hook>>> = {
   'copilot-statusline': async () => (await import('./hooks/statusline.js')).copilotStatuslineHook,
   // Qwen Code: Claude's protocol (its session-start and context hooks serve it); only the tool ids differ.
   'qwen-guard': async () => (await import('./hooks/guard.js')).qwenGuardHook,
+  'qwen-statusline': async () => (await import('./hooks/statusline.js')).qwenStatuslineHook,
   // Cline: our plugin starts these (Claude's payloads) and hands their answers to Cline as its own.
   'cline-guard': async () => (await import('./hooks/guard.js')).clineGuardHook,
   'cline-session-start': async () => (await import('./hooks/session-start-json.js')).clineSessionStartHook,
@@ -40,6 +41,7 @@ const GUARD_FAILED = JSON.stringify({ systemMessage: 'handoff: the lease guard f
 const FALLBACK: Partial<Record<HookName, string>> = {
   'claude-statusline': 'handoff: hook failed',
   'copilot-statusline': 'handoff: hook failed',
+  'qwen-statusline': 'handoff: hook failed',
   'claude-guard': GUARD_FAILED,
   'gemini-guard': GUARD_FAILED,
   'copilot-guard': GUARD_FAILED,

@@ -116,7 +116,7 @@ describe.sequential(`Copilot CLI ${VERSIONS.copilot.version}, end to end`, () =>
     const tui = startPty(agent.bin, ['-i', 'say hi'], { cwd: scene.repo, env: { ...scene.env, COPILOT_ALLOW_ALL: 'true' } });
     try {
       // Before its first model call Copilot sends 0 % over 0 counted tokens: no reading until the turn is counted.
-      const { context } = await readingsOf(scene, 'copilot-statusline', ['context'], 50_000);
+      const { context } = await readingsOf(scene, 'copilot-statusline', ['context'], 40_000);
       const sent = JSON.parse(readFileSync(seen(), 'utf8')) as {
         session_id: string;
         context_window: { current_context_tokens: number; current_context_used_percentage: number };
@@ -130,7 +130,7 @@ describe.sequential(`Copilot CLI ${VERSIONS.copilot.version}, end to end`, () =>
     } finally {
       await stopCopilot(tui);
     }
-  }, 90_000);
+  }, 60_000);
 
   // Copilot CLI reports no quota on disk, so PREPARE is entered by hand here, as an operator would.
   it('the PREPARE notice reaches the model through the UserPromptSubmit hook', async (ctx) => {

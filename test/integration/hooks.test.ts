@@ -95,7 +95,7 @@ describe('handoff hook claude-statusline', () => {
   });
 });
 
-describe('handoff hook copilot-statusline', () => {
+describe('handoff hook copilot-statusline and qwen-statusline', () => {
   it("reads Copilot CLI's own context share, prints one line; its 0 before the first model call is no reading", async () => {
     const repo = tempRepo();
     const payload = (name: string) =>
@@ -105,6 +105,14 @@ describe('handoff hook copilot-statusline', () => {
     expect([run.code, run.stdout]).toEqual([0, 'handoff NORMAL · ctx 10%\n']);
     const readings = (await cli(daemon.stateDir, ['status', '--json'], repo)).json.data?.['readings'];
     expect(readings).toEqual([expect.objectContaining({ source: 'copilot-statusline', metric: 'context', used_percent: 10 })]);
+  });
+
+  it("reads Qwen Code's own context share; its 0 for a model whose window it does not know is no reading", async () => {
+    const repo = tempRepo();
+    const payload = (name: string) =>
+      readFileSync(new URL(`../fixtures/telemetry/qwen/${name}`, import.meta.url), 'utf8').replaceAll('/home/dev/src/acme-api', repo);
+    expect((await hook('qwen-statusline', payload('statusline-0.24.4-unknown-window.json'))).stdout).toBe('handoff NORMAL\n');
+    expect((await hook('qwen-statusline', payload('statusline-0.24.4-after-turn.json'))).stdout).toBe('handoff NORMAL · ctx 0.8%\n');
   });
 });
 

@@ -37,3 +37,5 @@ const statusLineHook =
 export const statuslineHook = statusLineHook('claude-statusline');
 /** `handoff hook copilot-statusline` (Copilot CLI's statusLine.command, its interactive UI only). */
 export const copilotStatuslineHook = statusLineHook('copilot-statusline');
+/** `handoff hook qwen-statusline` (Qwen Code's ui.statusLine command, its interactive UI only). */
+export const qwenStatuslineHook = statusLineHook('qwen-statusline');

@@ -227,6 +227,22 @@ const CASES: readonly { file: string; adapter: Source; check: (result: AdapterRe
     },
   },
   {
+    file: 'qwen/statusline-0.24.4-after-turn.json',
+    adapter: 'qwen-statusline',
+    check: (r) => {
+      expect(readingsOf(r)).toEqual([['context', null, 0.8]]);
+      expect(r.route).toEqual({ cwd: '/home/dev/src/acme-api', session_id: '4cf705cc-ea7c-42b2-9ae3-73449d753e0a' });
+    },
+  },
+  {
+    file: 'qwen/statusline-0.24.4-unknown-window.json',
+    adapter: 'qwen-statusline',
+    check: (r) => {
+      expect(r.readings).toEqual([]);
+      expect(r.unknown).toEqual([{ metric: 'context', reason: expect.stringMatching(/context_window_size is 0: Qwen Code knows no context window/) }]);
+    },
+  },
+  {
     file: 'qwen/outfile-0.24.4-429.log',
     adapter: 'qwen-telemetry',
     check: (r) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCopilotStatusline } from '../../../adapters/telemetry/index.js';
+import { parseCopilotStatusline, parseQwenStatusline } from '../../../adapters/telemetry/index.js';
 import { CTX, expectInvalidBody } from './fixture-helpers.js';
 
 const payload = (contextWindow: unknown) => JSON.stringify({ session_id: 's1', cwd: '/repo', context_window: contextWindow });
@@ -25,6 +25,22 @@ describe('copilot-statusline', () => {
   });
 
   it('refuses what is not one JSON object, saying what to send', () => {
-    expect(expectInvalidBody(() => parseCopilotStatusline('[]', CTX)).hint).toMatch(/Copilot CLI writes to a statusLine command/);
+    expect(expectInvalidBody(() => parseCopilotStatusline('[]', CTX)).hint).toMatch(/GitHub Copilot CLI writes to a status line command/);
+  });
+});
+
+describe('qwen-statusline', () => {
+  const qwen = (contextWindow: Record<string, unknown>) =>
+    parseQwenStatusline(JSON.stringify({ session_id: 's1', workspace: { current_dir: '/repo' }, context_window: contextWindow }), CTX);
+
+  it("reads Qwen's own used_percentage, routed by workspace.current_dir", () => {
+    const result = qwen({ context_window_size: 128000, current_usage: 1000, used_percentage: 0.8 });
+    expect(result.readings.map((r) => [r.source, r.metric, r.used_percent])).toEqual([['qwen-statusline', 'context', 0.8]]);
+    expect(result.route).toEqual({ cwd: '/repo', session_id: 's1' });
+  });
+
+  it('its 0 before the first request, or for a model whose window it does not know, is no reading', () => {
+    expect(qwen({ context_window_size: 128000, current_usage: 0, used_percentage: 0 }).unknown[0]?.reason).toMatch(/current_usage is 0/);
+    expect(qwen({ context_window_size: 0, current_usage: 1000, used_percentage: 0 }).unknown[0]?.reason).toMatch(/contextWindowSize/);
   });
 });

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { chainedCommand, companionTargets, mergeCopilotSettings, planInstall, planUninstall, unmergeCopilotSettings } from '../../../adapters/agents/index.js';
+import {
+  chainedCommand,
+  companionTargets,
+  mergeCopilotSettings,
+  mergeQwenSettings,
+  planInstall,
+  planUninstall,
+  unmergeCopilotSettings,
+  unmergeQwenSettings,
+} from '../../../adapters/agents/index.js';
 import type { InstallIo } from '../../../adapters/agents/index.js';
 
 const ours = { handoff: 'handoff', stateDir: null };
@@ -67,5 +76,33 @@ describe('install copilot plans its settings.json besides the hooks file', () =>
     files['/opt/cp/settings.json'] = plan.changes[1]?.after ?? '';
     const removal = await planUninstall('copilot', '/opt/cp/hooks/session-handoff.json', io, companions);
     expect(removal.changes[1]).toMatchObject({ path: '/opt/cp/settings.json', remove: true });
+  });
+});
+
+describe('Qwen Code settings.json: our status line under ui, beside the hooks', () => {
+  const QWEN = '/home/u/.qwen/settings.json';
+
+  it('goes into an existing ui, without padding (not a Qwen key); uninstall gives the user back their file', () => {
+    const before = `${JSON.stringify({ ui: { theme: 'Default', statusLine: { type: 'command', command: 'echo mine' } }, general: { vimMode: true } }, null, 2)}\n`;
+    const merged = mergeQwenSettings(before, ours, QWEN);
+    const json = JSON.parse(merged.text ?? '') as { ui: { statusLine: unknown; theme: string }; hooks: Record<string, unknown> };
+    expect(json.ui.statusLine).toEqual({ type: 'command', command: `handoff hook qwen-statusline --chain 'echo mine'`, refreshInterval: 5 });
+    expect(json.ui.theme).toBe('Default');
+    expect(Object.keys(json.hooks)).toContain('PreToolUse');
+    expect(mergeQwenSettings(merged.text, ours, QWEN).text).toBeNull();
+    expect(unmergeQwenSettings(merged.text ?? '', QWEN).text).toBe(before);
+  });
+
+  it('adds ui when there is none, and takes it out again', () => {
+    const before = `${JSON.stringify({ general: { vimMode: true } }, null, 2)}\n`;
+    const merged = mergeQwenSettings(before, ours, QWEN);
+    expect((JSON.parse(merged.text ?? '') as { ui: unknown }).ui).toEqual({
+      statusLine: { type: 'command', command: 'handoff hook qwen-statusline', refreshInterval: 5 },
+    });
+    expect(unmergeQwenSettings(merged.text ?? '', QWEN).text).toBe(before);
+  });
+
+  it('refuses a ui that is not an object, naming the file', () => {
+    expect(() => mergeQwenSettings('{"ui": 3}', ours, QWEN)).toThrow(/settings\.json: ui must be an object/);
   });
 });
