@@ -1,8 +1,7 @@
 import { GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
-import type { HookInvocation } from './hook-commands.js';
-import { claudeHookEntry, mergeHooks, removeHooks, type HookSpec } from './hook-groups.js';
-import { JsonDocument } from './json-document.js';
-import { CLAUDE_STATUS_LINE, mergeStatusLine, restoreStatusLine } from './status-line-setting.js';
+import type { HookSpec } from './hook-groups.js';
+import { settingsEdits } from './settings-edits.js';
+import { CLAUDE_STATUS_LINE } from './status-line-setting.js';
 
 export const CLAUDE_HOOKS: readonly HookSpec[] = [
   { event: 'PreToolUse', name: 'claude-guard', matcher: GUARDED_TOOLS_MATCHER },
@@ -17,27 +16,5 @@ export const CLAUDE_HOOKS: readonly HookSpec[] = [
   { event: 'SessionEnd', name: 'claude-event', matcher: null },
 ];
 
-export interface SettingsMerge {
-  /** null when nothing would change. */
-  readonly text: string | null;
-  readonly notes: string[];
-}
-
-/**
- * Claude Code settings.json with our status line and hooks merged in, as small edits: every other
- * byte of the file stays as it was; running it on its own output changes nothing.
- */
-export function mergeClaudeSettings(before: string | null, invocation: HookInvocation, path: string): SettingsMerge {
-  const doc = new JsonDocument(before ?? '', path);
-  const notes: string[] = [];
-  mergeStatusLine(doc, invocation, CLAUDE_STATUS_LINE, path, notes);
-  mergeHooks(doc, CLAUDE_HOOKS, invocation, claudeHookEntry, path);
-  return { text: doc.result(), notes };
-}
-
-/** The inverse of mergeClaudeSettings: our status line and hooks out, every other byte as it was. */
-export function unmergeClaudeSettings(before: string, path: string): SettingsMerge {
-  const notes: string[] = [];
-  const text = removeHooks(restoreStatusLine(before, path, CLAUDE_STATUS_LINE, notes), CLAUDE_HOOKS, path);
-  return { text: text === before ? null : text, notes };
-}
+/** Claude Code settings.json: our status line and hooks merged in (and taken out again) as small edits. */
+export const { merge: mergeClaudeSettings, unmerge: unmergeClaudeSettings } = settingsEdits(CLAUDE_STATUS_LINE, CLAUDE_HOOKS);

@@ -1,9 +1,7 @@
-import type { SettingsMerge } from './claude-settings.js';
 import { COPILOT_GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
-import type { HookInvocation } from './hook-commands.js';
 import { hookFileEdits, type HookSpec } from './hook-groups.js';
-import { JsonDocument } from './json-document.js';
-import { COPILOT_STATUS_LINE, mergeStatusLine, restoreStatusLine } from './status-line-setting.js';
+import { settingsEdits } from './settings-edits.js';
+import { COPILOT_STATUS_LINE } from './status-line-setting.js';
 
 /**
  * GitHub Copilot CLI hooks (`~/.copilot/hooks/*.json`). Under PascalCase event names Copilot sends
@@ -29,16 +27,4 @@ export const COPILOT_HOOK_EDITS = hookFileEdits(COPILOT_HOOKS);
  * only place Copilot hands out its context percentage, and only in its interactive terminal UI. Same
  * shape and the same rules as Claude Code's: a command of the user's is chained, never overwritten.
  */
-export function mergeCopilotSettings(before: string | null, invocation: HookInvocation, path: string): SettingsMerge {
-  const doc = new JsonDocument(before ?? '', path);
-  const notes: string[] = [];
-  mergeStatusLine(doc, invocation, COPILOT_STATUS_LINE, path, notes);
-  return { text: doc.result(), notes };
-}
-
-/** The inverse of mergeCopilotSettings: the command it chained restored, every other byte as it was. */
-export function unmergeCopilotSettings(before: string, path: string): SettingsMerge {
-  const notes: string[] = [];
-  const text = restoreStatusLine(before, path, COPILOT_STATUS_LINE, notes);
-  return { text: text === before ? null : text, notes };
-}
+export const { merge: mergeCopilotSettings, unmerge: unmergeCopilotSettings } = settingsEdits(COPILOT_STATUS_LINE, []);

@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { parse } from 'jsonc-parser';
-import { mergeClaudeSettings, unmergeClaudeSettings, type SettingsMerge } from './claude-settings.js';
+import { mergeClaudeSettings, unmergeClaudeSettings } from './claude-settings.js';
 import { clinePlugin } from './cline-plugin.js';
 import { CODEX_HOOKS, mergeCodexHooks } from './codex-hooks.js';
 import { codexHookStates, codexHookTrust, withCodexTrust } from './codex-trust.js';
@@ -13,6 +13,7 @@ import { unifiedDiff } from './line-diff.js';
 import { upsertMarkedBlock } from './marked-block.js';
 import { mergeQwenSettings, unmergeQwenSettings } from './qwen-settings.js';
 import { safeTarget, type InstallIo } from './safe-target.js';
+import type { SettingsEdits } from './settings-edits.js';
 import { CAPSULE_COMMAND } from './slash-command.js';
 import type { Agent, Companions } from './targets.js';
 
@@ -47,12 +48,7 @@ export const CLINE_RULE_FILE = 'session-handoff.md';
 export const HOOK_FILES: Partial<Record<Agent, HookFileEdits>> = { gemini: GEMINI_HOOK_EDITS, copilot: COPILOT_HOOK_EDITS };
 
 /** The agents whose target is a settings file with our status line and hooks: edits that can leave a note. */
-export const SETTINGS_FILES: Partial<
-  Record<
-    Agent,
-    { merge: (before: string | null, invocation: HookInvocation, path: string) => SettingsMerge; unmerge: (before: string, path: string) => SettingsMerge }
-  >
-> = {
+export const SETTINGS_FILES: Partial<Record<Agent, SettingsEdits>> = {
   claude: { merge: mergeClaudeSettings, unmerge: unmergeClaudeSettings },
   qwen: { merge: mergeQwenSettings, unmerge: unmergeQwenSettings },
 };

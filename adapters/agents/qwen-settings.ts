@@ -1,9 +1,7 @@
-import type { SettingsMerge } from './claude-settings.js';
 import { QWEN_GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
-import type { HookInvocation } from './hook-commands.js';
-import { claudeHookEntry, mergeHooks, removeHooks, type HookSpec } from './hook-groups.js';
-import { JsonDocument } from './json-document.js';
-import { mergeStatusLine, QWEN_STATUS_LINE, restoreStatusLine } from './status-line-setting.js';
+import type { HookSpec } from './hook-groups.js';
+import { settingsEdits } from './settings-edits.js';
+import { QWEN_STATUS_LINE } from './status-line-setting.js';
 
 /**
  * Qwen Code hooks in `~/.qwen/settings.json` (user hooks need no folder trust): Claude Code's hook
@@ -21,20 +19,6 @@ export const QWEN_HOOKS: readonly HookSpec[] = [
 
 /**
  * Our hooks and our status line (`ui.statusLine`: Qwen hands its command the context share it computes,
- * in its interactive UI only) merged into that file as small edits; every other byte stays, and a
- * status line command of the user's is chained, never overwritten.
+ * in its interactive UI only) merged into that file as small edits, and taken out again.
  */
-export function mergeQwenSettings(before: string | null, invocation: HookInvocation, path: string): SettingsMerge {
-  const doc = new JsonDocument(before ?? '', path);
-  const notes: string[] = [];
-  mergeStatusLine(doc, invocation, QWEN_STATUS_LINE, path, notes);
-  mergeHooks(doc, QWEN_HOOKS, invocation, claudeHookEntry, path);
-  return { text: doc.result(), notes };
-}
-
-/** The inverse of mergeQwenSettings: our status line and hooks out, every other byte as it was. */
-export function unmergeQwenSettings(before: string, path: string): SettingsMerge {
-  const notes: string[] = [];
-  const text = removeHooks(restoreStatusLine(before, path, QWEN_STATUS_LINE, notes), QWEN_HOOKS, path);
-  return { text: text === before ? null : text, notes };
-}
+export const { merge: mergeQwenSettings, unmerge: unmergeQwenSettings } = settingsEdits(QWEN_STATUS_LINE, QWEN_HOOKS);
