@@ -14,7 +14,9 @@ export const SOURCES = [
   'json-file',
   'gemini-telemetry',
   'copilot-events',
+  'copilot-statusline',
   'qwen-telemetry',
+  'qwen-statusline',
 ] as const;
 
 /**

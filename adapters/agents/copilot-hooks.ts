@@ -1,5 +1,7 @@
 import { COPILOT_GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
 import { hookFileEdits, type HookSpec } from './hook-groups.js';
+import { settingsEdits } from './settings-edits.js';
+import { COPILOT_STATUS_LINE } from './status-line-setting.js';
 
 /**
  * GitHub Copilot CLI hooks (`~/.copilot/hooks/*.json`). Under PascalCase event names Copilot sends
@@ -19,3 +21,10 @@ export const COPILOT_HOOKS: readonly HookSpec[] = [
 
 /** Our hooks merged into (and taken out of) that file as small edits; every other byte stays. */
 export const COPILOT_HOOK_EDITS = hookFileEdits(COPILOT_HOOKS);
+
+/**
+ * Copilot CLI's user settings.json (`$COPILOT_HOME/settings.json`) with our status line merged in: the
+ * only place Copilot hands out its context percentage, and only in its interactive terminal UI. Same
+ * shape and the same rules as Claude Code's: a command of the user's is chained, never overwritten.
+ */
+export const { merge: mergeCopilotSettings, unmerge: unmergeCopilotSettings } = settingsEdits(COPILOT_STATUS_LINE, []);

@@ -14,7 +14,9 @@ export type HookName =
   | 'copilot-session-start'
   | 'copilot-context'
   | 'copilot-event'
+  | 'copilot-statusline'
   | 'qwen-guard'
+  | 'qwen-statusline'
   | 'cline-guard'
   | 'cline-session-start'
   | 'cline-context';
@@ -49,9 +51,12 @@ export function hookCommand(invocation: HookInvocation, name: HookName): string 
   return `${invocation.handoff} hook ${name}${stateDir}`;
 }
 
+/** The hooks an agent runs as its status line command. */
+export type StatusLineHook = Extract<HookName, 'claude-statusline' | 'copilot-statusline' | 'qwen-statusline'>;
+
 /** The status line command that also runs the user's previous one; `--chain` stays last so it can be read back. */
-export function chainedStatusline(invocation: HookInvocation, previous: string | null): string {
-  const base = hookCommand(invocation, 'claude-statusline');
+export function chainedStatusline(invocation: HookInvocation, name: StatusLineHook, previous: string | null): string {
+  const base = hookCommand(invocation, name);
   return previous === null ? base : `${base}${CHAIN_FLAG}${shellQuote(previous)}`;
 }
 
@@ -63,9 +68,9 @@ export function isOurHook(command: string, name: HookName): boolean {
  * The previous command chained by one of our status line commands: null when nothing is chained,
  * undefined when the command was edited into a shape we did not write (then it is left alone).
  */
-export function chainedCommand(command: string): string | null | undefined {
+export function chainedCommand(command: string, name: StatusLineHook): string | null | undefined {
   // The first flag after our hook name: the chained command may itself contain ' --chain '.
-  const at = command.indexOf(CHAIN_FLAG, command.search(/\shook\s+claude-statusline/));
+  const at = command.indexOf(CHAIN_FLAG, command.search(new RegExp(`\\shook\\s+${name}`)));
   if (at < 0) return null;
   const quoted = command.slice(at + CHAIN_FLAG.length);
   const match = /^'((?:[^']|'\\'')*)'$/.exec(quoted);

@@ -1,18 +1,19 @@
 import { dirname, join } from 'node:path';
 import { parse } from 'jsonc-parser';
-import { mergeClaudeSettings } from './claude-settings.js';
+import { mergeClaudeSettings, unmergeClaudeSettings } from './claude-settings.js';
 import { clinePlugin } from './cline-plugin.js';
 import { CODEX_HOOKS, mergeCodexHooks } from './codex-hooks.js';
 import { codexHookStates, codexHookTrust, withCodexTrust } from './codex-trust.js';
-import { COPILOT_HOOK_EDITS } from './copilot-hooks.js';
+import { COPILOT_HOOK_EDITS, mergeCopilotSettings } from './copilot-hooks.js';
 import { GEMINI_HOOK_EDITS } from './gemini-settings.js';
 import type { HookFileEdits } from './hook-groups.js';
 import type { HookInvocation } from './hook-commands.js';
 import { AGENT_INSTRUCTIONS } from './instructions.js';
 import { unifiedDiff } from './line-diff.js';
 import { upsertMarkedBlock } from './marked-block.js';
-import { QWEN_HOOK_EDITS } from './qwen-settings.js';
+import { mergeQwenSettings, unmergeQwenSettings } from './qwen-settings.js';
 import { safeTarget, type InstallIo } from './safe-target.js';
+import type { SettingsEdits } from './settings-edits.js';
 import { CAPSULE_COMMAND } from './slash-command.js';
 import type { Agent, Companions } from './targets.js';
 
@@ -44,12 +45,18 @@ export interface FileOutcome {
 export const CLINE_RULE_FILE = 'session-handoff.md';
 
 /** The agents whose target is a JSON file where our part is hooks alone. */
-export const HOOK_FILES: Partial<Record<Agent, HookFileEdits>> = { gemini: GEMINI_HOOK_EDITS, copilot: COPILOT_HOOK_EDITS, qwen: QWEN_HOOK_EDITS };
+export const HOOK_FILES: Partial<Record<Agent, HookFileEdits>> = { gemini: GEMINI_HOOK_EDITS, copilot: COPILOT_HOOK_EDITS };
+
+/** The agents whose target is a settings file with our status line and hooks: edits that can leave a note. */
+export const SETTINGS_FILES: Partial<Record<Agent, SettingsEdits>> = {
+  claude: { merge: mergeClaudeSettings, unmerge: unmergeClaudeSettings },
+  qwen: { merge: mergeQwenSettings, unmerge: unmergeQwenSettings },
+};
 
 /**
  * What `handoff install AGENT` would change in `target` and its companions. Claude Code gets its
  * settings merged and the `/handoff-capsule` command; Gemini CLI its settings.json hooks and a
- * GEMINI.md block; Copilot CLI a hooks file of ours; Qwen Code its settings.json hooks; the others get our instructions as a marked block, which leaves the user's own
+ * GEMINI.md block; Copilot CLI a hooks file of ours and its settings.json our status line; Qwen Code its settings.json hooks and status line; the others get our instructions as a marked block, which leaves the user's own
  * text alone, and Codex its hooks.json merged. For Cline a `.clinerules` directory (or none yet)
  * gets a file of ours, a single `.clinerules` file the block, and its plugins directory our plugin. Every path is checked before it is
  * read (safe-target.ts): a link inside a repository is refused, a read-only file too.
@@ -70,9 +77,10 @@ export async function planInstall(
     const after = edit(before, writePath);
     changes.push({ path, writePath, before, after: after === before ? null : after });
   };
-  if (agent === 'claude') {
+  const settings = SETTINGS_FILES[agent];
+  if (settings !== undefined) {
     await change(target, (before) => {
-      const merged = mergeClaudeSettings(before, invocation, target);
+      const merged = settings.merge(before, invocation, target);
       notes.push(...merged.notes);
       return merged.text;
     });
@@ -96,6 +104,14 @@ export async function planInstall(
     // The whole file is ours, like the slash command: rewritten when it differs (a backup kept, under a name Cline does not load).
     const text = clinePlugin(invocation);
     await change(companions.clinePlugin, (before) => (before === text ? null : text));
+  }
+  if (companions.copilotSettings !== null) {
+    const path = companions.copilotSettings;
+    await change(path, (before) => {
+      const merged = mergeCopilotSettings(before, invocation, path);
+      notes.push(...merged.notes);
+      return merged.text;
+    });
   }
   if (companions.codexHooks !== null) {
     const path = companions.codexHooks;

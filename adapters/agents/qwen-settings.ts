@@ -1,5 +1,7 @@
 import { QWEN_GUARDED_TOOLS_MATCHER } from './guarded-tools.js';
-import { hookFileEdits, type HookSpec } from './hook-groups.js';
+import type { HookSpec } from './hook-groups.js';
+import { settingsEdits } from './settings-edits.js';
+import { QWEN_STATUS_LINE } from './status-line-setting.js';
 
 /**
  * Qwen Code hooks in `~/.qwen/settings.json` (user hooks need no folder trust): Claude Code's hook
@@ -15,5 +17,8 @@ export const QWEN_HOOKS: readonly HookSpec[] = [
   { event: 'StopFailure', name: 'claude-event', matcher: 'rate_limit' },
 ];
 
-/** Our hooks merged into (and taken out of) that file as small edits; every other byte stays. */
-export const QWEN_HOOK_EDITS = hookFileEdits(QWEN_HOOKS);
+/**
+ * Our hooks and our status line (`ui.statusLine`: Qwen hands its command the context share it computes,
+ * in its interactive UI only) merged into that file as small edits, and taken out again.
+ */
+export const { merge: mergeQwenSettings, unmerge: unmergeQwenSettings } = settingsEdits(QWEN_STATUS_LINE, QWEN_HOOKS);

@@ -29,11 +29,13 @@ export function defaultTarget(agent: Agent, env: NodeJS.ProcessEnv, home: string
       return join(repoRoot, '.clinerules');
     case 'copilot':
       // A file of our own among the user's hook files: Copilot CLI reads every *.json there.
-      return join(nonEmpty(env['COPILOT_HOME']) ?? join(home, '.copilot'), 'hooks', 'session-handoff.json');
+      return join(copilotHome(env, home), 'hooks', 'session-handoff.json');
     case 'qwen':
       return join(nonEmpty(env['QWEN_HOME']) ?? join(home, '.qwen'), 'settings.json');
   }
 }
+
+const copilotHome = (env: NodeJS.ProcessEnv, home: string): string => nonEmpty(env['COPILOT_HOME']) ?? join(home, '.copilot');
 
 const codexHome = (env: NodeJS.ProcessEnv, home: string): string => nonEmpty(env['CODEX_HOME']) ?? join(home, '.codex');
 
@@ -50,6 +52,8 @@ export interface Companions {
   readonly instructions: string | null;
   /** Cline: the plugin that guards edits and gives the pickup (its rules file is the target). */
   readonly clinePlugin: string | null;
+  /** Copilot CLI: the user settings.json that gets our status line (its hooks file is the target). */
+  readonly copilotSettings: string | null;
 }
 
 /**
@@ -59,11 +63,12 @@ export interface Companions {
  * else in the `.codex/` of the AGENTS.md's directory (a repository's). Gemini CLI reads GEMINI.md
  * from its user dir (`~/.gemini/GEMINI.md`) and from a project's root: beside the settings file in
  * the user dir, else in the directory that holds the project's `.gemini/`. Cline loads every plugin
- * in its config dir, whichever repository the rules file was written to.
+ * in its config dir, whichever repository the rules file was written to. Copilot CLI takes its status
+ * line from its user settings.json.
  */
 export function companionTargets(agent: Agent, target: string, env: NodeJS.ProcessEnv, home: string): Companions {
   const dir = dirname(target);
-  const none: Companions = { slashCommand: null, codexHooks: null, instructions: null, clinePlugin: null };
+  const none: Companions = { slashCommand: null, codexHooks: null, instructions: null, clinePlugin: null, copilotSettings: null };
   switch (agent) {
     case 'claude':
       return { ...none, slashCommand: join(dir, 'commands', CAPSULE_COMMAND_FILE) };
@@ -78,6 +83,9 @@ export function companionTargets(agent: Agent, target: string, env: NodeJS.Proce
     case 'cline':
       // User-wide, like the other agents' hooks: Cline reads plugins from its config dir ($CLINE_DIR, else ~/.cline).
       return { ...none, clinePlugin: join(nonEmpty(env['CLINE_DIR']) ?? join(home, '.cline'), 'plugins', CLINE_PLUGIN_FILE) };
+    case 'copilot':
+      // User-wide, wherever the hooks file went: Copilot reads a status line only from its user settings.
+      return { ...none, copilotSettings: join(copilotHome(env, home), 'settings.json') };
     default:
       return none;
   }

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { unmergeClaudeSettings } from './claude-settings.js';
 import { clinePluginState } from './cline-plugin.js';
 import { unmergeCodexHooks } from './codex-hooks.js';
-import { CLINE_RULE_FILE, HOOK_FILES, type FileChange, type InstallPlan } from './install.js';
+import { unmergeCopilotSettings } from './copilot-hooks.js';
+import { CLINE_RULE_FILE, HOOK_FILES, SETTINGS_FILES, type FileChange, type InstallPlan } from './install.js';
 import { removeMarkedBlock } from './marked-block.js';
 import { safeTarget, type InstallIo } from './safe-target.js';
 import { CAPSULE_COMMAND } from './slash-command.js';
@@ -28,11 +28,12 @@ export async function planUninstall(agent: Agent, target: string, io: InstallIo,
   };
   const blank = (text: string) => text.trim() === '';
   const block = (path: string) => change(path, (before) => removeMarkedBlock(before, path), blank);
-  if (agent === 'claude') {
+  const settings = SETTINGS_FILES[agent];
+  if (settings !== undefined) {
     await change(
       target,
       (before) => {
-        const unmerged = unmergeClaudeSettings(before, target);
+        const unmerged = settings.unmerge(before, target);
         notes.push(...unmerged.notes);
         return unmerged.text;
       },
@@ -68,6 +69,18 @@ export async function planUninstall(agent: Agent, target: string, io: InstallIo,
         return null;
       },
       blank,
+    );
+  }
+  if (companions.copilotSettings !== null) {
+    const path = companions.copilotSettings;
+    await change(
+      path,
+      (before) => {
+        const unmerged = unmergeCopilotSettings(before, path);
+        notes.push(...unmerged.notes);
+        return unmerged.text;
+      },
+      emptyObject,
     );
   }
   if (companions.codexHooks !== null) {

@@ -1,18 +1,8 @@
 import type { Metric, Reading } from '../../schemas/telemetry.schema.js';
 import type { AdapterResult, ParseContext, UnknownMetric } from './adapter-contract.js';
 import { reading, result, sha256Hex, type Stamp } from './record-builders.js';
-import {
-  EPOCH_SECONDS_RANGE,
-  EXECUTOR_MAX_LENGTH,
-  lenientString,
-  missingWord,
-  numberField,
-  parseJsonObject,
-  PERCENT_RANGE,
-  recordField,
-  type JsonRecord,
-  type ShapeSpec,
-} from './shape.js';
+import { EPOCH_SECONDS_RANGE, missingWord, numberField, parseJsonObject, PERCENT_RANGE, recordField, type JsonRecord, type ShapeSpec } from './shape.js';
+import { contextPercent, statusLineRoute } from './status-line-payload.js';
 
 const SPEC: ShapeSpec = {
   adapter: 'claude-statusline',
@@ -41,9 +31,7 @@ const SPEND: { key: string; metric: Metric } = { key: 'spend_limit', metric: 'sp
  */
 export function parseClaudeStatusline(raw: string, ctx: ParseContext): AdapterResult {
   const payload = parseJsonObject(SPEC, raw);
-  const executor = lenientString(payload, 'session_id', EXECUTOR_MAX_LENGTH);
-  const workspace = recordField(payload, 'workspace', 'workspace');
-  const cwd = lenientString(payload, 'cwd') ?? lenientString('value' in workspace ? workspace.value : null, 'current_dir');
+  const { executor, cwd } = statusLineRoute(payload);
   const stamp: Stamp = {
     source: 'claude-statusline',
     observedAt: ctx.observedAt.toISOString(),
@@ -53,25 +41,13 @@ export function parseClaudeStatusline(raw: string, ctx: ParseContext): AdapterRe
   const readings: Reading[] = [];
   const unknown: UnknownMetric[] = [];
 
-  const contextWindow = recordField(payload, 'context_window', 'context_window');
-  if ('bad' in contextWindow) {
-    unknown.push({ metric: 'context', reason: contextWindow.bad });
-  } else if (contextWindow.value === null) {
+  const context = contextPercent(payload, 'used_percentage', {
     // Claude Code 1.0.x (hook_event_name "Status") sent no context_window at all.
-    unknown.push({ metric: 'context', reason: `context_window is ${missingWord(payload, 'context_window')} (Claude Code before 2.x sends none)` });
-  } else {
-    const used = numberField(contextWindow.value, 'used_percentage', 'context_window.used_percentage', PERCENT_RANGE);
-    if ('bad' in used) {
-      unknown.push({ metric: 'context', reason: used.bad });
-    } else if (used.value === null) {
-      unknown.push({
-        metric: 'context',
-        reason: `context_window.used_percentage is ${missingWord(contextWindow.value, 'used_percentage')} (not reported yet in this session)`,
-      });
-    } else {
-      readings.push(reading(stamp, 'context', used.value, null));
-    }
-  }
+    absent: 'Claude Code before 2.x sends none',
+    unset: 'not reported yet in this session',
+  });
+  if (typeof context === 'number') readings.push(reading(stamp, 'context', context, null));
+  else unknown.push(context);
 
   const rateLimits = recordField(payload, 'rate_limits', 'rate_limits');
   // A spend limit is set on some accounts only: its absence is no news, so it is read only when present.

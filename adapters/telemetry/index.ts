@@ -5,9 +5,11 @@ import { parseClaudeHook } from './claude-hook.js';
 import { parseClaudeStatusline } from './claude-statusline.js';
 import { parseCodexRollout } from './codex-rollout.js';
 import { parseCopilotEvents } from './copilot-events.js';
+import { parseCopilotStatusline } from './copilot-statusline.js';
 import { parseGeminiTelemetry, parseQwenTelemetry } from './gemini-telemetry.js';
 import { parseJsonFile } from './json-file.js';
 import { parseOpenaiHeaders } from './openai-headers.js';
+import { parseQwenStatusline } from './qwen-statusline.js';
 
 export type { Adapter, AdapterResult, AgentEvent, ParseContext, PayloadRoute, SkippedLine, UnknownMetric } from './adapter-contract.js';
 export { parseAnthropicHeaders } from './anthropic-headers.js';
@@ -15,9 +17,11 @@ export { parseClaudeHook } from './claude-hook.js';
 export { parseClaudeStatusline } from './claude-statusline.js';
 export { parseCodexRollout, rolloutRoute } from './codex-rollout.js';
 export { parseCopilotEvents } from './copilot-events.js';
+export { parseCopilotStatusline } from './copilot-statusline.js';
 export { parseGeminiTelemetry, parseQwenTelemetry, RECENT_ERROR_MS } from './gemini-telemetry.js';
 export { parseJsonFile } from './json-file.js';
 export { parseOpenaiHeaders } from './openai-headers.js';
+export { parseQwenStatusline } from './qwen-statusline.js';
 export { parseProviderErrorBody, type Provider } from './provider-error-body.js';
 export { isZeroPlaceholder, ZERO_PLACEHOLDER_REASON } from './zero-placeholder.js';
 
@@ -34,7 +38,9 @@ export const ADAPTERS: Readonly<Record<Source, Adapter>> = Object.freeze({
   'json-file': parseJsonFile,
   'gemini-telemetry': parseGeminiTelemetry,
   'copilot-events': parseCopilotEvents,
+  'copilot-statusline': parseCopilotStatusline,
   'qwen-telemetry': parseQwenTelemetry,
+  'qwen-statusline': parseQwenStatusline,
 } satisfies Record<Source, Adapter>);
 
 /** Lookup by a user-typed name: own keys only, so `constructor` or `__proto__` find nothing. */

@@ -70,8 +70,8 @@ const NAMES: Readonly<Record<DoctorAgent, readonly HookName[]>> = {
   codex: namesOf(CODEX_HOOKS),
   gemini: namesOf(GEMINI_HOOKS),
   opencode: [],
-  copilot: namesOf(COPILOT_HOOKS),
-  qwen: namesOf(QWEN_HOOKS),
+  copilot: [...namesOf(COPILOT_HOOKS), 'copilot-statusline'],
+  qwen: [...namesOf(QWEN_HOOKS), 'qwen-statusline'],
   cline: Object.values(CLINE_PLUGIN_HOOKS),
 };
 
@@ -80,9 +80,15 @@ export const TELEMETRY_SOURCES: Readonly<Record<DoctorAgent, readonly Source[]>>
   codex: ['codex-rollout'],
   gemini: ['gemini-telemetry'],
   opencode: [],
-  copilot: ['copilot-events'],
-  qwen: ['qwen-telemetry'],
+  copilot: ['copilot-events', 'copilot-statusline'],
+  qwen: ['qwen-telemetry', 'qwen-statusline'],
   cline: [],
+};
+
+/** The status lines the installer writes besides hooks, where it keeps them (Claude Code's is found with its hooks). */
+const STATUS_LINES: Partial<Record<DoctorAgent, { readonly hook: HookName; readonly key: string }>> = {
+  copilot: { hook: 'copilot-statusline', key: 'statusLine' },
+  qwen: { hook: 'qwen-statusline', key: 'ui.statusLine' },
 };
 
 /**
@@ -106,8 +112,10 @@ async function readText(path: string): Promise<string | null> {
 function commandsOf(json: unknown): string[] {
   const found: string[] = [];
   const root = typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : {};
-  const statusLine = root['statusLine'] as { command?: unknown } | undefined;
-  if (typeof statusLine?.command === 'string') found.push(statusLine.command);
+  // Qwen Code keeps its status line under `ui`.
+  const ui = root['ui'] as { statusLine?: { command?: unknown } } | undefined;
+  for (const statusLine of [root['statusLine'] as { command?: unknown } | undefined, ui?.statusLine])
+    if (typeof statusLine?.command === 'string') found.push(statusLine.command);
   const hooks = root['hooks'];
   if (typeof hooks !== 'object' || hooks === null) return found;
   for (const groups of Object.values(hooks as Record<string, unknown>)) {
@@ -168,6 +176,14 @@ async function checkCline(where: DoctorEnv, telemetry: AgentCheck['telemetry']):
   };
 }
 
+/** The status line command in Copilot CLI's settings.json, as a list of none or one. */
+async function copilotStatusLine(where: DoctorEnv): Promise<string[]> {
+  const path = companionTargets('copilot', defaultTarget('copilot', where.env, where.home, where.repo), where.env, where.home).copilotSettings ?? '';
+  const text = await readText(path);
+  const command = text === null ? undefined : (parse(text) as { statusLine?: { command?: unknown } } | null)?.statusLine?.command;
+  return typeof command === 'string' ? [command] : [];
+}
+
 /** What `handoff doctor` says of one agent, from its own config files (read only) and the daemon's readings. */
 export async function checkAgent(agent: DoctorAgent, where: DoctorEnv): Promise<AgentCheck> {
   const { env, home } = where;
@@ -184,7 +200,9 @@ export async function checkAgent(agent: DoctorAgent, where: DoctorEnv): Promise<
   const config = agent === 'codex' ? (companionTargets('codex', target, env, home).codexHooks ?? join(dirname(target), 'hooks.json')) : target;
   const text = await readText(config);
   const json: unknown = text === null ? null : parse(text);
-  const ours = commandsOf(json).filter((command) => NAMES[agent].some((name) => isOurHook(command, name)));
+  // Copilot CLI: the hooks in a file of ours, the status line in its settings.json.
+  const settings = agent === 'copilot' ? await copilotStatusLine(where) : null;
+  const ours = [...commandsOf(json), ...(settings ?? [])].filter((command) => NAMES[agent].some((name) => isOurHook(command, name)));
   if (ours.length === 0) return { agent, config, installed: false, live: false, hooks: [], missing: [], step: `\`handoff install ${agent}\``, telemetry };
   const problemOf = hookProblem(where);
   let hooks: HookCheck[] = ours.map((command) => ({ command, problem: problemOf(command) }));
@@ -194,6 +212,8 @@ export async function checkAgent(agent: DoctorAgent, where: DoctorEnv): Promise<
     hooks = trust.map((hook) => ({ command: hook.command, problem: problemOf(hook.command), trust: hook.trust }));
   }
   const missing = missingHooks(text ?? '', SPECS[agent], config).map((spec) => `${spec.event} (${spec.name})`);
+  const line = STATUS_LINES[agent];
+  if (line !== undefined && !ours.some((command) => isOurHook(command, line.hook))) missing.push(`${line.key} (${line.hook})`);
   const broken = hooks.some((hook) => hook.problem !== null);
   const untrusted = hooks.some((hook) => hook.trust !== undefined && hook.trust !== 'trusted');
   const step = broken

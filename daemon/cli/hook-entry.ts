@@ -21,13 +21,15 @@ const HOOKS: Readonly<Record<HookName, () => Promise<Hook>>> = {
   'gemini-guard': async () => (await import('./hooks/guard.js')).geminiGuardHook,
   'gemini-session-start': async () => (await import('./hooks/session-start-json.js')).geminiSessionStartHook,
   'gemini-context': async () => (await import('./hooks/context.js')).contextHook,
-  // Copilot CLI: Claude's payloads, its own answers (top-level fields); its 429 from its session log.
+  // Copilot CLI: Claude's payloads, its own answers (top-level fields); its 429 from its session log, its context % from its status line.
   'copilot-guard': async () => (await import('./hooks/guard.js')).copilotGuardHook,
   'copilot-session-start': async () => (await import('./hooks/session-start-json.js')).copilotSessionStartHook,
   'copilot-context': async () => (await import('./hooks/context.js')).copilotContextHook,
   'copilot-event': async () => (await import('./hooks/copilot-event.js')).copilotEventHook,
+  'copilot-statusline': async () => (await import('./hooks/statusline.js')).copilotStatuslineHook,
   // Qwen Code: Claude's protocol (its session-start and context hooks serve it); only the tool ids differ.
   'qwen-guard': async () => (await import('./hooks/guard.js')).qwenGuardHook,
+  'qwen-statusline': async () => (await import('./hooks/statusline.js')).qwenStatuslineHook,
   // Cline: our plugin starts these (Claude's payloads) and hands their answers to Cline as its own.
   'cline-guard': async () => (await import('./hooks/guard.js')).clineGuardHook,
   'cline-session-start': async () => (await import('./hooks/session-start-json.js')).clineSessionStartHook,
@@ -38,6 +40,8 @@ const HOOKS: Readonly<Record<HookName, () => Promise<Hook>>> = {
 const GUARD_FAILED = JSON.stringify({ systemMessage: 'handoff: the lease guard failed; it is not enforcing' });
 const FALLBACK: Partial<Record<HookName, string>> = {
   'claude-statusline': 'handoff: hook failed',
+  'copilot-statusline': 'handoff: hook failed',
+  'qwen-statusline': 'handoff: hook failed',
   'claude-guard': GUARD_FAILED,
   'gemini-guard': GUARD_FAILED,
   'copilot-guard': GUARD_FAILED,

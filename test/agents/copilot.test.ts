@@ -1,10 +1,13 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../support/daemon.js';
 import { agentCache, agentOrSkip, VERSIONS, type InstalledAgent } from './support/agent-install.js';
 import { doctorOf, expectGuardAtHandoffReady, expectPrepareNotice, type ChatAgentRig } from './support/chat-agent-checks.js';
 import { answersToolCall, startChatCompletionsMock, toolResults, type ChatTurn } from './support/mock-chat-completions.js';
 import type { MockProvider } from './support/mock-server.js';
+import { startPty } from './support/pty.js';
+import { readingsOf } from './support/readings.js';
 import { run, startScene, type Scene } from './support/scene.js';
 
 /**
@@ -26,6 +29,11 @@ import { run, startScene, type Scene } from './support/scene.js';
  *   SessionEnd hook with `reason: "error"`.
  * - The native binary unpacks about 235 MB of JavaScript on first run: into the agent cache here
  *   (`COPILOT_PKG_CACHE_HOME`), not into each scene's HOME.
+ * - `statusLine.command` of `~/.copilot/settings.json` runs only in the interactive UI (not with `-p`),
+ *   every `refreshInterval` seconds, from the first render on. Its stdin is Claude-shaped; the context
+ *   share Copilot shows is `context_window.current_context_used_percentage` (0 over 0 counted tokens
+ *   before the first model call); its `used_percentage` is the session's cumulative tokens over the window.
+ * - Interactive Copilot asks whether to trust the folder before it sends the prompt (not with `COPILOT_ALLOW_ALL=true`).
  */
 
 let agent: InstalledAgent | undefined;
@@ -33,6 +41,9 @@ let mock: MockProvider;
 let scene: Scene;
 let next: ChatTurn = { text: 'done' };
 let tool: ChatTurn | null = null;
+/** What the user had in Copilot's settings.json before the install: a status line of their own, which saves what Copilot sent it. */
+let userSettings = '';
+const seen = () => join(scene.home, 'statusline-seen.json');
 
 beforeAll(async () => {
   agent = await agentOrSkip('copilot');
@@ -45,6 +56,9 @@ beforeAll(async () => {
     COPILOT_MODEL: 'mock-model',
     COPILOT_PKG_CACHE_HOME: join(agentCache(), 'copilot-pkg'),
   });
+  mkdirSync(join(scene.home, '.copilot'));
+  userSettings = `${JSON.stringify({ statusLine: { type: 'command', command: `cat > "$HOME/.seen" && mv "$HOME/.seen" "${seen()}"; echo mine` } }, null, 2)}\n`;
+  writeFileSync(join(scene.home, '.copilot', 'settings.json'), userSettings);
   const installed = await scene.handoff(['install', 'copilot']);
   expect(installed.code, installed.stderr).toBe(0);
 }, 300_000);
@@ -69,13 +83,56 @@ const rig: ChatAgentRig = {
   },
 };
 
+/**
+ * Stops the terminal and the Copilot in it: `script` dies at once, Copilot (another session, the pty's)
+ * gets a hangup and shuts down on its own; it is waited for, then killed by its pid (its log's name holds it).
+ */
+async function stopCopilot(tui: ReturnType<typeof startPty>): Promise<void> {
+  await tui.stop();
+  const logs = join(scene.home, '.copilot', 'logs');
+  const pids = (existsSync(logs) ? readdirSync(logs) : []).flatMap((name) => /^process-\d+-(\d+)\.log$/.exec(name)?.[1] ?? []).map(Number);
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  await until('Copilot to exit', async () => (pids.some(alive) ? undefined : true), 10_000).catch(() => {
+    for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL');
+  });
+}
+
 describe.sequential(`Copilot CLI ${VERSIONS.copilot.version}, end to end`, () => {
   it('doctor: the hooks are live', async (ctx) => {
     if (!agent) return ctx.skip();
     expect(await doctorOf(scene, 'copilot')).toMatchObject({ live: true });
   }, 60_000);
 
-  // Copilot CLI reports no percentage on disk, so PREPARE is entered by hand here, as an operator would.
+  it("its interactive UI runs the status line: the daemon gets the context percentage Copilot computed, the user's own command still runs", async (ctx) => {
+    if (!agent) return ctx.skip();
+    // COPILOT_ALLOW_ALL: no folder-trust dialog before the prompt (what `--allow-all` answers too).
+    const tui = startPty(agent.bin, ['-i', 'say hi'], { cwd: scene.repo, env: { ...scene.env, COPILOT_ALLOW_ALL: 'true' } });
+    try {
+      // Before its first model call Copilot sends 0 % over 0 counted tokens: no reading until the turn is counted.
+      const { context } = await readingsOf(scene, 'copilot-statusline', ['context'], 40_000);
+      const sent = JSON.parse(readFileSync(seen(), 'utf8')) as {
+        session_id: string;
+        context_window: { current_context_tokens: number; current_context_used_percentage: number };
+      };
+      expect(sent.context_window.current_context_tokens).toBeGreaterThan(0);
+      expect(context).toMatchObject({ used_percent: sent.context_window.current_context_used_percentage, resets_at: null, executor: sent.session_id });
+      expect(mock.requests.length).toBeGreaterThan(0);
+      // The user's line first, then ours: the state, and the context just sent (Copilot redraws only what changed, so in two pieces).
+      const shown = (screen: string) => screen.includes('mine | handoff NORMAL') && screen.includes(`· ctx ${context?.used_percent}%`);
+      await until('the status line', async () => (shown(tui.screen()) ? true : undefined), 20_000);
+    } finally {
+      await stopCopilot(tui);
+    }
+  }, 60_000);
+
+  // Copilot CLI reports no quota on disk, so PREPARE is entered by hand here, as an operator would.
   it('the PREPARE notice reaches the model through the UserPromptSubmit hook', async (ctx) => {
     if (!agent) return ctx.skip();
     await expectPrepareNotice(rig);
@@ -118,6 +175,8 @@ describe.sequential(`Copilot CLI ${VERSIONS.copilot.version}, end to end`, () =>
     const removed = await scene.handoff(['uninstall', 'copilot']);
     expect(removed.code, removed.stderr).toBe(0);
     expect(existsSync(hooks)).toBe(false);
+    // The user's settings.json is theirs again, byte for byte: their status line command restored.
+    expect(readFileSync(join(scene.home, '.copilot', 'settings.json'), 'utf8')).toBe(userSettings);
     // What stays is the backup the second install kept of the first one's file.
     expect(readdirSync(join(scene.home, '.copilot', 'hooks'))).toEqual([expect.stringMatching(/^session-handoff\.json\.handoff-backup-/)]);
     expect(good).toContain('hook copilot-guard');

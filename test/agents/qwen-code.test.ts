@@ -1,10 +1,13 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../support/daemon.js';
 import { agentOrSkip, VERSIONS, type InstalledAgent } from './support/agent-install.js';
 import { doctorOf, expectGuardAtHandoffReady, expectPrepareNotice, type ChatAgentRig } from './support/chat-agent-checks.js';
 import { answersToolCall, startChatCompletionsMock, type ChatTurn } from './support/mock-chat-completions.js';
 import type { MockProvider } from './support/mock-server.js';
+import { startPty } from './support/pty.js';
+import { readingsOf } from './support/readings.js';
 import { run, startScene, type Scene } from './support/scene.js';
 
 /**
@@ -23,6 +26,11 @@ import { run, startScene, type Scene } from './support/scene.js';
  *   flushed to the outfile may be lost). Each attempt writes a `qwen-code.api_error` record
  *   (`status_code` 429, `error.type` "RateLimitError") and a `qwen-code.api_retry` to the telemetry
  *   outfile, in Gemini CLI's file-exporter layout.
+ * - `ui.statusLine` (command mode) runs only in the interactive UI. Its stdin's
+ *   `context_window.used_percentage` is Qwen's own figure: the last prompt's tokens over the model's
+ *   window, rounded to 0.1. It is 0 before the first request, and always 0 for a model whose window Qwen
+ *   does not know (`context_window_size` 0, as for this mock's model): the user's settings name the
+ *   window here (`model.generationConfig.contextWindowSize`), as a user of such a model would.
  */
 
 let agent: InstalledAgent | undefined;
@@ -34,6 +42,9 @@ const next: ChatTurn = { text: 'done' };
 /** How many of the next requests the mock refuses with a 429 before it answers again. */
 let refusals = 0;
 let tool: ChatTurn | null = null;
+/** The user's own `ui` settings, a status line command of theirs among them (it saves what Qwen sent it). */
+let userUi: Record<string, unknown> = {};
+const seen = () => join(scene.home, 'statusline-seen.json');
 
 beforeAll(async () => {
   agent = await agentOrSkip('qwen-code');
@@ -54,6 +65,10 @@ beforeAll(async () => {
   outfile = join(scene.home, 'qwen-telemetry.log');
   settings = join(scene.home, '.qwen', 'settings.json');
   mkdirSync(join(scene.home, '.qwen'));
+  userUi = {
+    enableFollowupSuggestions: false,
+    statusLine: { type: 'command', command: `cat > "$HOME/.seen" && mv "$HOME/.seen" "${seen()}"; echo mine` },
+  };
   // The user's own settings: local file telemetry (the source of the api_error records), no usage
   // statistics, no updates; no background memory agents or suggestions (each is more model calls per run).
   const userSettings = `${JSON.stringify(
@@ -61,7 +76,8 @@ beforeAll(async () => {
       general: { disableAutoUpdate: true, disableUpdateNag: true },
       privacy: { usageStatisticsEnabled: false },
       memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false, enableAutoSkill: false },
-      ui: { enableFollowupSuggestions: false },
+      ui: userUi,
+      model: { generationConfig: { contextWindowSize: 128_000 } },
       telemetry: { enabled: true, target: 'local', otlpEndpoint: '', outfile },
     },
     null,
@@ -96,10 +112,53 @@ const rig: ChatAgentRig = {
   },
 };
 
+/**
+ * Waits for every process working in `dir` (the agent the pty ran, which gets a hangup and shuts down
+ * on its own) to exit, and kills by pid any still there after 10 s.
+ */
+async function untilGone(dir: string): Promise<void> {
+  const inDir = () =>
+    readdirSync('/proc')
+      .filter((pid) => /^\d+$/.test(pid))
+      .filter((pid) => {
+        try {
+          return readlinkSync(`/proc/${pid}/cwd`) === dir;
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+  await until('the agent to exit', async () => (inDir().length === 0 ? true : undefined), 10_000).catch(() => {
+    for (const pid of inDir()) process.kill(pid, 'SIGKILL');
+  });
+}
+
 describe.sequential(`Qwen Code ${VERSIONS['qwen-code'].version}, end to end`, () => {
   it('doctor: the hooks are live', async (ctx) => {
     if (!agent) return ctx.skip();
     expect(await doctorOf(scene, 'qwen')).toMatchObject({ live: true });
+  }, 60_000);
+
+  it("its interactive UI runs the status line: the daemon gets the context percentage Qwen computed, the user's own command still runs", async (ctx) => {
+    if (!agent) return ctx.skip();
+    const args = ['-i', 'say hi', '--auth-type', 'openai', '--openai-base-url', `${mock.url}/v1`, '--model', 'mock-model', '--yolo'];
+    const tui = startPty(agent.bin, args, { cwd: scene.repo, env: scene.env });
+    try {
+      // Before its first request Qwen sends 0 over 0 prompt tokens: no reading until the turn is counted.
+      const { context } = await readingsOf(scene, 'qwen-statusline', ['context'], 40_000);
+      const sent = JSON.parse(readFileSync(seen(), 'utf8')) as {
+        session_id: string;
+        context_window: { context_window_size: number; current_usage: number; used_percentage: number };
+      };
+      expect(sent.context_window).toMatchObject({ context_window_size: 128_000, current_usage: 1000 });
+      expect(context).toMatchObject({ used_percent: sent.context_window.used_percentage, resets_at: null, executor: sent.session_id });
+      // The user's line first, then ours: the state, and the context just sent.
+      const shown = (screen: string) => screen.includes('mine | handoff NORMAL') && screen.includes(`· ctx ${context?.used_percent}%`);
+      await until('the status line', async () => (shown(tui.screen()) ? true : undefined), 20_000);
+    } finally {
+      await tui.stop();
+      await untilGone(scene.repo);
+    }
   }, 60_000);
 
   // Qwen Code reports no quota percentage, so PREPARE is entered by hand here, as an operator would.
@@ -136,7 +195,8 @@ describe.sequential(`Qwen Code ${VERSIONS['qwen-code'].version}, end to end`, ()
     expect(JSON.stringify(before['hooks'])).toContain('hook qwen-guard');
     const removed = await scene.handoff(['uninstall', 'qwen']);
     expect(removed.code, removed.stderr).toBe(0);
-    const rest = Object.fromEntries(Object.entries(before).filter(([key]) => key !== 'hooks'));
+    // The user's status line command is theirs again.
+    const rest = { ...Object.fromEntries(Object.entries(before).filter(([key]) => key !== 'hooks')), ui: userUi };
     expect(JSON.parse(readFileSync(settings, 'utf8'))).toEqual(rest);
     expect(Object.keys(rest)).toEqual(expect.arrayContaining(['general', 'privacy', 'telemetry']));
   }, 60_000);

@@ -1,4 +1,4 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
@@ -92,6 +92,27 @@ describe('handoff hook claude-statusline', () => {
     expect(run.stdout).toBe('mine:3f0c9a52 | handoff NORMAL · 7d 41.2% · ctx 59%\n');
     const broken = await hook('claude-statusline', statuslinePayload(repo, 20), '--chain', 'exit 3');
     expect([broken.code, broken.stdout]).toEqual([0, 'handoff NORMAL · 7d 41.2% · ctx 59%\n']);
+  });
+});
+
+describe('handoff hook copilot-statusline and qwen-statusline', () => {
+  it("reads Copilot CLI's own context share, prints one line; its 0 before the first model call is no reading", async () => {
+    const repo = tempRepo();
+    const payload = (name: string) =>
+      readFileSync(new URL(`../fixtures/telemetry/copilot/${name}`, import.meta.url), 'utf8').replaceAll('/home/dev/src/acme-api', repo);
+    expect((await hook('copilot-statusline', payload('statusline-1.0.102-first-render.json'))).stdout).toBe('handoff NORMAL\n');
+    const run = await hook('copilot-statusline', payload('statusline-1.0.102-after-turn.json'));
+    expect([run.code, run.stdout]).toEqual([0, 'handoff NORMAL · ctx 10%\n']);
+    const readings = (await cli(daemon.stateDir, ['status', '--json'], repo)).json.data?.['readings'];
+    expect(readings).toEqual([expect.objectContaining({ source: 'copilot-statusline', metric: 'context', used_percent: 10 })]);
+  });
+
+  it("reads Qwen Code's own context share; its 0 for a model whose window it does not know is no reading", async () => {
+    const repo = tempRepo();
+    const payload = (name: string) =>
+      readFileSync(new URL(`../fixtures/telemetry/qwen/${name}`, import.meta.url), 'utf8').replaceAll('/home/dev/src/acme-api', repo);
+    expect((await hook('qwen-statusline', payload('statusline-0.24.4-unknown-window.json'))).stdout).toBe('handoff NORMAL\n');
+    expect((await hook('qwen-statusline', payload('statusline-0.24.4-after-turn.json'))).stdout).toBe('handoff NORMAL · ctx 0.8%\n');
   });
 });
 

@@ -10,10 +10,13 @@ export function registerHook(program: Command): void {
   program
     .command('hook')
     .description(
-      'agent hooks (Claude Code; Codex and Qwen Code for claude-context and claude-session-start; Gemini CLI; Copilot CLI; Qwen Code): claude-statusline, claude-guard, claude-session-start, claude-context, claude-event, gemini-guard, gemini-session-start, gemini-context, copilot-guard, copilot-session-start, copilot-context, copilot-event, qwen-guard; always exit 0',
+      'agent hooks (Claude Code; Codex and Qwen Code for claude-context and claude-session-start; Gemini CLI; Copilot CLI; Qwen Code): claude-statusline, claude-guard, claude-session-start, claude-context, claude-event, gemini-guard, gemini-session-start, gemini-context, copilot-guard, copilot-session-start, copilot-context, copilot-event, copilot-statusline, qwen-guard, qwen-statusline; always exit 0',
     )
     .argument('<name>', 'the hook')
-    .option('--chain <command>', 'claude-statusline: the previous status line command, run with the same stdin and shown first')
+    .option(
+      '--chain <command>',
+      'claude-statusline, copilot-statusline, qwen-statusline: the previous status line command, run with the same stdin and shown first',
+    )
     .action(async (name: string, options: { chain?: string }) => {
       process.exitCode = await runHook({ name, stateDir: program.opts<GlobalOptions>().stateDir, chain: options.chain });
     });

@@ -3,6 +3,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { tempDir } from '../../support/git.js';
 
+const COLUMNS = 120;
+const LINES = 40;
+
 const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
 
 export interface PtySession {
@@ -18,9 +21,12 @@ export interface PtySession {
  */
 export function startPty(command: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }): PtySession {
   const log = join(tempDir('pty'), 'typescript');
-  const child = spawn('script', ['-qfec', [command, ...args].map(quote).join(' '), log], {
+  // `script` copies the terminal size of its own stdin, a pipe here: 0×0. Copilot CLI draws nothing
+  // in a terminal that small (COLUMNS and LINES do not count for it), so the pty is given the size they say.
+  const sized = `stty cols ${COLUMNS} rows ${LINES} 2>/dev/null; exec ${[command, ...args].map(quote).join(' ')}`;
+  const child = spawn('script', ['-qfec', sized, log], {
     cwd: options.cwd,
-    env: { ...options.env, COLUMNS: '120', LINES: '40' },
+    env: { ...options.env, COLUMNS: String(COLUMNS), LINES: String(LINES) },
     // stdin stays open (a pipe nobody writes to): `script` ends the session when its input closes.
     stdio: ['pipe', 'ignore', 'ignore'],
     detached: true,

@@ -209,6 +209,40 @@ const CASES: readonly { file: string; adapter: Source; check: (result: AdapterRe
     },
   },
   {
+    file: 'copilot/statusline-1.0.102-after-turn.json',
+    adapter: 'copilot-statusline',
+    check: (r) => {
+      expect(readingsOf(r)).toEqual([['context', null, 10]]);
+      expect(r.readings[0]).toMatchObject({ source: 'copilot-statusline', resets_at: null, executor: '6f1c2b7e-3d4a-4c5b-9e8f-0a1b2c3d4e5f' });
+      expect(r.route).toEqual({ cwd: '/home/dev/src/acme-api', session_id: '6f1c2b7e-3d4a-4c5b-9e8f-0a1b2c3d4e5f' });
+      expect(r.unknown).toEqual([]);
+    },
+  },
+  {
+    file: 'copilot/statusline-1.0.102-first-render.json',
+    adapter: 'copilot-statusline',
+    check: (r) => {
+      expect(r.readings).toEqual([]);
+      expect(r.unknown).toEqual([{ metric: 'context', reason: expect.stringMatching(/current_context_tokens is 0/) }]);
+    },
+  },
+  {
+    file: 'qwen/statusline-0.24.4-after-turn.json',
+    adapter: 'qwen-statusline',
+    check: (r) => {
+      expect(readingsOf(r)).toEqual([['context', null, 0.8]]);
+      expect(r.route).toEqual({ cwd: '/home/dev/src/acme-api', session_id: '4cf705cc-ea7c-42b2-9ae3-73449d753e0a' });
+    },
+  },
+  {
+    file: 'qwen/statusline-0.24.4-unknown-window.json',
+    adapter: 'qwen-statusline',
+    check: (r) => {
+      expect(r.readings).toEqual([]);
+      expect(r.unknown).toEqual([{ metric: 'context', reason: expect.stringMatching(/context_window_size is 0: Qwen Code knows no context window/) }]);
+    },
+  },
+  {
     file: 'qwen/outfile-0.24.4-429.log',
     adapter: 'qwen-telemetry',
     check: (r) => {

@@ -77,7 +77,7 @@ describe('mergeClaudeSettings', () => {
       padding: 2,
       refreshInterval: 5,
     });
-    expect(chainedCommand(json.statusLine.command)).toBe("~/bin/line.sh --mode 'full'");
+    expect(chainedCommand(json.statusLine.command, 'claude-statusline')).toBe("~/bin/line.sh --mode 'full'");
     expect(json.hooks['PreToolUse']?.[0]).toEqual({ matcher: 'Bash', hooks: [{ type: 'command', command: 'audit.sh' }] });
     expect(json.hooks['Stop']).toEqual([{ hooks: [{ type: 'command', command: 'notify' }] }]);
     expect(notes).toEqual([`the existing status line command is kept and chained: ~/bin/line.sh --mode 'full'`]);
@@ -123,11 +123,11 @@ describe('mergeClaudeSettings', () => {
 
 describe('chainedStatusline and chainedCommand', () => {
   it.each(['simple', "with 'quotes'", 'a --chain inside', 'pipes | and $VARS && ~/x'])('round-trips %s', (previous) => {
-    const command = chainedStatusline(ours, previous);
-    expect(chainedCommand(command)).toBe(previous);
+    const command = chainedStatusline(ours, 'claude-statusline', previous);
+    expect(chainedCommand(command, 'claude-statusline')).toBe(previous);
   });
 
   it('says null when nothing is chained', () => {
-    expect(chainedCommand(chainedStatusline(ours, null))).toBeNull();
+    expect(chainedCommand(chainedStatusline(ours, 'claude-statusline', null), 'claude-statusline')).toBeNull();
   });
 });

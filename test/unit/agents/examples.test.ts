@@ -4,11 +4,12 @@ import {
   AGENT_INSTRUCTIONS,
   CAPSULE_COMMAND,
   COPILOT_HOOK_EDITS,
+  mergeCopilotSettings,
   markedBlock,
   mergeClaudeSettings,
   mergeCodexHooks,
   mergeGeminiSettings,
-  QWEN_HOOK_EDITS,
+  mergeQwenSettings,
 } from '../../../adapters/agents/index.js';
 
 const example = (path: string) => readFileSync(new URL(`../../../examples/${path}`, import.meta.url), 'utf8');
@@ -30,9 +31,10 @@ describe('examples/ are what the installers write', () => {
     expect(example('gemini/settings.json')).toBe(mergeGeminiSettings(null, HANDOFF, 'settings.json'));
   });
 
-  it('copilot: a hooks file of its own; qwen: settings.json hooks', () => {
+  it('copilot: a hooks file of its own and the status line in its settings.json; qwen: settings.json hooks and status line', () => {
     expect(example('copilot/hooks/session-handoff.json')).toBe(COPILOT_HOOK_EDITS.merge(null, HANDOFF, 'session-handoff.json'));
-    expect(example('qwen/settings.json')).toBe(QWEN_HOOK_EDITS.merge(null, HANDOFF, 'settings.json'));
+    expect(example('copilot/settings.json')).toBe(mergeCopilotSettings(null, HANDOFF, 'settings.json').text);
+    expect(example('qwen/settings.json')).toBe(mergeQwenSettings(null, HANDOFF, 'settings.json').text);
   });
 
   it.each(['codex/AGENTS.md', 'opencode/AGENTS.md', 'cline/.clinerules/session-handoff.md', 'gemini/GEMINI.md'])('%s holds the instruction block', (path) => {

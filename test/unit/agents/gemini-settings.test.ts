@@ -110,6 +110,7 @@ describe('gemini targets', () => {
       slashCommand: null,
       codexHooks: null,
       clinePlugin: null,
+      copilotSettings: null,
       instructions: '/repo/GEMINI.md',
     });
     expect(companionTargets('gemini', '/elsewhere/settings.json', {}, '/home/u').instructions).toBe('/elsewhere/GEMINI.md');

@@ -39,7 +39,13 @@ describe('companionTargets', () => {
   });
 
   it('opencode: none', () => {
-    expect(companionTargets('opencode', '/x/AGENTS.md', {}, home)).toEqual({ slashCommand: null, codexHooks: null, instructions: null, clinePlugin: null });
+    expect(companionTargets('opencode', '/x/AGENTS.md', {}, home)).toEqual({
+      slashCommand: null,
+      codexHooks: null,
+      instructions: null,
+      clinePlugin: null,
+      copilotSettings: null,
+    });
   });
 
   it('cline: the plugin in its config dir ($CLINE_DIR, else ~/.cline), whichever repository the rules go to', () => {
