@@ -16,7 +16,7 @@ const KNOWN_SOURCES: ReadonlySet<string> = new Set(SOURCES);
 const CREDIBLE: Credibility = Object.freeze({ credible: true });
 
 /** When a reading was observed, in ms since the epoch (NaN for a time that does not parse, as Date.parse). */
-// Not memoised: a module-level cache is the mutable singleton DESIGN.md keeps out of the pure core. A
+// Not memoised: a module-level cache is the mutable state CONTRIBUTING.md keeps out of the pure core. A
 // memo keyed by the reading took a 64-reading step from ~80–113 to ~40–57 µs (docs/performance/daemon.md).
 export const observedMs = (reading: Reading): number => Date.parse(reading.observed_at);
 
