@@ -7,6 +7,8 @@ import { NO_AUTO_START_ENV } from '../../daemon/cli/auto-start.js';
 import { DAEMON_NODE_FLAGS } from '../../daemon/node-flags.js';
 import { ownPackage } from '../../daemon/package-root.js';
 import { serviceSpec } from '../../daemon/service-unit/service-plan.js';
+// @ts-expect-error a plain .mjs build script without types
+import { isCurrent } from '../../scripts/build-stamp.mjs';
 import { CLI, cli, exited, until } from '../support/daemon.js';
 import { tempDir, tempRepo } from '../support/git.js';
 import { processFacts } from '../support/proc.js';
@@ -27,10 +29,11 @@ const MODES: Record<string, (stateDir: string) => Promise<Launched>> = {
     launcher: spawn(process.execPath, [CLI, 'daemon', '--state-dir', stateDir, '--port', '0'], { stdio: 'ignore' }),
     stateDir,
   }),
-  'npm start': async (stateDir) => ({
-    launcher: spawn('npm', ['start', '--silent', '--', '--state-dir', stateDir, '--port', '0'], { cwd: root, stdio: 'ignore' }),
-    stateDir,
-  }),
+  'npm start': async (stateDir) => {
+    // `npm start` rebuilds a stale dist/: that would pull it from under every other test running now.
+    if (!(isCurrent(root) as boolean)) throw new Error('dist/ is older than the sources: run `npm run build` before this test');
+    return { launcher: spawn('npm', ['start', '--silent', '--', '--state-dir', stateDir, '--port', '0'], { cwd: root, stdio: 'ignore' }), stateDir };
+  },
   'the start on demand': async (stateDir) => {
     await new Promise((resolve) => execFile(process.execPath, [CLI, '--state-dir', stateDir, 'status', '--json'], { cwd: tempRepo(), env: userEnv }, resolve));
     return { launcher: null, stateDir };
