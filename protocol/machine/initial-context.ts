@@ -9,6 +9,7 @@ export const initialContext = ({ input }: { input: WorkspaceInput }): WorkspaceC
   profile: input.profile,
   now: input.at,
   entropy: 'aaaaaa',
+  // Stryker disable next-line StringLiteral: NORMAL's entry (enterStage) writes the stage before anyone reads it
   stage: 'NORMAL',
   stage_since: iso(input.at),
   readings: {},
