@@ -42,8 +42,8 @@ export function keptRef(drain: DrainProgress | null): string | null {
 }
 
 /** A drain whose lease offer went out through a git remote: cancelling here could not withdraw it there. */
-function offeredThroughRemote(drain: DrainProgress | null): boolean {
-  const head = drain?.steps.offer?.summary['lease_head'];
+function offeredThroughRemote(drain: DrainProgress): boolean {
+  const head = drain.steps.offer?.summary['lease_head'];
   return typeof head === 'string' && head !== '';
 }
 

@@ -11,8 +11,8 @@ export const drainActions = {
   recordBlocked: update(({ context, event }) => {
     assertEvent(event, 'DRAIN_BLOCKED');
     // When it stopped: a stopped step's time is how long it ran, not how long ago it failed.
-    const stopped = context.cycle === null ? {} : { cycle: withDrain(context, (drain) => ({ ...drain, blocked_at: iso(context.now) })) };
-    return { ...stopped, blocked: event.reason, outcome: done('drain_blocked', { blocked: event.reason, step: event.step }) };
+    const cycle = withDrain(context, (drain) => ({ ...drain, blocked_at: iso(context.now) }));
+    return { cycle, blocked: event.reason, outcome: done('drain_blocked', { blocked: event.reason, step: event.step }) };
   }),
   recordDrained: update(({ context }) => ({
     cycle: withDrain(context, (drain) => ({ ...drain, drained_at: drain.drained_at ?? iso(context.now) })),

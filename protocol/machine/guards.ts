@@ -7,6 +7,13 @@ import { assessNow, reliefSinceRequest } from './pressure-now.js';
 
 type GuardArgs = { readonly context: WorkspaceContext; readonly event: WorkspaceEvent };
 
+/** A `handoff cancel` whose offer the remote chain already withdrew (its `withdrawn` record was pushed first). */
+function withdrawnOnChain(event: WorkspaceEvent): boolean {
+  // Stryker disable next-line ConditionalExpression: only a CANCEL carries `withdrawn`; the type test only narrows the type
+  if (event.type !== 'CANCEL') return false;
+  return (event.withdrawn ?? null) !== null;
+}
+
 /** The machine's named guards; the state nodes (workspace-machine.ts) say where each one decides. */
 export const guards = {
   paused: ({ context }: GuardArgs) => context.paused.global !== null || context.paused.workspace !== null,
@@ -32,8 +39,12 @@ export const guards = {
   // A runner's report about a drain that is no longer the running one (cancelled while a step ran).
   staleDrain: ({ context, event }: GuardArgs) => {
     const key = (event as { drain?: string }).drain;
-    const drain = runningDrain(context.stage, context.cycle);
-    return key !== undefined && (context.cycle === null || drain === null || key !== drainKey(context.cycle, drain));
+    const cycle = context.cycle;
+    const drain = runningDrain(context.stage, cycle);
+    if (key === undefined) return false;
+    // Stryker disable next-line ConditionalExpression: runningDrain has no drain without a cycle; `cycle === null` only narrows the type
+    if (cycle === null) return true;
+    return drain === null || key !== drainKey(cycle, drain);
   },
   remoteTaken: ({ event }: GuardArgs) => event.type === 'REMOTE_LEASE' && event.lease.state === 'taken' && event.lease.holder !== null,
   remoteReturned: ({ event }: GuardArgs) => event.type === 'REMOTE_LEASE' && event.lease.state === 'return_offered' && event.return_drain !== null,
@@ -46,7 +57,6 @@ export const guards = {
   // `handoff cancel` only withdraws what this daemon alone offered; a lease on offer through the remote is not.
   // A cancel whose `withdrawn` record the remote took first (daemon/lease/travelling-home.ts) is not refused: the chain withdrew it.
   // The holder's cancel of a return on offer through the remote, whose `taken` record the remote took (daemon/lease/travelling-home.ts).
-  returnWithdrawn: ({ context, event }: GuardArgs) => event.type === 'CANCEL' && (event.withdrawn ?? null) !== null && context.cycle?.return_drain != null,
-  offerTravels: ({ context, event }: GuardArgs) =>
-    context.cycle !== null && offerTravels(context.cycle) && !(event.type === 'CANCEL' && (event.withdrawn ?? null) !== null),
+  returnWithdrawn: ({ context, event }: GuardArgs) => withdrawnOnChain(event) && context.cycle?.return_drain != null,
+  offerTravels: ({ context, event }: GuardArgs) => context.cycle !== null && offerTravels(context.cycle) && !withdrawnOnChain(event),
 };

@@ -2,22 +2,14 @@ import { FREE_LEASE } from '../lease-rules.js';
 import { iso, type WorkspaceContext, type WorkspaceInput } from './context.js';
 import { done } from './outcome.js';
 
-/** The input of an actor that only computes a transition (see the machine's context factory). */
-const DETACHED: WorkspaceInput = {
-  root: '',
-  policy: { prepare_percent: 80, evacuate_percent: 90, hysteresis_percent: 5, freshness_seconds: 600 },
-  profile: 'emergency-return',
-  at: 0,
-};
-
-// xstate's pure `transition()` builds a throwaway actor without input; its context is never used,
-// but a factory that throws there costs an exception on every event.
-export const initialContext = ({ input = DETACHED }: { input?: WorkspaceInput }): WorkspaceContext => ({
+// Every actor of this machine is made with its input (initialSnapshot, step's inert scope).
+export const initialContext = ({ input }: { input: WorkspaceInput }): WorkspaceContext => ({
   root: input.root,
   policy: input.policy,
   profile: input.profile,
   now: input.at,
   entropy: 'aaaaaa',
+  // Stryker disable next-line StringLiteral: NORMAL's entry (enterStage) writes the stage before anyone reads it
   stage: 'NORMAL',
   stage_since: iso(input.at),
   readings: {},

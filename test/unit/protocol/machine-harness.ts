@@ -15,7 +15,9 @@ import {
   type WorkspaceContext,
   type WorkspaceEvent,
   type WorkspaceSnapshot,
+  type WorkspaceState,
 } from '../../../protocol/index.js';
+import { initialContext } from '../../../protocol/machine/index.js';
 
 export const POLICY: PressurePolicy = { prepare_percent: 80, evacuate_percent: 90, hysteresis_percent: 5, freshness_seconds: 600 };
 export const T0 = Date.parse('2026-08-20T10:00:00Z');
@@ -388,4 +390,50 @@ export function walk([script, events, profile]: [string, readonly Generated[], '
     if (outcome.changed) h.snapshot = next;
     visit({ body, before, next, outcome, after: h.snapshot, at: h.at, entropy });
   }
+}
+
+/**
+ * A context as the machine would hold it in `stage` at T0, for asking its guards and rules directly
+ * (the state nodes are walked by the model test; a rule's edges are cheaper to pin one by one).
+ */
+export function contextAt(stage: WorkspaceState): WorkspaceContext {
+  return { ...initialContext({ input: { root: '/repo', policy: POLICY, profile: 'emergency-return', at: T0 } }), stage };
+}
+
+/** The lease held by `token` (every token up to it spent). */
+export function leaseHeldBy(context: WorkspaceContext, token: number): WorkspaceContext {
+  const since = T(T0);
+  return {
+    ...context,
+    lease: {
+      ...context.lease,
+      holder: { executor: 'receiver', token, acquired_at: since, renewed_at: since },
+      last_token: Math.max(token, context.lease.last_token),
+    },
+  };
+}
+
+/** A reading of `used_percent` observed at `at` (T0, the context's now, unless said). */
+export function readingOf(used_percent: number | null, at = T0, extra: Partial<Reading> = {}): Reading {
+  return {
+    source: 'claude-statusline',
+    metric: 'five_hour',
+    used_percent,
+    resets_at: null,
+    observed_at: T(at),
+    raw_sha256: null,
+    executor: 'session-1',
+    ...extra,
+  };
+}
+
+/** A cycle evacuated here (its inspect step ran) or imported (none did), offered through no remote. */
+export function cycleAt({ inspect }: { readonly inspect: boolean }): Cycle {
+  const drain = newDrain('out', false, T(T0 - 60_000));
+  return {
+    ...importedCycle(T0),
+    checkpoint: null,
+    remote: null,
+    drain: inspect ? { ...drain, steps: { inspect: { at: T(T0 - 30_000), sha256: null, summary: {} } } } : drain,
+  };
 }
