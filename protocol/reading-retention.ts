@@ -28,15 +28,19 @@ export function retainReadings(readings: Readonly<Record<string, Reading>>, nowM
   for (const reading of Object.values(readings)) {
     const at = Date.parse(reading.observed_at);
     const key = sourceMetric(reading);
+    // Stryker disable next-line EqualityOperator: on a tie the same instant is set again
     if (at > (newest.get(key) ?? -Infinity)) newest.set(key, at);
   }
   const kept = Object.entries(readings).filter(([, reading]) => {
     const verdict = credibility(reading, nowMs, policy);
     if (verdict.credible || verdict.reason === 'observed_in_future') return true;
     if (verdict.reason === 'window_reset_passed' || verdict.reason === 'unknown_source') return false;
+    // Stryker disable next-line UnaryOperator: a null percent is 'unknown_percent', refused just before; `??` only narrows the type
     if (verdict.reason === 'unknown_percent' || (reading.used_percent ?? -Infinity) < relaxLine) return false;
+    // Stryker disable next-line UnaryOperator: the loop above put every reading's key in `newest`; `??` only narrows the type
     return Date.parse(reading.observed_at) >= (newest.get(sourceMetric(reading)) ?? -Infinity);
   });
+  // Stryker disable next-line EqualityOperator: at exactly the bound, sorting and cutting to it keeps the same readings
   if (kept.length > MAX_LIVE_READINGS) {
     kept.sort(([, a], [, b]) => Date.parse(b.observed_at) - Date.parse(a.observed_at));
     kept.length = MAX_LIVE_READINGS;

@@ -49,4 +49,8 @@ describe('retainReadings at the edge of each rule', () => {
     const otherMetric = reading('weekly', 40, T0, { metric: 'seven_day' });
     expect(kept(reading('old', 88, STALE), otherSource, otherMetric)).toEqual(['codex', 'old', 'weekly']);
   });
+
+  it('the newer reading supersedes the stale one whichever of the two was recorded first', () => {
+    expect(kept(reading('now', 40, T0), reading('silent', 88, STALE))).toEqual(['now']);
+  });
 });
