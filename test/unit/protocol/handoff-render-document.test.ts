@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { acceptCommand, renderHandoff } from '../../../protocol/index.js';
+import { acceptCommand, recoveryCommands, renderHandoff } from '../../../protocol/index.js';
 import { EMPTY_CAPSULE } from '../../../protocol/manifest-model.js';
 import type { Capsule, Manifest } from '../../../schemas/index.js';
 import { manifestWith } from './manifest-fixture.js';
@@ -70,5 +70,35 @@ describe('HANDOFF.md, the whole document', () => {
     const older: Manifest = { ...manifest };
     delete older.drain_wait;
     expect(renderHandoff(older).split('\n').slice(-4)).toEqual(end);
+  });
+});
+
+describe('HANDOFF.md: a handoff branch the checkpoint does not fully name', () => {
+  const base = manifestWith(EMPTY_CAPSULE as Capsule);
+  const id = base.cycle_id;
+  const dir = `'handoff-${id}'`;
+  const capsuleOnly = [`git clone --no-checkout 'https://example.invalid/r.git' ${dir}`, `cd ${dir}`, `git switch --detach ${'b'.repeat(40)}`];
+
+  it('without a commit or a remote, the recovery is the recorded HEAD, as for a capsule only', () => {
+    expect(recoveryCommands({ ...base, checkpoint: { ...base.checkpoint, commit: null } })).toEqual(capsuleOnly);
+    expect(recoveryCommands({ ...base, checkpoint: { ...base.checkpoint, remote: null } })).toEqual(capsuleOnly);
+  });
+
+  it('without a remote, the accept is made in a checkout here', () => {
+    const text = renderHandoff({ ...base, checkpoint: { ...base.checkpoint, remote: null } });
+    expect(text.split('\n')[2]).toBe(
+      `Authority: none — verify before acting. Only the lease grants permission: run \`${acceptCommand(id)}\` in your checkout first.`,
+    );
+  });
+
+  it('without a recorded HEAD there is no commit to keep the changes on top of', () => {
+    expect(renderHandoff({ ...base, repository: { ...base.repository, head: null } })).not.toContain('To continue with the changes uncommitted');
+  });
+
+  it('a commit id is bare only when it is nothing but hex: anything around it is quoted', () => {
+    const hex = 'c'.repeat(40);
+    for (const commit of [`x${hex}`, `${hex}x`]) {
+      expect(recoveryCommands({ ...base, checkpoint: { ...base.checkpoint, commit } })[3]).toBe(`git switch --detach '${commit}'`);
+    }
   });
 });
