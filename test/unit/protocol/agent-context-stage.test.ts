@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stageOf } from '../../../protocol/index.js';
+import { clipBytes, decideContext, stageOf, type SessionRecord } from '../../../protocol/index.js';
 import { Harness, PAUSE, VERIFIED } from './machine-harness.js';
 
 const capsule = (at: number, over: { sha256?: string | null; error?: string | null } = {}) => ({
@@ -37,5 +37,24 @@ describe('stageOf at the edges', () => {
     h.advance(30);
     h.send({ type: 'RETURN_START', token: h.context.lease.holder?.token ?? 0, wait: false });
     expect(stageOf(h.state, h.context)).toMatchObject({ state: 'TAKEOVER', returning: true, stage: `TAKEOVER-return@${new Date(h.at).toISOString()}` });
+  });
+});
+
+describe('the PREPARE reminder counts tool calls only', () => {
+  it('prompts after the notice never bring the reminder on', () => {
+    const prepare = { state: 'PREPARE' as const, stage: 'PREPARE@x', returning: false, paused: false, holder: null, capsuleFresh: false };
+    let record: SessionRecord | null = null;
+    const told = (['UserPromptSubmit', 'UserPromptSubmit', 'UserPromptSubmit', 'UserPromptSubmit'] as const).map((event) => {
+      const decision = decideContext(record, prepare, event, 's1', 2);
+      record = decision.record;
+      return decision.kind;
+    });
+    expect(told).toEqual(['prepare', null, null, null]);
+  });
+});
+
+describe('clipBytes never leaves half a character', () => {
+  it('a cut inside a character drops the whole character', () => {
+    expect(clipBytes('中中', 5)).toBe('…');
   });
 });
