@@ -102,3 +102,22 @@ describe('HANDOFF.md: a handoff branch the checkpoint does not fully name', () =
     }
   });
 });
+
+describe('HANDOFF.md names what the manifest does not record', () => {
+  const base = manifestWith(EMPTY_CAPSULE as Capsule);
+  const line = (manifest: Manifest, start: string) =>
+    renderHandoff(manifest)
+      .split('\n')
+      .find((l) => l.startsWith(start));
+
+  it('a checkpoint without its ref, remote or commit, and a repository without commits', () => {
+    const bare = { ...base.checkpoint, ref: null, remote: null, commit: null };
+    expect(line({ ...base, checkpoint: bare }, 'The work tree')).toBe(
+      'The work tree (tracked and untracked files, ignored excluded) is commit `none` on `no ref` of remote `none` (`https://example.invalid/r.git`); the remote was read back and holds it.',
+    );
+    expect(line({ ...base, checkpoint: { ...bare, mechanism: 'local_ref' } }, '**Recoverable')).toBe(
+      '**Recoverable on this machine only:** the repository has no remote, so the checkpoint is the local ref `no ref` (commit `none`) in `the repository`.',
+    );
+    expect(line({ ...base, repository: { ...base.repository, head: null } }, '- branch:')).toBe('- branch: `main`; HEAD `none (no commits)`');
+  });
+});
