@@ -34,6 +34,8 @@ describe('retainReadings at the edge of each rule', () => {
   it('drops a reading no adapter sent, and one without a percent, even when fresh', () => {
     const stranger = reading('stranger', 95, T0, { source: 'not-an-adapter' as Reading['source'] });
     expect(kept(stranger, reading('silent', null, T0))).toEqual([]);
+    // JSON's 1e400 parses to Infinity: a number, but no percent.
+    expect(kept(reading('overflow', Number.POSITIVE_INFINITY, T0))).toEqual([]);
   });
 
   it('a stale reading at the relax line still holds PREPARE; just below it, it goes', () => {
