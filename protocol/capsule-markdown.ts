@@ -63,7 +63,6 @@ export function parseCapsuleMarkdown(text: string): Record<string, unknown> {
       else if (name in TEXTS) section = { kind: 'text', key: TEXTS[name as keyof typeof TEXTS], lines: [] };
       else if (name === 'work') section = { kind: 'work-parent' };
       else if (heading[1] === '#' && (name === 'capsule' || name.startsWith('handoff capsule'))) section = null;
-      // Stryker disable next-line StringLiteral: the heading pattern's second group always matches; `??` only narrows the type
       else throw new Error(`unknown heading '${heading[2] ?? ''}': use the headings of \`handoff capsule template\``);
       continue;
     }
