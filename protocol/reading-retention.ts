@@ -35,9 +35,11 @@ export function retainReadings(readings: Readonly<Record<string, Reading>>, nowM
         const reading = readings[key];
         if (reading === undefined) continue;
         const at = observedMs(reading);
+        // Stryker disable next-line EqualityOperator: on a tie the same instant is set again
         if (at > (newest.get(sourceMetric(reading)) ?? -Infinity)) newest.set(sourceMetric(reading), at);
       }
     }
+    // Stryker disable next-line UnaryOperator: the loop above put every live reading's window in `newest`; `??` only narrows the type
     return newest.get(window) ?? -Infinity;
   };
   const kept: [string, Reading][] = [];
@@ -47,9 +49,11 @@ export function retainReadings(readings: Readonly<Record<string, Reading>>, nowM
     const verdict = credibility(reading, nowMs, policy);
     if (verdict.credible || verdict.reason === 'observed_in_future') kept.push([key, reading]);
     else if (verdict.reason === 'window_reset_passed' || verdict.reason === 'unknown_source') continue;
+    // Stryker disable next-line UnaryOperator: a null percent is 'unknown_percent', refused just before; `??` only narrows the type
     else if (verdict.reason === 'unknown_percent' || (reading.used_percent ?? -Infinity) < relaxLine) continue;
     else if (observedMs(reading) >= newestOf(sourceMetric(reading))) kept.push([key, reading]);
   }
+  // Stryker disable next-line EqualityOperator: at exactly the bound, sorting and cutting to it keeps the same readings
   if (kept.length > MAX_LIVE_READINGS) {
     kept.sort(([, a], [, b]) => observedMs(b) - observedMs(a));
     kept.length = MAX_LIVE_READINGS;

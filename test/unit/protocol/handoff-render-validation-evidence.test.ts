@@ -26,4 +26,13 @@ describe('HANDOFF.md says when the validation ran', () => {
     );
     expect(renderHandoff(withEvidence({}))).toMatch(/^\*\*PASSED\*\* `npm test` \(exit 0, 1200 ms\)$/m);
   });
+
+  it('a status of two words is written as two; a PREPARE run of unknown time is not dated', () => {
+    const manifest = withEvidence({ ran_in: 'prepare', ran_at: '2026-01-01T00:00:00.000Z' });
+    const timedOut = { ...manifest, validations: manifest.validations.map((v) => ({ ...v, status: 'timed_out' as const, ran_at: manifest.created_at })) };
+    expect(renderHandoff(timedOut)).toContain(
+      '**TIMED_OUT** `npm test` (exit 0, 1200 ms) — timed out at PREPARE 0 s before this package, work tree unchanged since',
+    );
+    expect(renderHandoff(withEvidence({ ran_in: 'prepare' }))).toMatch(/^\*\*PASSED\*\* `npm test` \(exit 0, 1200 ms\)$/m);
+  });
 });

@@ -91,4 +91,16 @@ describe('refusedReading (the pre-check of a reading)', () => {
     expect(early?.data).toStrictEqual({ reason: 'superseded' });
     expect(early).toStrictEqual(step(h.snapshot, { type: 'READING', reading: older, at: h.at, entropy: 'k3f7qa' }).outcome);
   });
+
+  it('leaves a reading under the same key at the same instant or later to the machine: it may change something', () => {
+    const h = new Harness();
+    h.advance(60);
+    expect(h.reading('five_hour', 40).code).toBe('reading_recorded');
+    const kept = h.context.readings['claude-statusline/five_hour/session-1'];
+    if (kept === undefined) throw new Error('the reading is kept under its key');
+    for (const laterMs of [0, 1000]) {
+      const reading: Reading = { ...kept, used_percent: 45, observed_at: iso(Date.parse(kept.observed_at) + laterMs) };
+      expect(refusedReading(h.context, reading, h.at + laterMs)).toBeNull();
+    }
+  });
 });

@@ -56,6 +56,15 @@ describe('withheldBlock: the whole block, line for line', () => {
   });
 });
 
+describe('withheldBlock of a manifest written before the secret scan was recorded', () => {
+  it('says nothing: there is nothing it could say', () => {
+    const before: Manifest = { ...manifestWith(null) };
+    delete before.withheld;
+    delete before.secret_scan;
+    expect(withheldBlock(before)).toEqual([]);
+  });
+});
+
 describe('holdsMarker: a text in which a secret was replaced', () => {
   it('finds the marker of any rule, and nothing else', () => {
     expect(holdsMarker(`x${withheldMarker('aws')}`)).toBe(true);
