@@ -13,4 +13,28 @@ describe("the machine's refusals in words", () => {
     for (const stage of STATES) expect(stateHint(stage, cycle).includes(cycle.id), stage).toBe(stage === 'HANDOFF_READY' || stage === 'RETURN_HANDOFF_READY');
     expect(stateHint('HANDOFF_READY', null)).toContain('CYCLE');
   });
+
+  it('say exactly what a person reads, state by state (the refusal of a cancel and the way on)', () => {
+    const cycle = cycleAt({ inspect: true });
+    const out = `handoff accept ${cycle.id}`;
+    const back = `handoff accept ${cycle.id} --return`;
+    expect(Object.fromEntries(STATES.map((stage) => [stage, nothingToCancel(stage, cycle)]))).toEqual({
+      NORMAL: 'nothing to cancel: no stage or drain is under way',
+      PREPARE: 'nothing to cancel in PREPARE',
+      EVACUATE: 'nothing to cancel in EVACUATE',
+      HANDOFF_READY: 'nothing to cancel in HANDOFF_READY',
+      TAKEOVER: 'nothing to cancel: no return leg is under way; the lease holder hands back with `handoff return`',
+      RETURN_HANDOFF_READY: `nothing to cancel: the return is ready; the primary takes the work back with \`${back}\``,
+      CLOSED: 'nothing to cancel: the cycle is closed',
+    });
+    expect(Object.fromEntries(STATES.map((stage) => [stage, stateHint(stage, cycle)]))).toEqual({
+      NORMAL: 'nothing to hand off yet: `handoff now` starts an evacuation',
+      PREPARE: 'refresh the capsule; `handoff now` starts an evacuation',
+      EVACUATE: 'wait for the drain to finish, or see `handoff status` for its blocked reason; `handoff cancel` gives it up',
+      HANDOFF_READY: `a receiver takes over with \`${out}\``,
+      TAKEOVER: 'the lease holder hands back with `handoff return`',
+      RETURN_HANDOFF_READY: `the primary takes the work back with \`${back}\``,
+      CLOSED: 'the cycle is closed; the next reading or `handoff now` starts a new one',
+    });
+  });
 });

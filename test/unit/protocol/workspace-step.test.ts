@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { persist, restoreSnapshot, stateOf, step, type WorkspaceEvent } from '../../../protocol/index.js';
-import { bodyOf, eventArb, Harness } from './machine-harness.js';
+import { bodyOf, eventArb, Harness, SCRIPTS, walk, type Visit } from './machine-harness.js';
 
 const reading = (h: Harness, used_percent: number) =>
   ({
@@ -41,6 +41,17 @@ describe('step', () => {
 });
 
 describe('persist and restoreSnapshot', () => {
+  it('every scripted place, TAKEOVER held and returning included, comes back from the journal as the same state node', () => {
+    for (const script of Object.keys(SCRIPTS)) {
+      let last: Visit | null = null;
+      walk([script, [], 'emergency-return'], (visit) => (last = visit));
+      const live = (last as Visit | null)?.after;
+      if (live === undefined) continue;
+      const journal = JSON.parse(JSON.stringify(persist(live))) as ReturnType<typeof persist>;
+      expect(restoreSnapshot(journal).value, script).toEqual(live.value);
+    }
+  });
+
   it('a daemon restarted from its journal goes on exactly as the one that wrote it would have', () => {
     fc.assert(
       fc.property(fc.array(eventArb, { maxLength: 30 }), eventArb, (history, probe) => {
