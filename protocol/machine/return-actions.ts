@@ -10,11 +10,14 @@ export const returnActions = {
     assertEvent(event, 'RETURN_START');
     const cycle = context.cycle;
     const holder = context.lease.holder;
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: TAKEOVER always has a cycle and holdsLease a holder; the test only narrows the type
     if (cycle === null || holder === null) return {};
     // The return leg is fenced by the token of whoever holds the lease when it starts: after the
     // lease changed hands, the new holder's `handoff return` takes the fence over (and the old token is stale).
+    // Stryker disable OptionalChaining: every way into TAKEOVER names a receiver (accept, import, the chain's taken record); `?.` only narrows the type
     const receiver = { executor: holder.executor, root: cycle.receiver?.root ?? null, token: event.token };
     const refenced = cycle.receiver?.token !== event.token;
+    // Stryker restore OptionalChaining
     if (cycle.return_drain !== null) {
       if (!refenced) return { outcome: done('return_started', null, false) };
       return { cycle: { ...cycle, receiver }, outcome: done('return_started', { refenced: true }) };
@@ -29,6 +32,7 @@ export const returnActions = {
     assertEvent(event, 'RETURN_READY');
     return {
       lease: { ...context.lease, offered: true },
+      // Stryker disable next-line ConditionalExpression: a return drain runs only in a cycle; the null branch only narrows the type
       cycle: context.cycle === null ? null : { ...context.cycle, return_checkpoint: event.checkpoint },
       blocked: null,
       outcome: done('ok'),
@@ -38,6 +42,7 @@ export const returnActions = {
   cancelReturn: update(({ context, event }) => {
     assertEvent(event, 'CANCEL');
     const cycle = context.cycle;
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: both ways in (TAKEOVER.returning, returnWithdrawn) have a return drain; the test only narrows the type
     if (cycle === null || cycle.return_drain === null) return {};
     const at = iso(context.now);
     const drain = cycle.return_drain;
@@ -64,6 +69,7 @@ export const returnActions = {
   applyRemoteReturn: update(({ context, event }) => {
     assertEvent(event, 'REMOTE_LEASE');
     const cycle = context.cycle;
+    // Stryker disable next-line ConditionalExpression: TAKEOVER always has a cycle; the test only narrows the type
     if (cycle === null) return {};
     return {
       lease: { ...context.lease, offered: true },
@@ -77,6 +83,7 @@ export const returnActions = {
     assertEvent(event, 'REMOTE_LEASE');
     const holder = event.lease.holder;
     const cycle = context.cycle;
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: remoteTaken implies a holder and RETURN_HANDOFF_READY a cycle; the test only narrows the type
     if (holder === null || cycle === null) return {};
     const at = iso(context.now);
     const same = context.lease.holder?.token === holder.token && cycle.receiver?.token === holder.token;
