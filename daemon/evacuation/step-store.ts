@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HandoffError } from '../../protocol/index.js';
 import { writeFileAtomic } from '../store/index.js';
@@ -24,6 +24,19 @@ export function createStepStore(stateDir: string) {
         throw error;
       });
       return text === null ? null : (JSON.parse(text) as T);
+    },
+    /** Where a step keeps a file of its own that is not JSON (the snapshot's scratch index), with its directory made. */
+    async path(cycle: string, name: string): Promise<string> {
+      await mkdir(dirOf(cycle), { recursive: true, mode: 0o700 });
+      return join(dirOf(cycle), name);
+    },
+    /** That file's path while it is there; null once dropped, or when a crash came before it was kept. */
+    async kept(cycle: string, name: string): Promise<string | null> {
+      const path = join(dirOf(cycle), name);
+      return (await stat(path).catch(() => null))?.isFile() === true ? path : null;
+    },
+    async drop(cycle: string, name: string): Promise<void> {
+      await rm(join(dirOf(cycle), name), { force: true });
     },
     /** Forgets a saved value, so the next run makes it again from fresh input. */
     async forget(cycle: string, name: string): Promise<void> {

@@ -96,6 +96,9 @@ const stringField = (value: unknown): string | null => (typeof value === 'string
 /** A step record's name in the store: one per step, leg and drain revision. */
 const recordName = (target: DrainTarget, what: string) => `${what}-${target.drain.leg}-r${target.drain.revision}`;
 
+/** The snapshot's scratch index, kept beside the step records until the offer's re-check. */
+const snapshotIndex = (target: DrainTarget) => `${recordName(target, 'snapshot')}.index`;
+
 /** The checkpoint the package step decided on (its mechanism, ref, commit and remote). */
 function checkpointOf(drain: DrainProgress): Checkpoint {
   const snapshot = required(drain.steps.snapshot, 'the snapshot');
@@ -176,15 +179,33 @@ async function scanOf(store: StepStore, target: DrainTarget): Promise<ScanOutcom
 
 const pathLines = (paths: readonly string[]): string => paths.join('\n').slice(0, 2000);
 
+/**
+ * The changes inspect's `git status` listed against this HEAD, so the scan does not walk the work tree
+ * again; null when HEAD moved since (or is unborn) and the scan lists them itself. A file changed after
+ * that listing is staged as git reads it, and the staged audit scans those bytes before anything is written.
+ */
+async function inspectedChanges(store: StepStore, target: DrainTarget, head: string | null): Promise<readonly string[] | null> {
+  const observed = await store.load<RepositoryObservation>(target.cycle.id, recordName(target, 'inspect'), target.drain.steps.inspect?.sha256 ?? null);
+  if (head === null || observed.head !== head) return null;
+  return [...new Set([...observed.dirty.staged, ...observed.dirty.unstaged, ...observed.dirty.untracked])];
+}
+
 /** Each drain step: effects here, decisions in protocol/, results back to the journal. */
 export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTarget) => Promise<StepOutcome>> {
   const { store, config } = deps;
   const gitTimeout = config.git_timeout_seconds * 1000;
 
-  /** A new revision when the work tree moved since the snapshot (the withheld files left out, as the snapshot did). */
+  /**
+   * A new revision when the work tree moved since the snapshot (the withheld files left out, as the
+   * snapshot did). From the snapshot's own index when it was kept: `add -A` gives the same tree from
+   * any index, but from that one it re-hashes only files whose stat data moved since the snapshot.
+   */
   async function treeMoved(target: DrainTarget): Promise<StepOutcome | null> {
     const snapshot = required(target.drain.steps.snapshot, 'the snapshot');
-    const tree = await treeOfWorkTree(target.work, (await scanOf(store, target)).withhold);
+    const keptIndex = snapshotIndex(target);
+    const from = await store.kept(target.cycle.id, keptIndex);
+    const tree = await treeOfWorkTree(target.work, (await scanOf(store, target)).withhold, from ?? undefined);
+    await store.drop(target.cycle.id, keptIndex);
     if (tree === snapshot.summary['tree']) return null;
     if (target.drain.revision >= MAX_REVISIONS) {
       throw new HandoffError(
@@ -251,6 +272,7 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
       const opened = deps.rehearsed === undefined ? { reason: 'no rehearsal package' } : await deps.rehearsed(target.work, repository, secretlintFingerprint());
       const rehearsed = 'index' in opened ? opened : null;
       const notReused = 'reason' in opened ? opened.reason : null;
+      const paths = rehearsed === null ? await inspectedChanges(store, target, repository.head) : rehearsed.since;
       let scan: SecretScan;
       let result;
       try {
@@ -263,7 +285,7 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
             verdicts,
             seen,
             head: repository.head,
-            ...(rehearsed === null ? {} : { paths: rehearsed.since }),
+            ...(paths === null ? {} : { paths }),
           });
           if (rehearsed !== null) scan = rehearsed.carry(scan, seen);
         } finally {
@@ -280,6 +302,7 @@ export function createSteps(deps: StepDeps): Record<DrainStep, (target: DrainTar
           withhold: scan.withhold,
           // From the package's index, git re-hashes only the files whose stat data moved since the rehearsal.
           repository: rehearsed === null ? repository : { head: repository.head, index: rehearsed.index },
+          keepIndexAt: await store.path(cycle.id, snapshotIndex(target)),
           // A file written after the scan is in the index as git read it: proven to be the scanned bytes, or scanned now.
           audit: async (entries, head) => {
             const first = scan;

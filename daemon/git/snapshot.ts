@@ -136,8 +136,9 @@ export async function workTreeSnapshot(
   }
 }
 
-export async function treeOfWorkTree(root: string, withhold: readonly string[] = []): Promise<string> {
-  return (await workTreeSnapshot(root, withhold)).tree;
+/** `from`: an index to start from instead of the user's (the snapshot's own, whose stat data is fresher: nothing re-hashed). */
+export async function treeOfWorkTree(root: string, withhold: readonly string[] = [], from?: string): Promise<string> {
+  return (await workTreeSnapshot(root, withhold, undefined, from)).tree;
 }
 
 export interface SnapshotRequest {
@@ -153,6 +154,8 @@ export interface SnapshotRequest {
   readonly audit?: StagedAudit;
   /** HEAD and the user's index as the caller read them (for the secret scan); looked up when absent. */
   readonly repository?: HeadAndIndex;
+  /** Where the scratch index that built the tree is kept (the offer's re-check starts from it); otherwise removed. */
+  readonly keepIndexAt?: string;
 }
 
 export interface SnapshotResult {
@@ -202,6 +205,7 @@ export async function snapshotWorkTree(root: string, request: SnapshotRequest): 
     request.withhold ?? [],
     request.audit === undefined ? undefined : { head, check: request.audit },
     index,
+    request.keepIndexAt,
   );
   const parent = request.expectedOld ?? head;
   const date = request.createdAt;

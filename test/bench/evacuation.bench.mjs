@@ -101,6 +101,9 @@ async function generateRepo(base, files) {
   const repo = join(base, 'repo');
   const remote = join(base, 'remote.git');
   git(base, ['init', '-q', '-b', 'main', repo]);
+  // No detached `gc --auto` after the bench's own commits: it packed 50,000 loose objects beside the timed
+  // runs and was still writing in .git when the bench removed it (the daemon's own git calls run with gc off).
+  git(repo, ['config', 'gc.auto', '0']);
   for (let i = 0; i < files; i += 1) {
     const path = join(repo, pathOf(i));
     if (i % 100 === 0) mkdirSync(join(path, '..'), { recursive: true });
@@ -112,6 +115,8 @@ async function generateRepo(base, files) {
   git(repo, ['add', '-A']);
   git(repo, ['commit', '-q', '-m', `${files} files`], { env: { ...process.env, ...IDENTITY } });
   git(base, ['init', '-q', '--bare', remote]);
+  // The same for the remote's `receive-pack`, which runs `gc --auto` after every push.
+  git(remote, ['config', 'receive.autogc', 'false']);
   git(repo, ['remote', 'add', 'origin', remote]);
   git(repo, ['push', '-q', '-u', 'origin', 'main']);
   return { repo, remote };

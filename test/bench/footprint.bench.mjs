@@ -15,7 +15,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { BUNDLE_OPTIONS } from '../../scripts/bundle-options.mjs';
@@ -54,6 +54,9 @@ const MINUTES = Number(flag > 0 ? process.argv[flag + 1] : (process.env.BENCH_FO
 const FIRST_START_CAP_S = BENCH_SHORT ? 20 : 30;
 const WATCHER = fileURLToPath(new URL('../../dist/daemon/ingest/codex-watch.js', import.meta.url));
 const HELLO = fileURLToPath(new URL('./fixtures/hello-fastify.mjs', import.meta.url));
+const HELLO_LIBRARIES = fileURLToPath(new URL('./fixtures/hello-libraries.mjs', import.meta.url));
+/** Issue 36: the daemon's RSS within this of a bare fastify bundled the same way, idle and after READINGS readings. */
+const SAME_WAY_RATIO = 1.1;
 
 const report = createReport('footprint');
 const mb = (kb) => (kb / 1024).toFixed(1);
@@ -70,19 +73,23 @@ async function idleCpu(pid, seconds = IDLE_SECONDS) {
   return { cpuMs, percent: (100 * cpuMs) / wall };
 }
 
-/** The hello server bundled the way the CLI is (scripts/bundle-options.mjs): the floor of a bundled program. */
-async function bundledHello(dir) {
-  const outfile = join(dir, 'hello-bundled.mjs');
-  await build({ ...BUNDLE_OPTIONS, entryPoints: [HELLO], outfile });
+/** A hello server bundled the way the CLI is (scripts/bundle-options.mjs): the floor of a bundled program. */
+async function bundled(dir, entry) {
+  const outfile = join(dir, `${basename(entry, '.mjs')}-bundled.mjs`);
+  await build({ ...BUNDLE_OPTIONS, entryPoints: [entry], outfile });
   return outfile;
 }
 
-/** A process that prints its port and serves POST /hello; `null` script: a bare node that only waits. */
-async function floorRss(script) {
-  const args = script === null ? ['-e', 'process.stdout.write("0\\n"); setInterval(() => {}, 1000)'] : [script];
+/**
+ * A process that prints its port and serves POST /hello; `null` script: a bare node that only waits.
+ * Its RSS idle (3 s after its first post) and after READINGS posts.
+ */
+async function floorRss(script, ...scriptArgs) {
+  const args = script === null ? ['-e', 'process.stdout.write("0\\n"); setInterval(() => {}, 1000)'] : [script, ...scriptArgs];
   const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const port = await new Promise((resolve) => child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim()))));
+
     const post = () =>
       new Promise((resolve, reject) => {
         const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/hello', headers: { 'content-type': 'application/json' } }, (res) =>
@@ -91,9 +98,13 @@ async function floorRss(script) {
         req.on('error', reject);
         req.end(JSON.stringify({ used_percent: 42 }));
       });
-    if (port > 0) for (let i = 0; i < READINGS; i += 1) await post();
+    // Idle as the daemon's is taken: 3 s after its first request (the daemon's workspace exists by then).
+    if (port > 0) await post();
+    await sleep(3000);
+    const idle = rssKb(child.pid);
+    if (port > 0) for (let i = 1; i < READINGS; i += 1) await post();
     await sleep(1000);
-    return rssKb(child.pid);
+    return { idle, after: rssKb(child.pid) };
   } finally {
     child.kill('SIGKILL');
   }
@@ -132,9 +143,22 @@ try {
     }
     await sleep(1000);
     const rssReadings = rssKb(daemon.pid);
-    const [bareNode, bareFastify, bundledFastify] = [await floorRss(null), await floorRss(HELLO), await floorRss(await bundledHello(base))];
+    const floorDir = join(base, 'floor');
+    mkdirSync(floorDir);
+    const bareNode = (await floorRss(null)).after;
+    const bareFastify = (await floorRss(HELLO)).after;
+    const bundledFastify = await floorRss(await bundled(base, HELLO));
+    const bundledLibraries = await floorRss(await bundled(base, HELLO_LIBRARIES), floorDir);
     report.figure(
-      `footprint RSS after ${READINGS} readings: ${mb(rssReadings)} MB (target ≤ ${READINGS_RSS_TARGET_MB} MB) ${report.verdict(rssReadings / 1024 <= READINGS_RSS_TARGET_MB, `RSS after ${READINGS} readings ${mb(rssReadings)} MB`)} · floors in this run, same V8 flags (${DAEMON_NODE_FLAGS.join(' ') || 'none'}): bare node ${mb(bareNode)} MB, bare fastify hello after ${READINGS} POSTs ${mb(bareFastify)} MB, bundled as the CLI is ${mb(bundledFastify)} MB (the daemon is ${mb(rssReadings - bundledFastify)} MB above that)`,
+      `footprint RSS after ${READINGS} readings: ${mb(rssReadings)} MB (target ≤ ${READINGS_RSS_TARGET_MB} MB) ${report.verdict(rssReadings / 1024 <= READINGS_RSS_TARGET_MB, `RSS after ${READINGS} readings ${mb(rssReadings)} MB`)} · floors in this run, same V8 flags (${DAEMON_NODE_FLAGS.join(' ') || 'none'}): bare node ${mb(bareNode)} MB, bare fastify hello after ${READINGS} POSTs ${mb(bareFastify)} MB, bundled as the CLI is ${mb(bundledFastify.after)} MB (the daemon is ${mb(rssReadings - bundledFastify.after)} MB above that)`,
+    );
+    // Issue 36's target against the bundled bare fastify, and the floor of the libraries the product is
+    // built on (fixtures/hello-libraries.mjs), bundled the same way: what is left above it is the daemon's own code.
+    const against = (daemonKb, floor) =>
+      `${mb(daemonKb)} MB = ${(daemonKb / floor.fastify).toFixed(2)}× bundled bare fastify (${mb(floor.fastify)} MB; target ≤ ${SAME_WAY_RATIO}×) ${report.verdict(daemonKb / floor.fastify <= SAME_WAY_RATIO, `RSS ${(daemonKb / floor.fastify).toFixed(2)}× bundled bare fastify`)}, ${(daemonKb / floor.libraries).toFixed(2)}× bundled fastify + pino, xstate, chokidar, simple-git at work (${mb(floor.libraries)} MB)`;
+    report.figure(`footprint idle vs its floors: ${against(rssIdle, { fastify: bundledFastify.idle, libraries: bundledLibraries.idle })}`);
+    report.figure(
+      `footprint after ${READINGS} readings vs its floors: ${against(rssReadings, { fastify: bundledFastify.after, libraries: bundledLibraries.after })}`,
     );
 
     // N minutes of 5 readings a second, on a fixed schedule (no drift), RSS sampled every 10 s.

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManifestSchema, type Manifest } from '../../schemas/index.js';
@@ -116,6 +116,8 @@ describe('handoff now on a busy repository with a bare remote', () => {
     const status = await cli(daemon.stateDir, ['status', '--json'], root);
     expect(status.json.data).toMatchObject({ state: 'HANDOFF_READY', blocked: null, lease: { offered: true } });
     expect((await cli(daemon.stateDir, ['check', '--json'], root)).code).toBe(2);
+    // The snapshot's scratch index, kept for the offer's re-check, is gone once the offer is made.
+    expect(readdirSync(join(daemon.stateDir, 'drains', cycle)).filter((name) => name.endsWith('.index'))).toEqual([]);
   });
 
   it('with no remote it evacuates to a local ref and says the work is recoverable on this machine only', async () => {

@@ -13,8 +13,12 @@ import { plantedSecrets } from '../../support/secrets.js';
 
 const REF = 'refs/heads/handoff/c-race';
 
-/** The snapshot step with real git, `afterScan` writing into the work tree where an agent's write races the drain. */
-async function snapshotWith(root: string, afterScan: () => Promise<void>) {
+/**
+ * The inspect and snapshot steps with real git, as a drain runs them: `afterInspect` writes between
+ * inspect's listing (which the scan starts from) and the snapshot step, `afterScan` between the scan
+ * and the snapshot's `add`, where an agent's write races the drain.
+ */
+async function snapshotWith(root: string, afterScan: () => Promise<void>, afterInspect: () => Promise<void> = async () => undefined) {
   const stateDir = tempDir('race-state-');
   const steps = createSteps({
     config: parseConfig({}, 'test'),
@@ -24,14 +28,12 @@ async function snapshotWith(root: string, afterScan: () => Promise<void>) {
     verdicts: () => openVerdictCache(stateDir, secretlintFingerprint()),
     afterScan,
   });
-  const target = {
-    home: root,
-    work: root,
-    context: {} as WorkspaceContext,
-    cycle: { id: 'c-race' } as Cycle,
-    drain: { leg: 'out', revision: 0, revision_at: '2026-01-01T00:00:00Z', previous_commit: null, steps: {} } as unknown as DrainProgress,
-  } satisfies DrainTarget;
-  const outcome = await steps.snapshot(target);
+  const drain = { leg: 'out', revision: 0, revision_at: '2026-01-01T00:00:00Z', previous_commit: null, steps: {} } as unknown as DrainProgress;
+  const target = { home: root, work: root, context: {} as WorkspaceContext, cycle: { id: 'c-race' } as Cycle, drain } satisfies DrainTarget;
+  const inspected = await steps.inspect(target);
+  if (inspected.kind !== 'done') throw new Error('expected inspect to finish');
+  await afterInspect();
+  const outcome = await steps.snapshot({ ...target, drain: { ...drain, steps: { inspect: inspected.record } } });
   if (outcome.kind !== 'done') throw new Error('expected the snapshot to finish');
   // What a push would carry: the snapshot ref in a bare remote, searched there.
   const bare = tempDir('race-bare-');
@@ -76,6 +78,27 @@ describe('a file written between the secret scan and the snapshot add', () => {
     expect(pushed).toContain('clean.txt');
     expect(pushed).not.toContain('late.env');
     expect(() => git(bare, 'grep', '-q', secrets.awsSecret, REF)).toThrow();
+  });
+
+  it('a file that appears with a secret after inspect listed the changes is scanned all the same', async () => {
+    const root = repo();
+    const secrets = plantedSecrets();
+    writeFileSync(join(root, 'listed.txt'), 'listed by inspect\n');
+    const { summary, bare } = await snapshotWith(
+      root,
+      async () => undefined,
+      async () => {
+        writeFileSync(join(root, 'unlisted.env'), secrets.env);
+        writeFileSync(join(root, 'notes.md'), `token = "${secrets.githubToken}"\n`);
+      },
+    );
+    expect(summary['withheld_paths']).toContain('unlisted.env (@secretlint/secretlint-rule-aws)');
+    expect(summary['withheld_paths']).toContain('notes.md (@secretlint/secretlint-rule-github)');
+    const pushed = git(bare, 'ls-tree', '--name-only', REF).split('\n');
+    expect(pushed).toContain('listed.txt');
+    expect(pushed).not.toContain('unlisted.env');
+    expect(git(bare, 'cat-file', 'blob', `${REF}:notes.md`)).toBe('plain notes');
+    expect(() => git(bare, 'grep', '-q', secrets.githubToken, REF)).toThrow();
   });
 
   it('a secret a clean filter puts into the stored bytes is found there, where the work tree has none', async () => {
