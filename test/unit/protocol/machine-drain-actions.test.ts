@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DRAIN_STEPS, runningDrain } from '../../../protocol/index.js';
-import { bodyOf, Harness, SCRIPTS } from './machine-harness.js';
+import { Harness, scripted } from './machine-harness.js';
 
 describe('`handoff resume` of a drain', () => {
   it('says nothing was blocked when nothing was, and changes nothing', () => {
@@ -19,23 +19,13 @@ describe('`handoff resume` of a drain', () => {
   });
 });
 
-/** A workspace driven into one of the harness's scripted places. */
-function at(script: keyof typeof SCRIPTS): Harness {
-  const h = new Harness();
-  for (const intent of SCRIPTS[script] ?? []) {
-    h.advance(7);
-    h.send(bodyOf(intent, h.at, h.context));
-  }
-  return h;
-}
-
 const drainOf = (h: Harness) => runningDrain(h.state, h.context.cycle);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('a drain that reports it has drained', () => {
   it('keeps when it first did, in either leg; the same report again is no change', () => {
     for (const script of ['evacuate', 'returning'] as const) {
-      const h = at(script);
+      const h = scripted(script);
       h.advance(5);
       const first = h.at;
       expect(h.send({ type: 'DRAINED' })).toEqual({ code: 'ok', message: null, hint: null, data: null, changed: true });
@@ -51,7 +41,7 @@ const SHA = fc.option(fc.constantFrom('a'.repeat(64), 'b'.repeat(64), 'c'.repeat
 
 describe('a drain step reported done', () => {
   it("records the step, clears a blocked reason, and keeps each package step's manifest, in order, for the next package to chain to", () => {
-    const blocked = at('evacuate blocked');
+    const blocked = scripted('evacuate blocked');
     fc.assert(
       fc.property(fc.array(fc.tuple(STEP, SHA), { minLength: 1, maxLength: 6 }), (reports) => {
         const h = new Harness();
@@ -73,7 +63,7 @@ describe('a drain step reported done', () => {
 
 describe('a drain revision (the work tree moved under it)', () => {
   it('counts the revision, says why, and keeps only the steps a revision does not redo', () => {
-    const h = at('evacuate');
+    const h = scripted('evacuate');
     const done = { at: iso(h.at), sha256: null, summary: {} };
     for (const step of DRAIN_STEPS) h.send({ type: 'DRAIN_STEP_DONE', step, record: done });
     const before = drainOf(h);
@@ -91,7 +81,7 @@ describe('a drain revision (the work tree moved under it)', () => {
 
 describe('`handoff cancel` of a stage with no cycle', () => {
   it('goes back to NORMAL and says no cycle, leg, step or ref was under way', () => {
-    const h = at('manual prepare');
+    const h = scripted('manual prepare');
     h.advance(10);
     expect(h.send({ type: 'CANCEL', reason: 'not now' })).toEqual({
       code: 'cancelled',

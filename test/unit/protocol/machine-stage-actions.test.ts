@@ -1,16 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bodyOf, Harness, PAUSE, SCRIPTS } from './machine-harness.js';
-
-/** A workspace driven into one of the harness's scripted places. */
-function at(script: keyof typeof SCRIPTS): Harness {
-  const h = new Harness();
-  for (const intent of SCRIPTS[script] ?? []) {
-    h.advance(7);
-    h.send(bodyOf(intent, h.at, h.context));
-  }
-  return h;
-}
+import { Harness, PAUSE, scripted } from './machine-harness.js';
 
 const UNPAUSE = 'run `handoff unpause` (or remove the PAUSE file) first';
 const pauseArb = fc.option(
@@ -78,7 +68,7 @@ describe('a lease verb with a token that is not the holder’s', () => {
     ] as const;
 
   it('is refused naming who holds the lease, and changes nothing', () => {
-    const h = at('takeover');
+    const h = scripted('takeover');
     const holder = h.context.lease.holder?.token ?? 0;
     fc.assert(
       fc.property(
@@ -100,7 +90,7 @@ describe('a lease verb with a token that is not the holder’s', () => {
   });
 
   it('says nobody holds it once the lease was broken', () => {
-    const h = at('takeover without holder');
+    const h = scripted('takeover without holder');
     expect(h.send(verbs(h.context.lease.last_token)[0])).toEqual({
       code: 'stale_token',
       message: 'the token is not the current lease token',
@@ -114,7 +104,7 @@ describe('a lease verb with a token that is not the holder’s', () => {
 
 describe('`handoff cancel` of a return on offer through the git remote', () => {
   it('is refused with the cycle and the accept the primary runs, and the return stays on offer', () => {
-    const h = at('return offered (remote)');
+    const h = scripted('return offered (remote)');
     const id = h.context.cycle?.id ?? 'no cycle';
     const before = h.snapshot;
     expect(h.send({ type: 'CANCEL', reason: null })).toEqual({
