@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DRAIN_STEPS, runningDrain } from '../../../protocol/index.js';
-import { Harness, scripted } from './machine-harness.js';
+import { Harness, scripted, VERIFIED } from './machine-harness.js';
 
 describe('`handoff resume` of a drain', () => {
   it('says nothing was blocked when nothing was, and changes nothing', () => {
@@ -91,5 +91,25 @@ describe('`handoff cancel` of a stage with no cycle', () => {
       changed: true,
     });
     expect([h.state, h.context.cancelled_at]).toEqual(['NORMAL', iso(h.at)]);
+  });
+});
+
+describe('a checkpoint reported but not verified recoverable', () => {
+  it('blocks the drain with the reason in words and the way on, in either leg, and claims no readiness', () => {
+    const reason = 'the checkpoint is not verified recoverable, so readiness is not claimed';
+    const answer = {
+      code: 'drain_blocked',
+      message: reason,
+      hint: 'run `handoff resume` to check again, or `handoff cancel` to give this leg up',
+      data: { blocked: reason, step: null },
+      changed: true,
+    };
+    const out = scripted('evacuate');
+    expect(out.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: { ...VERIFIED, verified: false }, remote: null })).toEqual(answer);
+    expect([out.state, out.context.blocked, out.context.lease.offered]).toEqual(['EVACUATE', reason, false]);
+    const back = scripted('returning');
+    const token = back.context.lease.holder?.token ?? 0;
+    expect(back.send({ type: 'RETURN_READY', token, checkpoint: { ...VERIFIED, verified: false } })).toEqual(answer);
+    expect([back.snapshot.value, back.context.blocked]).toEqual([{ TAKEOVER: 'returning' }, reason]);
   });
 });
