@@ -357,6 +357,16 @@ export const SCRIPTS: Readonly<Record<string, readonly Intent[]>> = {
   'closed one-way': [...cancelledReturn, { kind: 'fenced', type: 'CLOSE_ONE_WAY', who: 'holder' }],
 };
 
+/** A workspace driven into one of the scripted places, events 7 s apart. */
+export function scripted(script: keyof typeof SCRIPTS): Harness {
+  const h = new Harness();
+  for (const intent of SCRIPTS[script] ?? []) {
+    h.advance(7);
+    h.send(bodyOf(intent, h.at, h.context));
+  }
+  return h;
+}
+
 /** A generated history: a way into some state, then events 7 s apart, on a workspace of either profile. */
 export const historyArb = fc.tuple(
   fc.constantFrom(...Object.keys(SCRIPTS)),
