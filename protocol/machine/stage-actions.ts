@@ -2,7 +2,7 @@ import { assign } from 'xstate';
 import type { WorkspaceEvent } from '../workspace-events.js';
 import { iso, type WorkspaceContext, type WorkspaceState } from './context.js';
 import { done, refused } from './outcome.js';
-import { nothingToCancel, offered, stateHint } from './state-words.js';
+import { nothingToCancel, offerTravelsWords, stateHint } from './state-words.js';
 import { update } from './update.js';
 
 /** Every event's time and entropy, the stage entered, and the answers that change nothing but the outcome. */
@@ -32,15 +32,10 @@ export const stageActions = {
     outcome: refused('wrong_state', nothingToCancel(context.stage, context.cycle), stateHint(context.stage, context.cycle)),
   })),
   replyOfferTravels: update(({ context }) => {
-    // Stryker disable next-line OptionalChaining,StringLiteral: the guard 'offerTravels' let this through, so a cycle is set; `?.` and `??` only narrow the type
-    const id = context.cycle?.id ?? '';
-    return {
-      outcome: refused(
-        'wrong_state',
-        `the return of cycle ${id} is on offer through the git remote: the primary may be taking it back there`,
-        `the primary takes it back with \`${offered(context.cycle, 'return')}\` in the source checkout; \`handoff status\` here follows the remote`,
-      ),
-    };
+    // Stryker disable next-line ConditionalExpression: the guard 'offerTravels' let this through, so a cycle is set; the test only narrows the type
+    if (context.cycle === null) return {};
+    const { message, hint } = offerTravelsWords(context.cycle);
+    return { outcome: refused('wrong_state', message, hint) };
   }),
   replyAlreadyCurrent: update({ outcome: done('ok', null, false) }),
   replyStaleToken: update(({ context }) => ({

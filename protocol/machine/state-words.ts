@@ -38,3 +38,20 @@ export function stateHint(stage: WorkspaceState, cycle: Cycle | null): string {
       return 'the cycle is closed; the next reading or `handoff now` starts a new one';
   }
 }
+
+/**
+ * Why `handoff cancel` is refused while the leg's offer travels through the git remote and the chain
+ * has not withdrawn it: the return leg waits for the primary there, the out leg for a receiver.
+ */
+export function offerTravelsWords(cycle: Cycle): { readonly message: string; readonly hint: string } {
+  if (cycle.return_drain !== null) {
+    return {
+      message: `the return of cycle ${cycle.id} is on offer through the git remote: the primary may be taking it back there`,
+      hint: `the primary takes it back with \`${offered(cycle, 'return')}\` in the source checkout; \`handoff status\` here follows the remote`,
+    };
+  }
+  return {
+    message: `the offer of cycle ${cycle.id} went out through the git remote and is not withdrawn there: a receiver may be taking it`,
+    hint: 'run `handoff cancel` again: it withdraws the offer on the remote first, unless a receiver took it already; `handoff status` follows the remote',
+  };
+}

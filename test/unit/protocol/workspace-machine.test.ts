@@ -332,6 +332,12 @@ describe('the handoff path', () => {
       h.send({ type: 'CHECKPOINT_VERIFIED', checkpoint: verified, remote: { name: 'origin', lease_head: 'abc' } });
       const outcome = h.send({ type: 'CANCEL', reason: null });
       expect([outcome.code, outcome.changed]).toEqual(['wrong_state', false]);
+      // The out leg's words: a receiver may be taking it (not the return leg's primary).
+      const id = h.context.cycle?.id ?? 'no cycle';
+      expect([outcome.message, outcome.hint]).toEqual([
+        `the offer of cycle ${id} went out through the git remote and is not withdrawn there: a receiver may be taking it`,
+        'run `handoff cancel` again: it withdraws the offer on the remote first, unless a receiver took it already; `handoff status` follows the remote',
+      ]);
       expect(h.state).toBe('HANDOFF_READY');
     });
 
