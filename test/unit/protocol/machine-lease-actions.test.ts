@@ -40,7 +40,7 @@ describe('LEASE_HEAD: the head of the lease chain the daemon last wrote or read'
       const { cycle } = h.context;
       const remote = cycle?.remote ?? null;
       for (const head of new Set([remote?.lease_head ?? 'h0', 'h-new'])) {
-        const { next, outcome } = step(h.snapshot, { type: 'LEASE_HEAD', lease_head: head, at: h.at, entropy: 'k3f7qa' });
+        const { next, outcome } = step(h.scope, h.snapshot, { type: 'LEASE_HEAD', lease_head: head, at: h.at, entropy: 'k3f7qa' });
         const moved = remote !== null && remote.lease_head !== head;
         expect(outcome, `${script}, head ${head}`).toEqual({ code: 'ok', message: null, hint: null, data: null, changed: moved });
         expect(next.context.cycle).toEqual(remote === null ? cycle : { ...cycle, remote: { name: remote.name, lease_head: head } });
