@@ -48,7 +48,8 @@ export const leaseActions = {
     assertEvent(event, ['HANDOFF_ACCEPTED', 'RETURN_ACCEPTED']);
     const lease = leaseRules.grant(context.lease, event.executor, iso(context.now), event.token);
     const receiver = event.type === 'HANDOFF_ACCEPTED' ? { executor: event.executor, root: event.receiver_root, token: lease.last_token } : null;
-    const cycle = context.cycle === null || receiver === null ? context.cycle : { ...context.cycle, receiver };
+    // HANDOFF_READY, the only stage that hands a receiver the lease, always holds its cycle.
+    const cycle = receiver === null ? context.cycle : { ...(context.cycle as Cycle), receiver };
     return { lease, cycle, outcome: done('accepted', { token: lease.last_token }) };
   }),
   importTakeover: update(({ context, event }) => {
