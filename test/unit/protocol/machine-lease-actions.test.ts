@@ -33,6 +33,30 @@ function chainSays(h: Harness, state: RemoteLeaseRecord['state'], holder: Remote
   return { type: 'REMOTE_LEASE', lease, lease_head: `r${h.at}`, return_drain: null } as const;
 }
 
+describe('the lease verbs of its holder', () => {
+  it('renew and release answer with the token they were given; the lease is renewed at the step, then free with that token spent', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 120 }), (rounds, later) => {
+        const h = new Harness();
+        for (let token = 1; token < rounds; token += 1) {
+          h.send({ type: 'LEASE_ACQUIRE', executor: 'local' });
+          h.send({ type: 'LEASE_RELEASE', token });
+        }
+        const acquired = h.send({ type: 'LEASE_ACQUIRE', executor: 'agent' });
+        expect([acquired.code, acquired.data]).toEqual(['lease_acquired', { token: rounds }]);
+        h.advance(later);
+        const renewed = h.send({ type: 'LEASE_RENEW', token: rounds });
+        expect([renewed.code, renewed.data, renewed.changed]).toEqual(['lease_renewed', { token: rounds }, true]);
+        expect(h.context.lease.holder).toMatchObject({ executor: 'agent', token: rounds, renewed_at: new Date(h.at).toISOString() });
+        const released = h.send({ type: 'LEASE_RELEASE', token: rounds });
+        expect([released.code, released.data, released.changed]).toEqual(['lease_released', { token: rounds }, true]);
+        expect([h.context.lease.holder, h.context.lease.last_token]).toEqual([null, rounds]);
+      }),
+      { numRuns: 20 },
+    );
+  });
+});
+
 describe('LEASE_HEAD: the head of the lease chain the daemon last wrote or read', () => {
   it('in every place, moves the cycle to that head and says changed only when the head is new; without a chain it changes nothing', () => {
     for (const script of Object.keys(SCRIPTS)) {
