@@ -1,5 +1,5 @@
 import { assessNow } from './workspace-machine.js';
-import { stateOf, step, type WorkspaceSnapshot } from './workspace-step.js';
+import { createStepScope, stateOf, step, type WorkspaceSnapshot } from './workspace-step.js';
 import type { StageMove } from './stage-move-words.js';
 
 /** The stage a snapshot is in, with the worst reading the machine judges by (since the last `handoff cancel`). */
@@ -17,7 +17,8 @@ export function heldBack(snapshot: WorkspaceSnapshot, nowMs: number): StageMove 
   let free = snapshot;
   for (const scope of ['workspace', 'global'] as const) {
     if (free.context.paused[scope] === null) continue;
-    free = step(free, { type: 'PAUSE_SET', scope, pause: null, at: nowMs, entropy: 'aaaaaa' }).next;
+    // A scope of its own: only a paused workspace steps here, and the answers that ask have none to lend.
+    free = step(createStepScope(free), free, { type: 'PAUSE_SET', scope, pause: null, at: nowMs, entropy: 'aaaaaa' }).next;
   }
   return stateOf(free) === stateOf(snapshot) ? null : stageMove(free);
 }

@@ -1,4 +1,4 @@
-import { createActor, initialTransition, type ActorScope, type ExecutableActionObject, type SnapshotFrom } from 'xstate';
+import { createActor, initialTransition, type ActorScope, type SnapshotFrom } from 'xstate';
 import type { WorkspaceEvent } from './workspace-events.js';
 import { runningDrain, workspaceMachine, type Outcome, type WorkspaceContext, type WorkspaceInput, type WorkspaceState } from './workspace-machine.js';
 
@@ -36,44 +36,43 @@ export function persist(snapshot: WorkspaceSnapshot): PersistedWorkspace {
   return { state: stateOf(snapshot), context: snapshot.context };
 }
 
-/** The effects a transition asks for; the daemon runs them after the change is journaled. */
-export const WORKSPACE_EFFECTS = ['startDrain', 'startRehearsal'] as const;
-export type WorkspaceEffect = (typeof WORKSPACE_EFFECTS)[number];
-
-type WorkspaceScope = ActorScope<WorkspaceSnapshot, WorkspaceEvent>;
-let inert: Omit<WorkspaceScope, 'actionExecutor'> | null = null;
+/** The effects a transition asks for (the machine's only actions that are not assign()); the daemon runs them after the change is journaled. */
+export type WorkspaceEffect = 'startDrain' | 'startRehearsal';
 
 /**
- * What xstate's `transition()` builds for every call — an actor that computes the machine's initial
- * snapshot, then is thrown away — was ~9 % of a reading's CPU (docs/performance/daemon.md). This
- * machine spawns, invokes, sends and emits nothing, so one inert scope, made on first use, serves
- * every step; `transition()` itself does no more than this with it.
+ * What `step` hands xstate's `transition()` as its actor scope. `transition()` alone builds one per call
+ * (an actor that computes the machine's initial snapshot, then is thrown away): ~9 % of a reading's CPU
+ * (docs/performance/daemon.md). This machine spawns, invokes, sends and emits nothing, so one inert
+ * scope serves every step: made once by whoever steps a workspace (the daemon's Workspace, a test's harness).
  */
-function inertScope({ context }: WorkspaceSnapshot): Omit<WorkspaceScope, 'actionExecutor'> {
-  if (inert === null) {
-    const self = createActor(workspaceMachine, { input: { root: context.root, policy: context.policy, profile: context.profile, at: context.now } });
-    inert = {
-      self,
-      id: '',
-      sessionId: '',
-      system: self.system,
-      logger: () => undefined,
-      defer: () => undefined,
-      emit: () => undefined,
-      stopChild: () => undefined,
-    };
-  }
-  return inert;
+export type StepScope = Omit<ActorScope<WorkspaceSnapshot, WorkspaceEvent>, 'actionExecutor'>;
+
+export function createStepScope({ context }: WorkspaceSnapshot): StepScope {
+  // Stryker disable next-line ObjectLiteral: the inert actor is never started nor read (xstate's own transition() makes it without input)
+  const self = createActor(workspaceMachine, { input: { root: context.root, policy: context.policy, profile: context.profile, at: context.now } });
+  return {
+    self,
+    id: self.id,
+    sessionId: self.sessionId,
+    system: self.system,
+    logger: () => undefined,
+    defer: () => undefined,
+    emit: () => undefined,
+    stopChild: () => undefined,
+  };
 }
 
 /**
  * The pure step (xstate's `transition()`): the next snapshot, the outcome and the effects to run,
  * without running any. The daemon journals the result when `outcome.changed`, then runs the effects.
  */
-export function step(snapshot: WorkspaceSnapshot, event: WorkspaceEvent): { next: WorkspaceSnapshot; outcome: Outcome; effects: WorkspaceEffect[] } {
-  const actions: ExecutableActionObject[] = [];
-  const next = workspaceMachine.transition(snapshot, event, { ...inertScope(snapshot), actionExecutor: (action) => void actions.push(action) });
-  // assign() actions are already folded into `next`; what is left are the named effects.
-  const effects = actions.map((action) => action.type).filter((type): type is WorkspaceEffect => (WORKSPACE_EFFECTS as readonly string[]).includes(type));
+export function step(
+  scope: StepScope,
+  snapshot: WorkspaceSnapshot,
+  event: WorkspaceEvent,
+): { next: WorkspaceSnapshot; outcome: Outcome; effects: WorkspaceEffect[] } {
+  const effects: WorkspaceEffect[] = [];
+  // assign() actions are folded into `next` and never reach the executor: what does are the machine's effects.
+  const next = workspaceMachine.transition(snapshot, event, { ...scope, actionExecutor: (action) => void effects.push(action.type as WorkspaceEffect) });
   return { next, outcome: next.context.outcome, effects };
 }

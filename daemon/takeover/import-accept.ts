@@ -1,4 +1,4 @@
-import { claimOffer, failure, outcomeEnvelope, step, type Envelope } from '../../protocol/index.js';
+import { claimOffer, failure, outcomeEnvelope, type Envelope } from '../../protocol/index.js';
 import type { AcceptBody, Config } from '../../schemas/index.js';
 import type { Clock } from '../clock.js';
 import { writeLease } from '../evacuation/remote-records.js';
@@ -39,8 +39,8 @@ export function createImportAccept(deps: { readonly registry: WorkspaceRegistry;
     const claimed = claim(source, body, receiverRoot);
     if (!claimed.ok) return claimed.refusal;
     const receiver = await registry.open(receiverRoot);
-    const trial = step(receiver.snapshot(), { ...claimed.importing(claimed.lease.head), at: clock.now(), entropy: 'aaaaaa' });
-    return trial.outcome.changed ? null : outcomeEnvelope(trial.outcome, receiver.snapshot());
+    const trial = receiver.trial({ ...claimed.importing(claimed.lease.head), at: clock.now(), entropy: 'aaaaaa' });
+    return trial.changed ? null : outcomeEnvelope(trial, receiver.snapshot());
   };
 
   /** Another machine's cycle, once `receiverMayImport` passed: the push of a child lease record decides; only the winner imports it. */

@@ -1,4 +1,5 @@
 import {
+  createStepScope,
   deltaOf,
   movesMachine,
   persist,
@@ -7,6 +8,7 @@ import {
   step,
   type Outcome,
   type PersistedWorkspace,
+  type StepScope,
   type WorkspaceDelta,
   type WorkspaceEffect,
   type WorkspaceEvent,
@@ -76,6 +78,8 @@ export class Workspace {
   /** Applied changes since the daemon started: what a long poll of the status waits to move. */
   private changes = 0;
   private readonly waiting = new Set<() => void>();
+  /** Every step of this workspace goes through it: made once, not per event (protocol/workspace-step.ts). */
+  private readonly scope: StepScope;
 
   constructor(
     root: string,
@@ -85,6 +89,7 @@ export class Workspace {
   ) {
     this.root = root;
     this.current = snapshot;
+    this.scope = createStepScope(snapshot);
     this.latest = persist(snapshot);
     this.based = based;
   }
@@ -127,6 +132,11 @@ export class Workspace {
     return { kind: 'readings', root: this.root, readings: this.latest.context.readings };
   }
 
+  /** What the machine would answer to `event` now; nothing is applied, journaled or run. */
+  trial(event: WorkspaceEvent): Outcome {
+    return step(this.scope, this.current, event).outcome;
+  }
+
   handle(event: WorkspaceEvent): Promise<Handled> {
     const run = this.queue.then(() => this.apply(event));
     this.queue = run.catch(() => undefined);
@@ -138,7 +148,7 @@ export class Workspace {
     // A reading the machine would refuse is answered without its transition: the same refusal, nothing applied.
     const refused = event.type === 'READING' ? refusedReading(before.context, event.reading, event.at) : null;
     if (refused !== null) return { outcome: refused, snapshot: before };
-    const { next, outcome, effects } = step(before, event);
+    const { next, outcome, effects } = step(this.scope, before, event);
     if (!outcome.changed) return { outcome, snapshot: before };
     const delta = deltaOf(persist(before), persist(next));
     const durable = movesMachine(delta, stateOf(before));

@@ -1,9 +1,12 @@
 import { assertEvent } from 'xstate';
 import * as leaseRules from '../lease-rules.js';
-import { iso } from './context.js';
+import { iso, type Cycle, type WorkspaceContext } from './context.js';
 import { done, refused } from './outcome.js';
 import { stateHint } from './state-words.js';
 import { update } from './update.js';
+
+// ACCEPT_UNDONE passed holdsLease, so its token is the holder's; the chain's re-offer may find nobody holding it (after a break).
+const undoneToken = (context: WorkspaceContext) => context.lease.holder?.token ?? null;
 
 /** The lease verbs, accepts (here or imported), the remote chain's moves of the out leg, and undone accepts. */
 export const leaseActions = {
@@ -45,30 +48,26 @@ export const leaseActions = {
     assertEvent(event, ['HANDOFF_ACCEPTED', 'RETURN_ACCEPTED']);
     const lease = leaseRules.grant(context.lease, event.executor, iso(context.now), event.token);
     const receiver = event.type === 'HANDOFF_ACCEPTED' ? { executor: event.executor, root: event.receiver_root, token: lease.last_token } : null;
-    const cycle = context.cycle === null || receiver === null ? context.cycle : { ...context.cycle, receiver };
+    // HANDOFF_READY, the only stage that hands a receiver the lease, always holds its cycle.
+    const cycle = receiver === null ? context.cycle : { ...(context.cycle as Cycle), receiver };
     return { lease, cycle, outcome: done('accepted', { token: lease.last_token }) };
   }),
   importTakeover: update(({ context, event }) => {
     assertEvent(event, 'IMPORT_TAKEOVER');
-    const at = iso(context.now);
-    const token = Math.max(event.token, context.lease.last_token + 1);
+    const lease = leaseRules.grant(context.lease, event.executor, iso(context.now), event.token);
+    const token = lease.last_token;
     return {
       cycle: { ...event.cycle, receiver: { executor: event.executor, root: event.receiver_root, token } },
-      lease: {
-        holder: { executor: event.executor, token, acquired_at: at, renewed_at: at },
-        last_token: token,
-        offered: false,
-        last_break: context.lease.last_break,
-      },
+      lease,
       blocked: null,
       outcome: done('accepted', { token }),
     };
   }),
   applyRemoteTaken: update(({ context, event }) => {
     assertEvent(event, 'REMOTE_LEASE');
-    const holder = event.lease.holder;
-    const cycle = context.cycle;
-    if (holder === null || cycle === null) return {};
+    // Its guards (remoteTaken, remoteClosed) let only a record with a holder in, and each stage that takes it holds a cycle.
+    const holder = event.lease.holder as NonNullable<typeof event.lease.holder>;
+    const cycle = context.cycle as Cycle;
     const at = iso(context.now);
     return {
       lease: {
@@ -90,15 +89,16 @@ export const leaseActions = {
   // A return leg the holder had started goes with it: left on the cycle, the next accept would be restored as returning.
   undoAccept: update(({ context, event }) => {
     assertEvent(event, ['ACCEPT_UNDONE', 'REMOTE_LEASE']);
-    const cycle = context.cycle;
+    // Only TAKEOVER undoes an accept, and it always holds its cycle.
+    const cycle = context.cycle as Cycle;
     const head = event.lease_head;
-    const remote = cycle?.remote == null ? null : { ...cycle.remote, lease_head: head ?? cycle.remote.lease_head };
+    const remote = cycle.remote == null ? null : { ...cycle.remote, lease_head: head ?? cycle.remote.lease_head };
     const lastToken = Math.max(context.lease.last_token, event.type === 'REMOTE_LEASE' ? event.lease.last_token : event.token);
     return {
       lease: { holder: null, last_token: lastToken, offered: true, last_break: context.lease.last_break },
-      cycle: cycle === null ? null : { ...cycle, receiver: null, remote, return_drain: null },
+      cycle: { ...cycle, receiver: null, remote, return_drain: null },
       blocked: null,
-      outcome: done('ok', { undone: event.type === 'ACCEPT_UNDONE' ? event.token : (context.lease.holder?.token ?? null), state: 'HANDOFF_READY' }),
+      outcome: done('ok', { undone: undoneToken(context), state: 'HANDOFF_READY' }),
     };
   }),
   // The receiver's side of an undone import: the cycle was only ever held here; its token stays spent.
@@ -109,7 +109,7 @@ export const leaseActions = {
       lease: { holder: null, last_token: lastToken, offered: false, last_break: context.lease.last_break },
       cycle: null,
       blocked: null,
-      outcome: done('ok', { undone: event.type === 'ACCEPT_UNDONE' ? event.token : (context.lease.holder?.token ?? null), state: 'NORMAL' }),
+      outcome: done('ok', { undone: undoneToken(context), state: 'NORMAL' }),
     };
   }),
 };

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createAjv } from '../../daemon/schema-check.js';
-import { buildManifest, includeSecretCommand, initialSnapshot, renderHandoff, step, withheldMarker } from '../../protocol/index.js';
+import { buildManifest, createStepScope, includeSecretCommand, initialSnapshot, renderHandoff, step, withheldMarker } from '../../protocol/index.js';
 import { ManifestSchema, type Manifest, type RepositoryObservation, type SecretScanRecord, type Withheld } from '../../schemas/index.js';
 import { headingsOf, hostileText, markdownBlocks, UNPRINTABLE } from './protocol/hostile-text.js';
 import { checkpoint } from './protocol/manifest-fixture.js';
@@ -22,7 +22,8 @@ const repository: RepositoryObservation = {
 };
 
 function manifestWith(withheld?: readonly Withheld[], secretScan?: SecretScanRecord): Manifest {
-  const { next } = step(initialSnapshot({ root: '/repo', policy: POLICY, profile: 'emergency-return', at: T0 }), {
+  const fresh = initialSnapshot({ root: '/repo', policy: POLICY, profile: 'emergency-return', at: T0 });
+  const { next } = step(createStepScope(fresh), fresh, {
     type: 'NOW',
     reason: 'test',
     wait: false,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { escapeHtml, renderMarkdown } from '../../../daemon/http/dashboard/markdown.js';
-import { buildManifest, initialSnapshot, renderHandoff, step } from '../../../protocol/index.js';
+import { buildManifest, createStepScope, initialSnapshot, renderHandoff, step } from '../../../protocol/index.js';
 import type { Capsule, Manifest } from '../../../schemas/index.js';
 import { EVERYTHING, hostileText, UNPRINTABLE } from '../protocol/hostile-text.js';
 import { POLICY, T0 } from '../protocol/machine-harness.js';
@@ -18,7 +18,8 @@ function onlyOwnMarkup(html: string): void {
 
 /** A HANDOFF.md of the real renderer, every agent field (and the trigger's reason) set to `text`. */
 function handoffOf(text: string): string {
-  const { next } = step(initialSnapshot({ root: '/repo', policy: POLICY, profile: 'emergency-return', at: T0 }), {
+  const fresh = initialSnapshot({ root: '/repo', policy: POLICY, profile: 'emergency-return', at: T0 });
+  const { next } = step(createStepScope(fresh), fresh, {
     type: 'NOW',
     reason: 'test',
     wait: false,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { redactRecord, refuseSecrets } from '../../../daemon/evacuation/record-secrets.js';
 import { createAjv } from '../../../daemon/schema-check.js';
-import { buildManifest, EMPTY_CAPSULE, initialSnapshot, renderHandoff, serializeManifest, step } from '../../../protocol/index.js';
+import { buildManifest, createStepScope, EMPTY_CAPSULE, initialSnapshot, renderHandoff, serializeManifest, step } from '../../../protocol/index.js';
 import { ManifestSchema, type Capsule, type Manifest } from '../../../schemas/index.js';
 import { plantedSecrets } from '../../support/secrets.js';
 import { POLICY, T0 } from '../protocol/machine-harness.js';
@@ -56,7 +56,8 @@ describe('a record passes the secret scan before it is written', () => {
   it('a manifest with a secret in every kind of field validates once redacted, and its JSON and HANDOFF.md pass the last look', async () => {
     const secrets = plantedSecrets();
     const token = secrets.githubToken;
-    const { next } = step(initialSnapshot({ root: '/repo', policy: POLICY, profile: 'emergency-return', at: T0 }), {
+    const fresh = initialSnapshot({ root: '/repo', policy: POLICY, profile: 'emergency-return', at: T0 });
+    const { next } = step(createStepScope(fresh), fresh, {
       type: 'NOW',
       reason: `quota; ${token}`,
       wait: false,

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { Reading } from '../../../schemas/telemetry.schema.js';
 import {
+  createStepScope,
   drainKey,
   initialSnapshot,
   newDrain,
@@ -12,6 +13,7 @@ import {
   type Outcome,
   type PressurePolicy,
   type RemoteLeaseRecord,
+  type StepScope,
   type WorkspaceContext,
   type WorkspaceEvent,
   type WorkspaceSnapshot,
@@ -28,9 +30,12 @@ export type Body<E> = E extends WorkspaceEvent ? Omit<E, 'at' | 'entropy'> : nev
 export class Harness {
   snapshot: WorkspaceSnapshot;
   at = T0;
+  /** Made once, as the daemon's Workspace makes its own. */
+  readonly scope: StepScope;
 
   constructor(policy: PressurePolicy = POLICY, profile: 'emergency-return' | 'one-way' = 'emergency-return') {
     this.snapshot = initialSnapshot({ root: '/repo', policy, profile, at: T0 });
+    this.scope = createStepScope(this.snapshot);
   }
 
   get state() {
@@ -42,7 +47,7 @@ export class Harness {
   }
 
   send(event: Body<WorkspaceEvent>) {
-    const { next, outcome } = step(this.snapshot, { ...event, at: this.at, entropy: 'k3f7qa' } as WorkspaceEvent);
+    const { next, outcome } = step(this.scope, this.snapshot, { ...event, at: this.at, entropy: 'k3f7qa' } as WorkspaceEvent);
     if (outcome.changed) this.snapshot = next;
     return outcome;
   }
@@ -396,7 +401,7 @@ export function walk([script, events, profile]: [string, readonly Generated[], '
     const entropy = `k3f7${'abcdefghjkmnpqrstvwxyz'[n % 22] ?? 'a'}${'abcdefghjkmnpqrstvwxyz'[Math.floor(n / 22) % 22] ?? 'a'}`;
     const body = bodyOf(e, h.at, h.context);
     const before = h.snapshot;
-    const { next, outcome } = step(before, { ...body, at: h.at, entropy } as WorkspaceEvent);
+    const { next, outcome } = step(h.scope, before, { ...body, at: h.at, entropy } as WorkspaceEvent);
     if (outcome.changed) h.snapshot = next;
     visit({ body, before, next, outcome, after: h.snapshot, at: h.at, entropy });
   }

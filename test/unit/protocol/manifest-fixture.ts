@@ -1,11 +1,11 @@
-import { buildManifest, initialSnapshot, step, type Cycle } from '../../../protocol/index.js';
+import { buildManifest, createStepScope, initialSnapshot, step, type Cycle } from '../../../protocol/index.js';
 import type { Capsule, Checkpoint, Manifest, RepositoryObservation } from '../../../schemas/index.js';
 import { POLICY, T0 } from './machine-harness.js';
 
 // One manifest for the tests that read one: the daemon side fixed, the capsule and validation output varying.
 export function cycle(): Cycle {
   const start = initialSnapshot({ root: '/repo', policy: POLICY, profile: 'emergency-return', at: T0 });
-  const { next } = step(start, { type: 'NOW', reason: 'test', wait: false, at: T0, entropy: 'abcdef' });
+  const { next } = step(createStepScope(start), start, { type: 'NOW', reason: 'test', wait: false, at: T0, entropy: 'abcdef' });
   const value = next.context.cycle;
   if (value === null) throw new Error('no cycle');
   return value;

@@ -64,7 +64,7 @@ describe('refusedReading (the pre-check of a reading)', () => {
           const [reading] = fc.sample(fc.oneof(readingAt(at), readingAt(T0)), { seed, numRuns: 1 });
           if (reading === undefined) throw new Error('no reading sampled');
           const event: WorkspaceEvent = { type: 'READING', reading, at, entropy: 'k3f7qa' };
-          const machine = step(before, event).outcome;
+          const machine = step(h.scope, before, event).outcome;
           const early = refusedReading(before.context, reading, at);
           if (early === null) expect(machine.code === 'reading_not_credible' && !machine.changed).toBe(false);
           else expect(early).toStrictEqual(machine);
@@ -89,7 +89,7 @@ describe('refusedReading (the pre-check of a reading)', () => {
     };
     const early = refusedReading(h.context, older, h.at);
     expect(early?.data).toStrictEqual({ reason: 'superseded' });
-    expect(early).toStrictEqual(step(h.snapshot, { type: 'READING', reading: older, at: h.at, entropy: 'k3f7qa' }).outcome);
+    expect(early).toStrictEqual(step(h.scope, h.snapshot, { type: 'READING', reading: older, at: h.at, entropy: 'k3f7qa' }).outcome);
   });
 
   it('leaves a reading under the same key at the same instant or later to the machine: it may change something', () => {

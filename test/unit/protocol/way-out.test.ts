@@ -25,10 +25,10 @@ const PROVEN: WayOut = {
 describe('the way out in the machine', () => {
   it('entering PREPARE asks for a rehearsal (an effect, run after the journal), and only then', () => {
     const machine = new Harness();
-    const { effects } = step(machine.snapshot, { type: 'PREPARE', reason: null, at: T0, entropy: 'k3f7qa' } as WorkspaceEvent);
+    const { effects } = step(machine.scope, machine.snapshot, { type: 'PREPARE', reason: null, at: T0, entropy: 'k3f7qa' } as WorkspaceEvent);
     expect(effects).toEqual(['startRehearsal']);
     machine.send({ type: 'PREPARE', reason: null });
-    const again = step(machine.snapshot, { type: 'PREPARE', reason: null, at: T0, entropy: 'k3f7qa' } as WorkspaceEvent);
+    const again = step(machine.scope, machine.snapshot, { type: 'PREPARE', reason: null, at: T0, entropy: 'k3f7qa' } as WorkspaceEvent);
     expect(again.effects).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { persist, restoreSnapshot, stateOf, step, type WorkspaceEvent } from '../../../protocol/index.js';
-import { bodyOf, eventArb, Harness, SCRIPTS, walk, type Visit } from './machine-harness.js';
+import { persist, restoreSnapshot, stateOf, step, type WorkspaceEvent, type WorkspaceSnapshot } from '../../../protocol/index.js';
+import { bodyOf, eventArb, Harness, historyArb, SCRIPTS, walk, type Visit } from './machine-harness.js';
 
 const reading = (h: Harness, used_percent: number) =>
   ({
@@ -22,10 +22,10 @@ const reading = (h: Harness, used_percent: number) =>
 describe('step', () => {
   it("hands back each step's own effects: a later step neither adds to nor empties an earlier one's", () => {
     const h = new Harness();
-    const evacuate = step(h.snapshot, reading(h, 95));
+    const evacuate = step(h.scope, h.snapshot, reading(h, 95));
     expect([evacuate.next.value, evacuate.effects]).toEqual(['EVACUATE', ['startDrain']]);
-    const quiet = step(h.snapshot, reading(h, 40));
-    const again = step(evacuate.next, { type: 'NOW', reason: null, wait: true, at: h.at, entropy: 'k3f7qa' });
+    const quiet = step(h.scope, h.snapshot, reading(h, 40));
+    const again = step(h.scope, evacuate.next, { type: 'NOW', reason: null, wait: true, at: h.at, entropy: 'k3f7qa' });
     expect([quiet.next.value, quiet.effects]).toEqual(['NORMAL', []]);
     expect(again.effects).toEqual([]);
     expect(evacuate.effects).toEqual(['startDrain']);
@@ -35,8 +35,30 @@ describe('step', () => {
     const h = new Harness();
     const before = h.snapshot;
     const context = structuredClone(before.context);
-    step(before, reading(h, 95));
+    step(h.scope, before, reading(h, 95));
     expect([before.value, before.context]).toEqual(['NORMAL', context]);
+  });
+});
+
+describe('the effects a step asks for', () => {
+  it('only the drain and the rehearsal, each at most once: the drain when a leg starts draining and never outside one, the rehearsal when PREPARE is entered and never elsewhere', () => {
+    const draining = (s: WorkspaceSnapshot) => s.value === 'EVACUATE' || JSON.stringify(s.value) === '{"TAKEOVER":"returning"}';
+    const preparing = (s: WorkspaceSnapshot) => s.value === 'PREPARE';
+    const { scope } = new Harness();
+    fc.assert(
+      fc.property(historyArb, (history) => {
+        walk(history, ({ body, before, next, at, entropy }) => {
+          const { effects } = step(scope, before, { ...body, at, entropy } as WorkspaceEvent);
+          const drain = effects.includes('startDrain');
+          const rehearsal = effects.includes('startRehearsal');
+          expect(effects).toHaveLength(Number(drain) + Number(rehearsal));
+          // Staying in a draining leg may start its drain again (a new holder takes the return leg's fence over): the daemon resumes it.
+          if (!(draining(before) && draining(next))) expect(drain).toBe(draining(next));
+          if (!(preparing(before) && preparing(next))) expect(rehearsal).toBe(preparing(next));
+        });
+      }),
+      { numRuns: 30 },
+    );
   });
 });
 
@@ -65,8 +87,8 @@ describe('persist and restoreSnapshot', () => {
         expect(stateOf(restored)).toBe(h.state);
         expect(restored.value).toEqual(h.snapshot.value);
         const event = { ...bodyOf(probe, h.at + 7000), at: h.at + 7000, entropy: 'k3f7qa' } as WorkspaceEvent;
-        const live = step(h.snapshot, event);
-        const again = step(restored, event);
+        const live = step(h.scope, h.snapshot, event);
+        const again = step(h.scope, restored, event);
         expect([stateOf(again.next), again.outcome, again.effects]).toEqual([stateOf(live.next), live.outcome, live.effects]);
       }),
       { numRuns: 150 },

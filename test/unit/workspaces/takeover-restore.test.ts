@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { persist, restoreSnapshot, stateOf, step, type WorkspaceEvent, type WorkspaceSnapshot } from '../../../protocol/index.js';
+import { createStepScope, persist, restoreSnapshot, stateOf, step, type WorkspaceEvent, type WorkspaceSnapshot } from '../../../protocol/index.js';
 import { foldJournal } from '../../../daemon/workspaces/journal-fold.js';
 import { Harness, T0 } from '../protocol/machine-harness.js';
 
@@ -25,7 +25,8 @@ function oldJournal(h: Harness): WorkspaceSnapshot {
 }
 
 type Body<E> = E extends WorkspaceEvent ? Omit<E, 'at' | 'entropy'> : never;
-const send = (snapshot: WorkspaceSnapshot, event: Body<WorkspaceEvent>) => step(snapshot, { ...event, at: T0, entropy: 'k3f7qa' } as WorkspaceEvent);
+const send = (snapshot: WorkspaceSnapshot, event: Body<WorkspaceEvent>) =>
+  step(createStepScope(snapshot), snapshot, { ...event, at: T0, entropy: 'k3f7qa' } as WorkspaceEvent);
 
 describe('a journal written with the flat TAKEOVER state', () => {
   it('restores into `held` when no return leg runs: the holder may start one, drain reports are refused', () => {
