@@ -26,13 +26,17 @@ export const observedMs = (reading: Reading): number => Date.parse(reading.obser
  * not reset yet.
  */
 export function credibility(reading: Reading, nowMs: number, policy: PressurePolicy): Credibility {
+  return credibilityAt(reading, observedMs(reading), nowMs, policy);
+}
+
+/** `credibility` for a reading whose observation time the caller already parsed (`observedMs`). */
+export function credibilityAt(reading: Reading, observed: number, nowMs: number, policy: PressurePolicy): Credibility {
   if (!KNOWN_SOURCES.has(reading.source)) {
     return { credible: false, reason: 'unknown_source', message: `source '${reading.source}' is not a named adapter` };
   }
   if (reading.used_percent === null || !Number.isFinite(reading.used_percent)) {
     return { credible: false, reason: 'unknown_percent', message: `${reading.metric} percent is unknown` };
   }
-  const observed = observedMs(reading);
   if (observed - nowMs > FUTURE_SKEW_MS) {
     return { credible: false, reason: 'observed_in_future', message: `observed_at ${reading.observed_at} lies in the future` };
   }
