@@ -1,5 +1,5 @@
 import type { Reading } from '../../schemas/telemetry.schema.js';
-import { assess, credibility, describeReading, observedMs } from '../pressure-policy.js';
+import { assess, credibility, describeReading, observedMs, pressureLevel } from '../pressure-policy.js';
 import type { Trigger, WorkspaceContext } from './context.js';
 
 /** The readings automatic moves judge by: those observed after the last `handoff cancel` (all of them without one). */
@@ -12,6 +12,8 @@ function readingList(context: WorkspaceContext): Reading[] {
 }
 /** How the machine itself judges the pressure now: the readings since the last `handoff cancel`. */
 export const assessNow = (context: WorkspaceContext) => assess(readingList(context), context.now, context.policy);
+/** `assessNow(context).level`, for the guards that ask only that. */
+export const levelNow = (context: WorkspaceContext) => pressureLevel(readingList(context), context.now, context.policy);
 
 /** A manual PREPARE relaxes only on a credible reading observed after the operator asked for it. */
 export function reliefSinceRequest(context: WorkspaceContext): boolean {
