@@ -183,6 +183,11 @@ async function feelRun(pid, port, path, headers, bodyOf, expect) {
 }
 
 async function feelRow() {
+  if (INTERVAL_MS + WARMUP_SECONDS * 1000 >= FEEL_SECONDS * 1000) {
+    throw new Error(
+      `a feel run of ${FEEL_SECONDS} s has no steady part after ${WARMUP_SECONDS} s of warm-up: raise HANDOFF_BENCH_API_FEEL_SECONDS or lower HANDOFF_BENCH_API_WARMUP_SECONDS`,
+    );
+  }
   const base = tempBase('api-feel');
   const repo = makeRepo(base);
   const daemon = await startDaemon(join(base, 'state'));
