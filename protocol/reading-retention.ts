@@ -21,8 +21,14 @@ const sourceMetric = (reading: Reading): string => `${reading.source}/${reading.
  *   sessions; a silent session's context window is superseded once its agent reports again);
  * - past MAX_LIVE_READINGS, the oldest observations.
  * A stale high reading with nothing newer stays: telemetry going quiet is not evidence of relief.
+ * `put`: a reading recorded now, judged as if it were in `readings` under its key (a new key last).
  */
-export function retainReadings(readings: Readonly<Record<string, Reading>>, nowMs: number, policy: PressurePolicy): Record<string, Reading> {
+export function retainReadings(
+  readings: Readonly<Record<string, Reading>>,
+  nowMs: number,
+  policy: PressurePolicy,
+  put?: { readonly key: string; readonly reading: Reading },
+): Record<string, Reading> {
   const relaxLine = policy.prepare_percent - policy.hysteresis_percent;
   // This runs for every reading over every live one, so each observation time is parsed once here:
   // the cut past MAX_LIVE_READINGS sorted by parsing two times per comparison, ~800 Date.parse a step
@@ -30,9 +36,11 @@ export function retainReadings(readings: Readonly<Record<string, Reading>>, nowM
   // when a stale reading asks.
   const live: LiveReading[] = [];
   for (const key in readings) {
-    const reading = readings[key];
+    const reading = key === put?.key ? put.reading : readings[key];
     if (reading !== undefined) live.push({ key, reading, at: observedMs(reading) });
   }
+  // `put` counts as `{ ...readings, [put.key]: put.reading }` would, without building that object first.
+  if (put !== undefined && !Object.hasOwn(readings, put.key)) live.push({ ...put, at: observedMs(put.reading) });
   let newest: Map<string, number> | null = null;
   const newestOf = (window: string): number => {
     if (newest === null) {
@@ -60,7 +68,9 @@ export function retainReadings(readings: Readonly<Record<string, Reading>>, nowM
     kept.sort((a, b) => b.at - a.at);
     kept.length = MAX_LIVE_READINGS;
   }
-  const result: Record<string, Reading> = {};
+  // A dictionary from the start: sessions report in any order, so a plain object built key by key
+  // (or spread) got a hidden class of its own at every step, ~2× the step's CPU (docs/performance/daemon.md).
+  const result: Record<string, Reading> = Object.create(null) as Record<string, Reading>;
   for (const { key, reading } of kept) result[key] = reading;
   return result;
 }
