@@ -26,13 +26,17 @@ export const observedMs = (reading: Reading): number => Date.parse(reading.obser
  * not reset yet.
  */
 export function credibility(reading: Reading, nowMs: number, policy: PressurePolicy): Credibility {
+  return credibilityAt(reading, observedMs(reading), nowMs, policy);
+}
+
+/** `credibility` for a reading whose observation time the caller already parsed (`observedMs`). */
+export function credibilityAt(reading: Reading, observed: number, nowMs: number, policy: PressurePolicy): Credibility {
   if (!KNOWN_SOURCES.has(reading.source)) {
     return { credible: false, reason: 'unknown_source', message: `source '${reading.source}' is not a named adapter` };
   }
   if (reading.used_percent === null || !Number.isFinite(reading.used_percent)) {
     return { credible: false, reason: 'unknown_percent', message: `${reading.metric} percent is unknown` };
   }
-  const observed = observedMs(reading);
   if (observed - nowMs > FUTURE_SKEW_MS) {
     return { credible: false, reason: 'observed_in_future', message: `observed_at ${reading.observed_at} lies in the future` };
   }
@@ -112,10 +116,26 @@ export function assess(readings: readonly Reading[], nowMs: number, policy: Pres
       blocked = true;
     }
   }
-  const top = worst?.used_percent ?? null;
-  const level = top === null ? 'none' : top >= policy.evacuate_percent ? 'evacuate' : top >= policy.prepare_percent ? 'prepare' : 'none';
-  return { worst, level, pressing, canRelax: anyCredible && !blocked };
+  return { worst, level: levelOf(worst?.used_percent ?? null, policy), pressing, canRelax: anyCredible && !blocked };
 }
+
+/**
+ * `assess(...).level` alone, for the machine's guards, which ask it at every step: a reading below
+ * the PREPARE line cannot raise the level, so only the ones at or above it are judged (parsing each
+ * one's time was ~128 Date.parse a step for two guards over 64 live readings: docs/performance/daemon.md).
+ */
+export function pressureLevel(readings: readonly Reading[], nowMs: number, policy: PressurePolicy): Assessment['level'] {
+  let top: number | null = null;
+  for (const reading of readings) {
+    const percent = reading.used_percent;
+    if (percent === null || percent < policy.prepare_percent || (top !== null && percent <= top)) continue;
+    if (countsForPressure(reading, policy) && credibility(reading, nowMs, policy).credible) top = percent;
+  }
+  return levelOf(top, policy);
+}
+
+const levelOf = (top: number | null, policy: PressurePolicy): Assessment['level'] =>
+  top === null ? 'none' : top >= policy.evacuate_percent ? 'evacuate' : top >= policy.prepare_percent ? 'prepare' : 'none';
 
 export function describeReading(reading: Reading): string {
   const percent = reading.used_percent === null ? 'unknown' : `${reading.used_percent} %`;

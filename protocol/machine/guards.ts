@@ -3,7 +3,7 @@ import { runningDrain } from '../running-drain.js';
 import type { WorkspaceEvent } from '../workspace-events.js';
 import type { WorkspaceContext } from './context.js';
 import { closableOneWay, drainKey, offerTravels } from './cycle-rules.js';
-import { assessNow, reliefSinceRequest } from './pressure-now.js';
+import { assessNow, levelNow, reliefSinceRequest } from './pressure-now.js';
 
 type GuardArgs = { readonly context: WorkspaceContext; readonly event: WorkspaceEvent };
 
@@ -17,8 +17,8 @@ function withdrawnOnChain(event: WorkspaceEvent): boolean {
 /** The machine's named guards; the state nodes (workspace-machine.ts) say where each one decides. */
 export const guards = {
   paused: ({ context }: GuardArgs) => context.paused.global !== null || context.paused.workspace !== null,
-  atEvacuateLine: ({ context }: GuardArgs) => assessNow(context).level === 'evacuate',
-  atPrepareLine: ({ context }: GuardArgs) => assessNow(context).level === 'prepare',
+  atEvacuateLine: ({ context }: GuardArgs) => levelNow(context) === 'evacuate',
+  atPrepareLine: ({ context }: GuardArgs) => levelNow(context) === 'prepare',
   canRelax: ({ context }: GuardArgs) => assessNow(context).canRelax && reliefSinceRequest(context),
   checkpointVerified: ({ event }: GuardArgs) => {
     assertEvent(event, ['CHECKPOINT_VERIFIED', 'RETURN_READY']);

@@ -28,7 +28,7 @@ export const pressureActions = {
         },
       };
     }
-    const readings = retainReadings({ ...context.readings, [key]: reading }, context.now, context.policy);
+    const readings = retainReadings(context.readings, context.now, context.policy, { key, reading });
     return { readings, outcome: done('reading_recorded', { key }) };
   }),
   recordWarning: update(({ context, event }) => {

