@@ -4,15 +4,14 @@ import type { Trigger, WorkspaceContext } from './context.js';
 
 /** The readings automatic moves judge by: those observed after the last `handoff cancel` (all of them without one). */
 function readingList(context: WorkspaceContext): Reading[] {
-  const since = context.cancelled_at ?? null;
-  const sinceMs = since === null ? -Infinity : Date.parse(since);
   // `for…in`, not `Object.values`: over the live readings' dictionary ~1.75 against ~4.8 µs (64 readings), twice a step.
   const readings: Reading[] = [];
-  for (const key in context.readings) {
-    const reading = context.readings[key];
-    if (reading !== undefined && (since === null || observedMs(reading) > sinceMs)) readings.push(reading);
-  }
-  return readings;
+  // Its own keys only: the dictionary has no prototype (reading-retention.ts), so each key holds a reading.
+  for (const key in context.readings) readings.push(context.readings[key] as Reading);
+  const since = context.cancelled_at ?? null;
+  if (since === null) return readings;
+  const sinceMs = Date.parse(since);
+  return readings.filter((r) => observedMs(r) > sinceMs);
 }
 /** How the machine itself judges the pressure now: the readings since the last `handoff cancel`. */
 export const assessNow = (context: WorkspaceContext) => assess(readingList(context), context.now, context.policy);
