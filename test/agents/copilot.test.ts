@@ -43,7 +43,9 @@ let next: ChatTurn = { text: 'done' };
 let tool: ChatTurn | null = null;
 /** What the user had in Copilot's settings.json before the install: a status line of their own, which saves what Copilot sent it. */
 let userSettings = '';
-const seen = () => join(scene.home, 'statusline-seen.json');
+/** Every payload the user's status line was sent, in order, each followed by a line holding only RS (U+001E). */
+const seen = () => join(scene.home, 'statusline-seen.log');
+const RECORD_END = '\n\u001e\n';
 
 beforeAll(async () => {
   agent = await agentOrSkip('copilot');
@@ -57,7 +59,7 @@ beforeAll(async () => {
     COPILOT_PKG_CACHE_HOME: join(agentCache(), 'copilot-pkg'),
   });
   mkdirSync(join(scene.home, '.copilot'));
-  userSettings = `${JSON.stringify({ statusLine: { type: 'command', command: `cat > "$HOME/.seen" && mv "$HOME/.seen" "${seen()}"; echo mine` } }, null, 2)}\n`;
+  userSettings = `${JSON.stringify({ statusLine: { type: 'command', command: `{ cat; printf '\\n\\036\\n'; } >> "${seen()}"; echo mine` } }, null, 2)}\n`;
   writeFileSync(join(scene.home, '.copilot', 'settings.json'), userSettings);
   const installed = await scene.handoff(['install', 'copilot']);
   expect(installed.code, installed.stderr).toBe(0);
@@ -117,12 +119,21 @@ describe.sequential(`Copilot CLI ${VERSIONS.copilot.version}, end to end`, () =>
     try {
       // Before its first model call Copilot sends 0 % over 0 counted tokens: no reading until the turn is counted.
       const { context } = await readingsOf(scene, 'copilot-statusline', ['context'], 40_000);
-      const sent = JSON.parse(readFileSync(seen(), 'utf8')) as {
-        session_id: string;
-        context_window: { current_context_tokens: number; current_context_used_percentage: number };
-      };
-      expect(sent.context_window.current_context_tokens).toBeGreaterThan(0);
-      expect(context).toMatchObject({ used_percent: sent.context_window.current_context_used_percentage, resets_at: null, executor: sent.session_id });
+      // Copilot redraws its status line again and again, its placeholder 0 among them: the reading is one
+      // it computed over counted tokens, and no payload of 0 counted tokens made one.
+      const sent = readFileSync(seen(), 'utf8')
+        .split(RECORD_END)
+        .filter((text) => text.trim() !== '')
+        .map((text) => JSON.parse(text) as { session_id: string; context_window: { current_context_tokens: number; current_context_used_percentage: number } });
+      const counted = sent.filter((payload) => payload.context_window.current_context_tokens > 0);
+      expect(counted.length).toBeGreaterThan(0);
+      expect(counted.map((payload) => ({ used_percent: payload.context_window.current_context_used_percentage, executor: payload.session_id }))).toContainEqual(
+        {
+          used_percent: context?.used_percent,
+          executor: context?.executor,
+        },
+      );
+      expect(context).toMatchObject({ resets_at: null });
       expect(mock.requests.length).toBeGreaterThan(0);
       // The user's line first, then ours: the state, and the context just sent (Copilot redraws only what changed, so in two pieces).
       const shown = (screen: string) => screen.includes('mine | handoff NORMAL') && screen.includes(`· ctx ${context?.used_percent}%`);
