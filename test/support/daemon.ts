@@ -64,6 +64,17 @@ async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 
   }
 }
 
+/** The daemon ended before it wrote its daemon.json. */
+export class DaemonDiedAtStart extends Error {
+  constructor(
+    readonly code: number | null,
+    readonly signal: NodeJS.Signals | null,
+    stderr: string,
+  ) {
+    super(`daemon exited with ${signal ?? code} before it published daemon.json: ${stderr}`);
+  }
+}
+
 export function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
@@ -83,11 +94,18 @@ export async function startDaemon(stateDir: string = tempDir('state'), env: Node
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   child.stdout?.resume();
   const info = await waitFor('daemon.json', () => {
-    if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode}: ${stderr}`);
+    // A signal leaves exitCode null: a daemon killed before it published (its own fault point, say) is gone too.
+    if (child.exitCode !== null || child.signalCode !== null) throw new DaemonDiedAtStart(child.exitCode, child.signalCode, stderr);
     const path = join(stateDir, 'daemon.json');
     if (!existsSync(path)) return undefined;
     const parsed = JSON.parse(readFileSync(path, 'utf8')) as { pid: number; port: number };
     return parsed.pid === child.pid ? parsed : undefined;
+  }).catch((error: unknown) => {
+    if (error instanceof DaemonDiedAtStart) throw error;
+    // A start that never published says where it stood: its stderr and the last lines of its log.
+    const log = join(stateDir, 'daemon.log');
+    const tail = existsSync(log) ? readFileSync(log, 'utf8').split('\n').slice(-15).join('\n') : '(no daemon.log)';
+    throw new Error(`${(error as Error).message} (pid ${child.pid})\nstderr: ${stderr}\ndaemon.log tail:\n${tail}`);
   });
   const token = readFileSync(join(stateDir, 'token'), 'utf8').trim();
   return {
