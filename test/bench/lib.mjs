@@ -114,7 +114,9 @@ export const { DAEMON_NODE_FLAGS } = await import(new URL('../../dist/daemon/nod
  */
 export async function startDaemon(stateDir, { env = {}, nodeArgs = DAEMON_NODE_FLAGS, timeoutMs = 120_000 } = {}) {
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...nodeArgs, CLI, 'daemon', '--state-dir', stateDir, '--port', '0'], {
+  // HANDOFF_BENCH_CPU_PROF=<dir>: each daemon writes a V8 CPU profile there when it stops (node refuses --cpu-prof in NODE_OPTIONS).
+  const profile = process.env.HANDOFF_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.HANDOFF_BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...nodeArgs, ...profile, CLI, 'daemon', '--state-dir', stateDir, '--port', '0'], {
     env: { ...process.env, CODEX_HOME: join(stateDir, '..', 'no-codex-home'), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
