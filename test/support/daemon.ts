@@ -102,9 +102,10 @@ export async function startDaemon(stateDir: string = tempDir('state'), env: Node
     return parsed.pid === child.pid ? parsed : undefined;
   }).catch((error: unknown) => {
     if (error instanceof DaemonDiedAtStart) throw error;
-    // A start that never published says where it stood: its stderr and the last lines of its log.
+    // Not left running to hold the state dir's lock; it says where it stood: its stderr and the last lines of its log.
     const log = join(stateDir, 'daemon.log');
     const tail = existsSync(log) ? readFileSync(log, 'utf8').split('\n').slice(-15).join('\n') : '(no daemon.log)';
+    child.kill('SIGKILL');
     throw new Error(`${(error as Error).message} (pid ${child.pid})\nstderr: ${stderr}\ndaemon.log tail:\n${tail}`);
   });
   const token = readFileSync(join(stateDir, 'token'), 'utf8').trim();
