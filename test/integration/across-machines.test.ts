@@ -17,11 +17,15 @@ function stateDirWith(config: object): string {
   return dir;
 }
 
+// Each machine learns a move made elsewhere from the status that follows it, never from its background
+// sync: one begun before a test points a remote elsewhere would answer that test's status with the old remote.
+const QUIET = { git_timeout_seconds: 5, lease_sync_seconds: 86_400 };
+
 beforeAll(async () => {
   [machineA, machineB, machineC] = await Promise.all([
-    startDaemon(stateDirWith({ git_timeout_seconds: 5, profile: 'one-way' })),
-    startDaemon(stateDirWith({ git_timeout_seconds: 5 })),
-    startDaemon(stateDirWith({ git_timeout_seconds: 5 })),
+    startDaemon(stateDirWith({ ...QUIET, profile: 'one-way' })),
+    startDaemon(stateDirWith(QUIET)),
+    startDaemon(stateDirWith(QUIET)),
   ]);
 });
 afterAll(async () => {

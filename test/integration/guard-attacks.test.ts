@@ -14,12 +14,20 @@ const servers: { close(): Promise<void> }[] = [];
 let source: DaemonProcess;
 let receiver: DaemonProcess;
 
+/**
+ * A state dir whose daemon reads a travelling lease only when asked (status, the guard): a background
+ * sync begun before a test stalls the remote would answer the guard from the fast one.
+ */
+function stateDirWith(config: object): string {
+  const dir = tempDir('state');
+  chmodSync(dir, 0o700);
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ lease_sync_seconds: 86_400, ...config }));
+  return dir;
+}
+
 beforeAll(async () => {
-  source = await startDaemon();
-  const stateDir = tempDir('receiver');
-  chmodSync(stateDir, 0o700);
-  writeFileSync(join(stateDir, 'config.json'), JSON.stringify({ guard_when_lease_unverified: 'last_known' }));
-  receiver = await startDaemon(stateDir);
+  source = await startDaemon(stateDirWith({}));
+  receiver = await startDaemon(stateDirWith({ guard_when_lease_unverified: 'last_known' }));
 });
 afterAll(async () => {
   await Promise.all([source.stop(), receiver.stop()]);
