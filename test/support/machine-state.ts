@@ -9,9 +9,9 @@ import { tempDir } from './git.js';
  * move made elsewhere from the command that follows it, never from a background sync begun before the
  * move, which that command would share and so answer with the remote as it was.
  */
-export function machineStateDir(): string {
+export function machineStateDir(config: object = {}): string {
   const dir = tempDir('state');
   chmodSync(dir, 0o700);
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ git_timeout_seconds: 10, lease_sync_seconds: 86_400 }));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ git_timeout_seconds: 10, lease_sync_seconds: 86_400, ...config }));
   return dir;
 }
