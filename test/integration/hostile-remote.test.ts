@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomInt } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
+import { machineStateDir } from '../support/machine-state.js';
 
 /**
  * Anyone who can push to the shared remote can write `refs/handoff/`. Records crafted there — each
@@ -22,13 +23,6 @@ let baseline: { cycle: string; manifest: Record<string, unknown>; handoff: strin
 const canary = join(tempDir('canary'), 'ran');
 const OPTION = `--upload-pack=touch ${canary}`;
 const MEGABYTE = 'a'.repeat(1024 * 1024);
-
-function stateDir(config: object): string {
-  const dir = tempDir('state');
-  chmodSync(dir, 0o700);
-  writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
-  return dir;
-}
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
@@ -104,7 +98,8 @@ const hasObject = (repo: string, sha: string) => {
 };
 
 beforeAll(async () => {
-  [source, receiver] = await Promise.all([startDaemon(stateDir({ git_timeout_seconds: 10 })), startDaemon(stateDir({ git_timeout_seconds: 10 }))]);
+  // No periodic lease sync: a background sync begun before a test crafts a record would answer the source's status without it.
+  [source, receiver] = await Promise.all([startDaemon(machineStateDir()), startDaemon(machineStateDir())]);
   ({ remote, a, b } = twoClones());
   control = join(tempDir('control'), 'c');
   git(tempDir('x'), 'clone', '-q', remote, control);

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
+import { api, cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
 import { tempDir, tempRepo } from '../support/git.js';
 import { codexSessionMeta, codexTokenCount, fixtureText, piped, statuslinePayload } from './ingest-support.js';
 
@@ -32,7 +32,11 @@ const ingest = async (adapter: string, input: string, ...args: string[]) => {
   return { ...run, envelope: JSON.parse(run.stdout) as { code: string; data: Report; error?: { message: string; hint: string } } };
 };
 
-const journalLines = () => readFileSync(join(daemon.stateDir, 'journal.jsonl'), 'utf8').split('\n').filter(Boolean).length;
+/** The journal's records of `repo` (another test's workspace, its drain still at work, writes its own meanwhile). */
+const journalLines = (repo: string) =>
+  readFileSync(join(daemon.stateDir, 'journal.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line.includes(JSON.stringify(repo))).length;
 
 describe('handoff ingest against a real daemon', () => {
   it('a status line with 93 % five_hour moves the repository to EVACUATE and lists what it recorded', async () => {
@@ -69,11 +73,13 @@ describe('handoff ingest against a real daemon', () => {
     const now = Math.floor(Date.now() / 1000);
     const payload = statuslinePayload(repo, 50, { now });
     expect((await ingest('claude-statusline', payload)).envelope.data.recorded).toHaveLength(3);
-    const before = journalLines();
+    // Readings that move nothing reach the journal at the next coalesced write (readings_flush_seconds):
+    // counted once it came, or it would land between the two counts whenever it fell there.
+    const before = await until('the first readings written', async () => (journalLines(repo) > 0 ? journalLines(repo) : undefined));
     const again = await ingest('claude-statusline', payload);
     expect(again.envelope.data.recorded).toEqual([]);
     expect(again.envelope.data.unchanged.map((r) => r.metric)).toEqual(['context', 'five_hour', 'seven_day']);
-    expect(journalLines()).toBe(before);
+    expect(journalLines(repo)).toBe(before);
     // A changed number is recorded at once.
     const changed = await ingest('claude-statusline', statuslinePayload(repo, 82, { now }));
     expect(changed.envelope.data).toMatchObject({ state: 'PREPARE', recorded: [{ metric: 'five_hour', used_percent: 82 }] });

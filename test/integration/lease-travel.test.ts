@@ -1,7 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
+import { cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
 import { git } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
 import { machineStateDir } from '../support/machine-state.js';
@@ -85,5 +85,26 @@ describe('a lease that travelled moves only on the remote', () => {
     // Closed: the lease is this machine's own again.
     const released = await on(machineA, ['lease', 'release', '--token', String(back.json.data?.['token'])], a);
     expect(released.json.code).toBe('lease_released');
+  });
+});
+
+describe('an idle machine follows the remote by itself', () => {
+  it('a source nobody asks learns of an accept made on another machine from its periodic lease sync', async () => {
+    // The shortest sync period: the subject of this test is that timer (every other two-machine test turns it off).
+    const [source, receiver] = await Promise.all([startDaemon(machineStateDir({ lease_sync_seconds: 5 })), startDaemon(machineStateDir())]);
+    try {
+      const { a, b } = twoClones();
+      writeFileSync(join(a, 'f.txt'), 'one\ntwo\n');
+      const now = await on(source, ['now', '--no-wait'], a);
+      expect(now.json.code).toBe('handoff_ready');
+      const cycle = (now.json.data?.['cycle'] as { id: string }).id;
+      expect((await on(receiver, ['accept', cycle, '--from', 'origin', '--as', 'laptop-b'], b)).json.code).toBe('accepted');
+      // No status and no guard asks the source (each would sync): its journal shows what it followed on its own.
+      const journal = join(source.stateDir, 'journal.jsonl');
+      await until('the source to follow the accept', async () => (readFileSync(journal, 'utf8').includes('"REMOTE_LEASE"') ? true : undefined), 30_000);
+      expect((await on(source, ['status'], a)).json.data).toMatchObject({ state: 'TAKEOVER', lease: { holder: { executor: 'laptop-b' } } });
+    } finally {
+      await Promise.all([source.stop(), receiver.stop()]);
+    }
   });
 });

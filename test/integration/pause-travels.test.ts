@@ -4,12 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { git } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
+import { machineStateDir } from '../support/machine-state.js';
 
 // Two machines: two daemons with their own state dirs, each with its clone of one bare remote.
 let source: DaemonProcess;
 let receiver: DaemonProcess;
 beforeAll(async () => {
-  [source, receiver] = await Promise.all([startDaemon(), startDaemon()]);
+  // The source learns the accept only when asked: a background sync could follow it before the second test pauses.
+  [source, receiver] = await Promise.all([startDaemon(machineStateDir()), startDaemon(machineStateDir())]);
 });
 afterAll(async () => {
   await Promise.all([source.stop(), receiver.stop()]);

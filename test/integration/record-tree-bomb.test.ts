@@ -5,10 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { git } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
+import { machineStateDir } from '../support/machine-state.js';
 
 let source: DaemonProcess;
 beforeAll(async () => {
-  source = await startDaemon();
+  // No periodic lease sync: one begun before the bomb is pushed would answer the status below without it.
+  source = await startDaemon(machineStateDir());
 });
 afterAll(async () => {
   await source.stop();

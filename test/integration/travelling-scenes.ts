@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { cli, type DaemonProcess } from '../support/daemon.js';
-import { git, tempDir } from '../support/git.js';
+import { git } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
+import { machineStateDir } from '../support/machine-state.js';
 
 /**
  * The travelling lease's attack scenes, shared by travelling-lease-attacks and -defences: a machine's
@@ -12,12 +13,7 @@ import { twoClones } from '../support/scenario.js';
  * taken through a bare remote, and records forged there as someone with push rights would.
  */
 
-export function stateDir(config: object = {}): string {
-  const dir = tempDir('state');
-  chmodSync(dir, 0o700);
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ git_timeout_seconds: 10, lease_sync_seconds: 86_400, ...config }));
-  return dir;
-}
+export const stateDir = machineStateDir;
 
 export const on = (machine: DaemonProcess, args: string[], repo: string) => cli(machine.stateDir, [...args, '--json'], repo);
 export type LeaseRecord = {
