@@ -1,8 +1,9 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
 import { git, tempDir } from '../support/git.js';
+import { machineStateDir } from '../support/machine-state.js';
 import { twoClones, userState } from '../support/scenario.js';
 
 /** Two daemons with their own state dirs, clones and ports stand for two machines sharing one remote. */
@@ -10,22 +11,12 @@ let machineA: DaemonProcess;
 let machineB: DaemonProcess;
 let machineC: DaemonProcess;
 
-function stateDirWith(config: object): string {
-  const dir = tempDir('state');
-  chmodSync(dir, 0o700);
-  writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
-  return dir;
-}
-
-// Each machine learns a move made elsewhere from the status that follows it, never from its background
-// sync: one begun before a test points a remote elsewhere would answer that test's status with the old remote.
-const QUIET = { git_timeout_seconds: 5, lease_sync_seconds: 86_400 };
-
 beforeAll(async () => {
+  // machineStateDir turns the periodic lease sync off: each machine learns a move made elsewhere from the status that follows it.
   [machineA, machineB, machineC] = await Promise.all([
-    startDaemon(stateDirWith({ ...QUIET, profile: 'one-way' })),
-    startDaemon(stateDirWith(QUIET)),
-    startDaemon(stateDirWith(QUIET)),
+    startDaemon(machineStateDir({ git_timeout_seconds: 5, profile: 'one-way' })),
+    startDaemon(machineStateDir({ git_timeout_seconds: 5 })),
+    startDaemon(machineStateDir({ git_timeout_seconds: 5 })),
   ]);
 });
 afterAll(async () => {
