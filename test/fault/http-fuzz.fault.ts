@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
@@ -11,7 +11,7 @@ import { servedV1Routes } from '../support/route-table.js';
 import { tempDir, tempRepo } from '../support/git.js';
 import { twoClones } from '../support/scenario.js';
 import { newFigures, saveFigures, TransitionLog } from './support/figures.js';
-import { readJournal } from './support/journal-read.js';
+import { changesSince, journalMark, journalMoved, type JournalMark } from './support/journal-read.js';
 import { encodeRequest, sendRaw, type RawRequest } from './support/raw-http.js';
 import { seedFrom } from './support/rng.js';
 
@@ -71,23 +71,8 @@ function watchedFiles(): Record<string, string | null> {
   return files;
 }
 
-const journalSize = () => (existsSync(journalPath) ? statSync(journalPath).size : 0);
-
-/** What a refused request may have let through: only the daemon's own background records. */
-function requestRecordsSince(size: number): string[] {
-  const records = readJournal(journalPath).records as { event: { type: string } }[];
-  let offset = 0;
-  const bytes = readFileSync(journalPath);
-  let index = 0;
-  while (offset < size) {
-    offset = bytes.indexOf(0x0a, offset) + 1;
-    index += 1;
-  }
-  return records
-    .slice(index)
-    .map((r) => r.event.type)
-    .filter((type) => !BACKGROUND.has(type));
-}
+/** The change records a refused request may have let through since `mark`: all but the daemon's own background ones. */
+const requestRecordsSince = (mark: JournalMark): string[] => changesSince(journalPath, mark).filter((type) => !BACKGROUND.has(type));
 
 beforeAll(async () => {
   const stateDir = tempDir('fuzz');
@@ -596,7 +581,7 @@ describe('HTTP fuzzing of the real daemon', () => {
             await api(daemon, 'POST', '/v1/unpause', body);
           figures.requests += 3;
         }
-        const size = journalSize();
+        const mark = journalMark(journalPath);
         const files = watchedFiles();
         const bytes = encodeRequest(request);
         const answer = await sendRaw(daemon.port, bytes);
@@ -609,8 +594,8 @@ describe('HTTP fuzzing of the real daemon', () => {
         if (!framingBroken) expect(answer.status, 'a well-framed request got no answer').not.toBeNull();
         expect(answer.status ?? 0, `${request.method} ${request.target.slice(0, 200)} → ${answer.body.slice(0, 400)}`).toBeLessThan(500);
         if (answer.status !== null && answer.status >= 400) {
-          if (journalSize() !== size)
-            expect(requestRecordsSince(size), `${request.method} ${request.target.slice(0, 120)} was refused (${answer.status}) but journaled`).toEqual([]);
+          if (journalMoved(journalPath, mark))
+            expect(requestRecordsSince(mark), `${request.method} ${request.target.slice(0, 120)} was refused (${answer.status}) but journaled`).toEqual([]);
           expect(watchedFiles(), `${request.method} ${request.target.slice(0, 120)} was refused (${answer.status}) but changed files`).toEqual(files);
           expect(answer.body, 'never a stack trace').not.toMatch(/at .*\.js:\d+/);
           // node itself answers a request without Host (empty body); everything else is an Envelope.
@@ -673,13 +658,13 @@ describe('HTTP fuzzing of the real daemon', () => {
                 ] as [string, string][])
               : []),
           ]);
-          const size = journalSize();
+          const mark = journalMark(journalPath);
           const files = watchedFiles();
           const answer = await sendRaw(port, encodeRequest({ method, target, headers, body: payload }));
           sent += 1;
           figures.requests += 1;
           expect(answer.status, `${method} ${target} with ${how}: ${answer.body.slice(0, 300)}`).toBe(status);
-          if (journalSize() !== size) expect(requestRecordsSince(size), `${method} ${target} with ${how} was refused but journaled`).toEqual([]);
+          if (journalMoved(journalPath, mark)) expect(requestRecordsSince(mark), `${method} ${target} with ${how} was refused but journaled`).toEqual([]);
           expect(watchedFiles(), `${method} ${target} with ${how} was refused but changed files`).toEqual(files);
           expect(daemon.child.exitCode, `${method} ${target} with ${how} stopped the daemon`).toBeNull();
         }),
@@ -730,7 +715,7 @@ describe('HTTP fuzzing of the real daemon', () => {
       ['a request line over the header limit', { ...base, route: unpauseRoute, body: { scope: 'workspace' }, target: 'long' }, 400, /refused before any route/],
     ];
     for (const [name, g, status, message] of cases) {
-      const size = journalSize();
+      const mark = journalMark(journalPath);
       const files = watchedFiles();
       const { request } = build(g);
       const answer = await sendRaw(daemon.port, encodeRequest(request));
@@ -741,7 +726,7 @@ describe('HTTP fuzzing of the real daemon', () => {
         authority: 'none',
         error: { message: expect.stringMatching(message), hint: expect.any(String) },
       });
-      if (journalSize() !== size) expect(requestRecordsSince(size), name).toEqual([]);
+      if (journalMoved(journalPath, mark)) expect(requestRecordsSince(mark), name).toEqual([]);
       expect(watchedFiles(), name).toEqual(files);
     }
     // A GET without framing whose body node reads as a second, pipelined request (seed 1033027439):
@@ -813,7 +798,7 @@ describe('HTTP fuzzing of the real daemon', () => {
                 headers.push(['Content-Length', String(body.length)]);
               }
               const target = method === 'POST' ? '/v1/signals' : `/v1/lease?repo=${encodeURIComponent(repo)}`;
-              const size = journalSize();
+              const mark = journalMark(journalPath);
               const answer = await sendRaw(port, encodeRequest({ method, target, headers, body: method === 'POST' ? body : Buffer.alloc(0) }));
               combos += 1;
               figures.requests += 1;
@@ -834,7 +819,7 @@ describe('HTTP fuzzing of the real daemon', () => {
               expect([answer.status, expected[1] === null ? null : code], where).toEqual(expected);
               if (answer.status === 200) passed += 1;
               // A drain a fuzzed request started may still be appending: only a request's own record counts.
-              else if (journalSize() !== size) expect(requestRecordsSince(size), `${where} was refused but journaled`).toEqual([]);
+              else if (journalMoved(journalPath, mark)) expect(requestRecordsSince(mark), `${where} was refused but journaled`).toEqual([]);
             }
           }
         }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -82,4 +82,42 @@ function fold(raw: readonly unknown[]): unknown[] {
     if (r.kind === 'workspace') changes.push({ ...r, ...state.get(r.root) });
   }
   return changes;
+}
+
+/** Where a journal stood: its file (a compaction renames a new one into its name) and its size. */
+export interface JournalMark {
+  readonly ino: number;
+  readonly size: number;
+}
+
+export function journalMark(path: string): JournalMark {
+  const stats = statSync(path, { throwIfNoEntry: false });
+  return { ino: stats?.ino ?? 0, size: stats?.size ?? 0 };
+}
+
+export function journalMoved(path: string, mark: JournalMark): boolean {
+  const now = journalMark(path);
+  return now.ino !== mark.ino || now.size !== mark.size;
+}
+
+/**
+ * The events of the change records written since `mark`, in order. After a compaction, those of the
+ * whole new file: the changes before it are folded into its snapshots, unseen. A line still being
+ * written is left out; the suites that damage the journal check checksums, this only reads.
+ */
+export function changesSince(path: string, mark: JournalMark): string[] {
+  const fd = openSync(path, 'r');
+  try {
+    const from = fstatSync(fd).ino === mark.ino ? mark.size : 0;
+    const text = readFileSync(fd).subarray(from).toString('utf8');
+    return text
+      .slice(0, text.lastIndexOf('\n') + 1)
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line.slice(9)) as Loose & { event?: { type?: string } })
+      .filter((record) => record.kind === 'workspace')
+      .map((record) => record.event?.type ?? '(a change without an event)');
+  } finally {
+    closeSync(fd);
+  }
 }
