@@ -53,6 +53,8 @@ export interface LeaseSyncStatus {
 export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Clock; log: Logger; timeoutMs: number }) {
   const status = new Map<string, LeaseSyncStatus>();
   const inflight = new Map<string, Promise<void>>();
+  /** The read that follows the one in flight, shared by every caller that came while it ran. */
+  const following = new Map<string, Promise<void>>();
   const iso = () => new Date(deps.clock.now()).toISOString();
   const chain = createRemoteLeaseMoves({ clock: deps.clock, timeoutMs: deps.timeoutMs });
 
@@ -61,9 +63,11 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
     const cycle = snapshot.context.cycle;
     if (cycle === null || cycle.remote === null || !TRAVELLING_STATES.has(stateOf(snapshot))) return;
     const previous = status.get(workspace.root);
+    // The remote is confirmed as of when the read began: it may have moved while the read ran.
+    const readAt = iso();
     try {
       const { head, record } = await readLease(workspace.root, cycle.remote.name, cycle.id, deps.timeoutMs);
-      status.set(workspace.root, { remote: cycle.remote.name, verified_at: iso(), unverified_since: null, error: null });
+      status.set(workspace.root, { remote: cycle.remote.name, verified_at: readAt, unverified_since: null, error: null });
       if (head === null || record === null) return;
       const paused = snapshot.context.paused.workspace ?? snapshot.context.paused.global;
       if (head === cycle.remote.lease_head) {
@@ -78,7 +82,7 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
         const by = record.holder === null ? '' : ` by '${record.holder.executor}'`;
         status.set(workspace.root, {
           remote: cycle.remote.name,
-          verified_at: iso(),
+          verified_at: readAt,
           unverified_since: null,
           error: `paused (${paused.path}): the lease on the remote is ${record.state}${by}, which this machine does not follow while paused; after \`handoff unpause\` it does`,
         });
@@ -177,12 +181,26 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
   }
 
   return {
-    /** Syncs one workspace now (status, the guard) — concurrent calls share one fetch. */
+    /**
+     * Syncs one workspace with a read of the remote begun after this call. A read already in flight may
+     * have listed the remote before a move the caller knows of (`handoff status` right after an accept
+     * made elsewhere): the callers that come while it runs share one more read after it.
+     */
     sync(workspace: Workspace): Promise<void> {
-      const running = inflight.get(workspace.root);
-      if (running) return running;
-      const run = syncOne(workspace).finally(() => inflight.delete(workspace.root));
-      inflight.set(workspace.root, run);
+      const root = workspace.root;
+      const running = inflight.get(root);
+      if (running !== undefined) {
+        const next =
+          following.get(root) ??
+          running.then(() => {
+            following.delete(root);
+            return this.sync(workspace);
+          });
+        following.set(root, next);
+        return next;
+      }
+      const run = syncOne(workspace).finally(() => inflight.delete(root));
+      inflight.set(root, run);
       return run;
     },
     /**

@@ -9,8 +9,15 @@ import { dirname, basename } from 'node:path';
  * for real, whatever the receiver's git config says about upload-pack (the daemon pins its own).
  * Pushes are served too (`http.receivepack` is turned on in the bare repository). With `basicAuth`
  * (`user:password`), every request without those credentials is answered 401, as a hosted remote does.
+ * With `beforeAnswer`, each answer git made is sent only once it resolves: the repository was read
+ * already, so a test can move the remote while a client holds a listing of it as it was.
  */
-export async function slowHttpRemote(bare: string, delayS: number, basicAuth?: string): Promise<{ url: string; close(): Promise<void> }> {
+export async function slowHttpRemote(
+  bare: string,
+  delayS: number,
+  basicAuth?: string,
+  beforeAnswer?: (answer: Buffer) => Promise<void>,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     if (basicAuth !== undefined && req.headers.authorization !== `Basic ${Buffer.from(basicAuth).toString('base64')}`) {
       req.resume();
@@ -40,8 +47,9 @@ export async function slowHttpRemote(bare: string, delayS: number, basicAuth?: s
         req.pipe(cgi.stdin);
         const chunks: Buffer[] = [];
         cgi.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-        cgi.on('close', () => {
+        cgi.on('close', async () => {
           const out = Buffer.concat(chunks);
+          await beforeAnswer?.(out);
           const split = out.indexOf('\r\n\r\n');
           const head = out.subarray(0, split).toString('latin1').split('\r\n');
           let status = 200;
