@@ -1,8 +1,8 @@
 import { request, type IncomingMessage } from 'node:http';
-import { renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, cli, startDaemon, type DaemonProcess } from '../support/daemon.js';
+import { api, cli, startDaemon, until, type DaemonProcess } from '../support/daemon.js';
 import { tempDir, tempRepo } from '../support/git.js';
 import { EVERYTHING, UNPRINTABLE } from '../unit/protocol/hostile-text.js';
 
@@ -106,11 +106,13 @@ describe('handoff open and the one-time link', () => {
       ),
     );
     expect(out).toMatch(/opened the dashboard in your browser/);
-    const { readFileSync, existsSync } = await import('node:fs');
-    const { setTimeout: sleep } = await import('node:timers/promises');
-    for (let i = 0; i < 100 && !existsSync(seen); i++) await sleep(20);
+    // The browser runs detached: its line is whole once it ends with a newline (`echo` creates the file first).
+    const got = await until('the browser to be started', async () => {
+      const text = existsSync(seen) ? readFileSync(seen, 'utf8') : '';
+      return text.endsWith('\n') ? text : undefined;
+    });
     // The browser gets a file of the state dir that holds the link, never the link (dashboard-open.test.ts).
-    expect(readFileSync(seen, 'utf8')).toMatch(new RegExp(`^file://${daemon.stateDir}/open/`));
+    expect(got).toMatch(new RegExp(`^file://${daemon.stateDir}/open/`));
   });
 });
 
