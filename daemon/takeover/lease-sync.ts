@@ -190,12 +190,12 @@ export function createLeaseSync(deps: { registry: WorkspaceRegistry; clock: Cloc
       const root = workspace.root;
       const running = inflight.get(root);
       if (running !== undefined) {
-        const next =
-          following.get(root) ??
-          running.then(() => {
-            following.delete(root);
-            return this.sync(workspace);
-          });
+        // Whether the read in flight succeeded or not, the next one runs: its answer is the callers'.
+        const follow = (): Promise<void> => {
+          following.delete(root);
+          return this.sync(workspace);
+        };
+        const next = following.get(root) ?? running.then(follow, follow);
         following.set(root, next);
         return next;
       }
