@@ -121,18 +121,26 @@ describe.sequential(`Copilot CLI ${VERSIONS.copilot.version}, end to end`, () =>
       const { context } = await readingsOf(scene, 'copilot-statusline', ['context'], 40_000);
       // Copilot redraws its status line again and again, its placeholder 0 among them: the reading is one
       // it computed over counted tokens, and no payload of 0 counted tokens made one.
-      const sent = readFileSync(seen(), 'utf8')
-        .split(RECORD_END)
-        .filter((text) => text.trim() !== '')
-        .map((text) => JSON.parse(text) as { session_id: string; context_window: { current_context_tokens: number; current_context_used_percentage: number } });
-      const counted = sent.filter((payload) => payload.context_window.current_context_tokens > 0);
-      expect(counted.length).toBeGreaterThan(0);
-      expect(counted.map((payload) => ({ used_percent: payload.context_window.current_context_used_percentage, executor: payload.session_id }))).toContainEqual(
-        {
-          used_percent: context?.used_percent,
-          executor: context?.executor,
-        },
-      );
+      const counted = () =>
+        (existsSync(seen()) ? readFileSync(seen(), 'utf8') : '')
+          .split(RECORD_END)
+          // The last piece is a record the user's command is still writing (or nothing).
+          .slice(0, -1)
+          .map(
+            (text) => JSON.parse(text) as { session_id: string; context_window: { current_context_tokens: number; current_context_used_percentage: number } },
+          )
+          .filter((payload) => payload.context_window.current_context_tokens > 0)
+          .map((payload) => ({ used_percent: payload.context_window.current_context_used_percentage, executor: payload.session_id }));
+      const made = { used_percent: context?.used_percent, executor: context?.executor };
+      // The user's command runs beside the daemon call (daemon/cli/hooks/chain.ts): its copy of the payload
+      // the reading came from may land after the reading. Waited for; what it holds is judged below.
+      await until(
+        'the user’s command to record that payload',
+        async () => (counted().some((p) => p.used_percent === made.used_percent && p.executor === made.executor) ? true : undefined),
+        20_000,
+      ).catch(() => undefined);
+      expect(counted().length).toBeGreaterThan(0);
+      expect(counted()).toContainEqual(made);
       expect(context).toMatchObject({ resets_at: null });
       expect(mock.requests.length).toBeGreaterThan(0);
       // The user's line first, then ours: the state, and the context just sent (Copilot redraws only what changed, so in two pieces).

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../support/daemon.js';
@@ -146,10 +146,17 @@ describe.sequential(`Qwen Code ${VERSIONS['qwen-code'].version}, end to end`, ()
     try {
       // Before its first request Qwen sends 0 over 0 prompt tokens: no reading until the turn is counted.
       const { context } = await readingsOf(scene, 'qwen-statusline', ['context'], 40_000);
-      const sent = JSON.parse(readFileSync(seen(), 'utf8')) as {
-        session_id: string;
-        context_window: { context_window_size: number; current_usage: number; used_percentage: number };
-      };
+      type Sent = { session_id: string; context_window: { context_window_size: number; current_usage: number; used_percentage: number } };
+      // The user's command runs beside the daemon call (daemon/cli/hooks/chain.ts) and keeps the last payload:
+      // the counted one the reading came from may land after the reading.
+      const sent = await until(
+        'the user’s command to keep a counted payload',
+        async () => {
+          const last = existsSync(seen()) ? (JSON.parse(readFileSync(seen(), 'utf8')) as Sent) : null;
+          return last !== null && last.context_window.current_usage > 0 ? last : undefined;
+        },
+        20_000,
+      );
       expect(sent.context_window).toMatchObject({ context_window_size: 128_000, current_usage: 1000 });
       expect(context).toMatchObject({ used_percent: sent.context_window.used_percentage, resets_at: null, executor: sent.session_id });
       // The user's line first, then ours: the state, and the context just sent.
