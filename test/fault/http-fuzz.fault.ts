@@ -39,7 +39,8 @@ const otherToken = 'f'.repeat(64);
 
 /**
  * Events the daemon appends by itself — a drain an earlier valid request started, the file watcher
- * catching up with a PAUSE or capsule file an earlier valid request wrote — never a refused request's.
+ * catching up with a PAUSE or capsule file an earlier valid request wrote, PREPARE's rehearsal of the
+ * way out that an earlier valid reading started — never a refused request's.
  * The files themselves are checked separately: a refusal must not touch them.
  */
 const BACKGROUND = new Set([
@@ -53,6 +54,7 @@ const BACKGROUND = new Set([
   'REMOTE_LEASE',
   'CAPSULE_SET',
   'PAUSE_SET',
+  'WAY_OUT',
 ]);
 
 /** A file's identity and content version, cheaply: inode, size and change time. */
